@@ -1,0 +1,444 @@
+//! The filesystem port in memory.
+//!
+//! It models what confinement rules care about: directories, regular files, symlinks (relative
+//! and absolute, dangling, looping) and "other" objects such as FIFOs. Paths resolve the way
+//! Linux resolves them, one component at a time, so that a rule proven here holds on the real
+//! filesystem too; a property test in `tests/` runs the same operations on both and compares.
+//! Writes can be made to fail on purpose, to show that a failing write loses nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata};
+
+/// Linux gives up after 40 symlinks in one resolution.
+const MAX_SYMLINK_HOPS: usize = 40;
+
+#[derive(Debug, Clone)]
+enum Node {
+    Dir,
+    File { bytes: Vec<u8>, stamp: u128 },
+    Symlink(PathBuf),
+    Other,
+}
+
+impl Node {
+    fn kind(&self) -> FileKind {
+        match self {
+            Node::Dir => FileKind::Dir,
+            Node::File { .. } => FileKind::File,
+            Node::Symlink(_) => FileKind::Symlink,
+            Node::Other => FileKind::Other,
+        }
+    }
+
+    fn metadata(&self) -> Metadata {
+        match self {
+            Node::File { bytes, stamp } => Metadata { kind: FileKind::File, len: bytes.len() as u64, stamp: *stamp },
+            Node::Symlink(target) => {
+                Metadata { kind: FileKind::Symlink, len: target.as_os_str().len() as u64, stamp: 0 }
+            }
+            other => Metadata { kind: other.kind(), len: 0, stamp: 0 },
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Keyed by physical path: no symlink in any parent component.
+    nodes: BTreeMap<PathBuf, Node>,
+    next_stamp: u128,
+    /// Writes to these (physical or requested) paths fail with an injected error.
+    failing_writes: BTreeSet<PathBuf>,
+}
+
+/// An in-memory filesystem. Starts with an empty root directory `/`.
+#[derive(Debug)]
+pub struct MemoryFs {
+    state: Mutex<State>,
+}
+
+impl Default for MemoryFs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn not_found(path: &Path) -> FsError {
+    FsError::new(FsErrorKind::NotFound, path, "no such file or directory")
+}
+
+fn require_absolute(path: &Path) -> Result<(), FsError> {
+    if path.is_absolute() { Ok(()) } else { Err(FsError::new(FsErrorKind::InvalidPath, path, "path is not absolute")) }
+}
+
+fn components(path: &Path) -> Vec<OsString> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            Component::CurDir => Some(OsString::from(".")),
+            Component::RootDir | Component::Prefix(_) => None,
+        })
+        .collect()
+}
+
+impl State {
+    /// Resolves `path` to a physical path. With `follow_last` a final symlink is followed; with
+    /// `must_exist == false` a missing final component resolves to where it would be created.
+    fn resolve(&self, path: &Path, follow_last: bool, must_exist: bool) -> Result<PathBuf, FsError> {
+        require_absolute(path)?;
+        let mut pending: Vec<OsString> = components(path);
+        pending.reverse();
+        let mut cur = PathBuf::from("/");
+        let mut hops = 0;
+        while let Some(c) = pending.pop() {
+            if c == "." {
+                continue;
+            }
+            if c == ".." {
+                cur.pop();
+                continue;
+            }
+            let next = cur.join(&c);
+            let is_last = pending.is_empty();
+            match self.nodes.get(&next) {
+                None if is_last && !must_exist => return Ok(next),
+                None => return Err(not_found(path)),
+                Some(Node::Symlink(target)) if !is_last || follow_last => {
+                    hops += 1;
+                    if hops > MAX_SYMLINK_HOPS {
+                        return Err(FsError::new(FsErrorKind::Loop, path, "too many levels of symbolic links"));
+                    }
+                    if target.as_os_str().is_empty() {
+                        return Err(not_found(path));
+                    }
+                    if target.is_absolute() {
+                        cur = PathBuf::from("/");
+                    }
+                    let mut t = components(target);
+                    t.reverse();
+                    pending.extend(t);
+                }
+                Some(Node::File { .. } | Node::Other) if !is_last => {
+                    return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+                }
+                Some(_) => cur = next,
+            }
+        }
+        Ok(cur)
+    }
+
+    fn node(&self, path: &Path, follow_last: bool) -> Result<(PathBuf, &Node), FsError> {
+        let p = self.resolve(path, follow_last, true)?;
+        let node = self.nodes.get(&p).ok_or_else(|| not_found(path))?;
+        Ok((p, node))
+    }
+
+    /// Where a new entry named by the last component of `path` goes: the parent is resolved
+    /// (following symlinks) and must be a directory; the last component is not followed.
+    fn entry_slot(&self, path: &Path) -> Result<PathBuf, FsError> {
+        let name = match path.components().next_back() {
+            Some(Component::Normal(n)) => n.to_os_string(),
+            _ => return Err(FsError::new(FsErrorKind::AlreadyExists, path, "file exists")),
+        };
+        let parent = path.parent().ok_or_else(|| FsError::new(FsErrorKind::AlreadyExists, path, "file exists"))?;
+        let (pp, node) = self.node(parent, true)?;
+        if !matches!(node, Node::Dir) {
+            return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        Ok(pp.join(name))
+    }
+
+    fn mkdir(&mut self, path: &Path) -> Result<(), FsError> {
+        let slot = self.entry_slot(path)?;
+        if self.nodes.contains_key(&slot) {
+            return Err(FsError::new(FsErrorKind::AlreadyExists, path, "file exists"));
+        }
+        self.nodes.insert(slot, Node::Dir);
+        Ok(())
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        matches!(self.node(path, true), Ok((_, Node::Dir)))
+    }
+
+    /// The same steps as `std::fs::create_dir_all`, so that errors agree with the real one.
+    fn create_dir_all(&mut self, path: &Path) -> Result<(), FsError> {
+        if path == Path::new("/") {
+            return Ok(());
+        }
+        match self.mkdir(path) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind == FsErrorKind::NotFound => {}
+            Err(_) if self.is_dir(path) => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        match path.parent() {
+            Some(p) => self.create_dir_all(p)?,
+            None => return Err(FsError::new(FsErrorKind::Other, path, "failed to create whole tree")),
+        }
+        match self.mkdir(path) {
+            Ok(()) => Ok(()),
+            Err(_) if self.is_dir(path) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn check_fault(&self, requested: &Path, physical: &Path) -> Result<(), FsError> {
+        if self.failing_writes.contains(requested) || self.failing_writes.contains(physical) {
+            return Err(FsError::new(FsErrorKind::Other, requested, "injected fault: no space left on device"));
+        }
+        Ok(())
+    }
+
+    fn stamp(&mut self) -> u128 {
+        self.next_stamp += 1;
+        self.next_stamp
+    }
+}
+
+impl MemoryFs {
+    pub fn new() -> Self {
+        let mut nodes = BTreeMap::new();
+        nodes.insert(PathBuf::from("/"), Node::Dir);
+        Self { state: Mutex::new(State { nodes, next_stamp: 0, failing_writes: BTreeSet::new() }) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave the map half-updated (every update is one
+        // insert or remove), so a poisoned lock is still consistent.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Creates a symlink at `link` pointing to `target` (stored as given, not resolved).
+    pub fn symlink(&self, target: impl Into<PathBuf>, link: &Path) -> Result<(), FsError> {
+        let mut s = self.lock();
+        let slot = s.entry_slot(link)?;
+        if s.nodes.contains_key(&slot) {
+            return Err(FsError::new(FsErrorKind::AlreadyExists, link, "file exists"));
+        }
+        s.nodes.insert(slot, Node::Symlink(target.into()));
+        Ok(())
+    }
+
+    /// Creates a FIFO-like object that is neither a file nor a directory.
+    pub fn make_special(&self, path: &Path) -> Result<(), FsError> {
+        let mut s = self.lock();
+        let slot = s.entry_slot(path)?;
+        if s.nodes.contains_key(&slot) {
+            return Err(FsError::new(FsErrorKind::AlreadyExists, path, "file exists"));
+        }
+        s.nodes.insert(slot, Node::Other);
+        Ok(())
+    }
+
+    /// Makes every later write to `path` fail, as a full disk would.
+    pub fn fail_writes_to(&self, path: impl Into<PathBuf>) {
+        self.lock().failing_writes.insert(path.into());
+    }
+
+    /// Lets writes to `path` succeed again.
+    pub fn heal_writes_to(&self, path: &Path) {
+        self.lock().failing_writes.remove(path);
+    }
+}
+
+impl FileSystem for MemoryFs {
+    fn read(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>, FsError> {
+        let s = self.lock();
+        match s.node(path, true)?.1 {
+            Node::File { bytes, .. } if bytes.len() as u64 > max_bytes => {
+                Err(FsError::new(FsErrorKind::TooLarge, path, format!("file is larger than {max_bytes} bytes")))
+            }
+            Node::File { bytes, .. } => Ok(bytes.clone()),
+            Node::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
+            _ => Err(FsError::new(FsErrorKind::Other, path, "not a regular file")),
+        }
+    }
+
+    fn read_nofollow(&self, path: &Path, max_bytes: u64, expected: &Metadata) -> Result<Vec<u8>, FsError> {
+        {
+            let s = self.lock();
+            if let Node::Symlink(_) = s.node(path, false)?.1 {
+                return Err(FsError::new(FsErrorKind::Loop, path, "final component is a symlink"));
+            }
+        }
+        let m = self.metadata(path)?;
+        if m.stamp != expected.stamp {
+            return Err(FsError::new(FsErrorKind::Other, path, "file changed between check and open"));
+        }
+        self.read(path, max_bytes)
+    }
+
+    fn metadata(&self, path: &Path) -> Result<Metadata, FsError> {
+        Ok(self.lock().node(path, true)?.1.metadata())
+    }
+
+    fn symlink_metadata(&self, path: &Path) -> Result<Metadata, FsError> {
+        Ok(self.lock().node(path, false)?.1.metadata())
+    }
+
+    fn read_link(&self, path: &Path) -> Result<PathBuf, FsError> {
+        match self.lock().node(path, false)?.1 {
+            Node::Symlink(t) => Ok(t.clone()),
+            _ => Err(FsError::new(FsErrorKind::InvalidPath, path, "not a symlink")),
+        }
+    }
+
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError> {
+        Ok(self.lock().node(path, true)?.0)
+    }
+
+    fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
+        let s = self.lock();
+        let (dir, node) = s.node(path, true)?;
+        if !matches!(node, Node::Dir) {
+            return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        let mut entries: Vec<DirEntry> = s
+            .nodes
+            .range(dir.clone()..)
+            .skip(1)
+            .take_while(|(p, _)| p.starts_with(&dir))
+            .filter(|(p, _)| p.parent() == Some(dir.as_path()))
+            .map(|(p, n)| DirEntry {
+                name: p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                kind: n.kind(),
+            })
+            .collect();
+        entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        Ok(entries)
+    }
+
+    fn walk_files(&self, root: &Path, skip_dirs: &[&str]) -> Result<Vec<PathBuf>, FsError> {
+        let s = self.lock();
+        let (phys, node) = s.node(root, true)?;
+        if !matches!(node, Node::Dir) {
+            return match node {
+                Node::File { .. } => Ok(vec![root.to_path_buf()]),
+                _ => Ok(Vec::new()),
+            };
+        }
+        let mut files: Vec<PathBuf> = s
+            .nodes
+            .range(phys.clone()..)
+            .take_while(|(p, _)| p.starts_with(&phys))
+            .filter(|(_, n)| matches!(n, Node::File { .. }))
+            .filter_map(|(p, _)| {
+                let rel = p.strip_prefix(&phys).ok()?;
+                let dirs = rel.parent().map(components).unwrap_or_default();
+                let skipped = dirs.iter().any(|d| skip_dirs.iter().any(|s| d == *s));
+                (!skipped).then(|| root.join(rel))
+            })
+            .collect();
+        files.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+        Ok(files)
+    }
+
+    fn create_dir_all(&self, path: &Path) -> Result<(), FsError> {
+        require_absolute(path)?;
+        self.lock().create_dir_all(path)
+    }
+
+    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+        require_absolute(path)?;
+        let mut s = self.lock();
+        let slot = s.entry_slot(path)?;
+        s.check_fault(path, &slot)?;
+        if let Some(Node::Dir) = s.nodes.get(&slot) {
+            return Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory"));
+        }
+        let stamp = s.stamp();
+        s.nodes.insert(slot, Node::File { bytes: bytes.to_vec(), stamp });
+        Ok(())
+    }
+
+    fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+        require_absolute(path)?;
+        let mut s = self.lock();
+        let slot = s.entry_slot(path)?;
+        if s.nodes.contains_key(&slot) {
+            return Err(FsError::new(FsErrorKind::AlreadyExists, path, "file exists"));
+        }
+        s.check_fault(path, &slot)?;
+        let stamp = s.stamp();
+        s.nodes.insert(slot, Node::File { bytes: bytes.to_vec(), stamp });
+        Ok(())
+    }
+
+    fn remove_file(&self, path: &Path) -> Result<(), FsError> {
+        require_absolute(path)?;
+        let mut s = self.lock();
+        let slot = s.entry_slot(path)?;
+        match s.nodes.get(&slot) {
+            None => Err(not_found(path)),
+            Some(Node::Dir) => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
+            Some(_) => {
+                s.nodes.remove(&slot);
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> PathBuf {
+        PathBuf::from(s)
+    }
+
+    #[test]
+    fn symlinks_resolve_like_linux() {
+        let fs = MemoryFs::new();
+        fs.create_dir_all(&p("/a/b")).unwrap();
+        fs.write_atomic(&p("/a/b/f"), b"x").unwrap();
+        fs.symlink("b", &p("/a/rel")).unwrap();
+        fs.symlink("/a/b/f", &p("/abs")).unwrap();
+        // `..` after a symlink climbs from the link's target, not from the link.
+        fs.symlink("/a/b", &p("/up")).unwrap();
+        assert_eq!(fs.canonicalize(&p("/a/rel/f")).unwrap(), p("/a/b/f"));
+        assert_eq!(fs.canonicalize(&p("/abs")).unwrap(), p("/a/b/f"));
+        assert_eq!(fs.canonicalize(&p("/up/..")).unwrap(), p("/a"));
+        assert_eq!(fs.symlink_metadata(&p("/abs")).unwrap().kind, FileKind::Symlink);
+        assert_eq!(fs.metadata(&p("/abs")).unwrap().kind, FileKind::File);
+    }
+
+    #[test]
+    fn loops_are_reported() {
+        let fs = MemoryFs::new();
+        fs.symlink("/l2", &p("/l1")).unwrap();
+        fs.symlink("/l1", &p("/l2")).unwrap();
+        assert_eq!(fs.read(&p("/l1"), 10).unwrap_err().kind, FsErrorKind::Loop);
+    }
+
+    #[test]
+    fn injected_write_fault_keeps_old_content() {
+        let fs = MemoryFs::new();
+        fs.write_atomic(&p("/index.json"), b"old").unwrap();
+        fs.fail_writes_to("/index.json");
+        assert!(fs.write_atomic(&p("/index.json"), b"new").is_err());
+        assert_eq!(fs.read(&p("/index.json"), 100).unwrap(), b"old");
+        fs.heal_writes_to(&p("/index.json"));
+        fs.write_atomic(&p("/index.json"), b"new").unwrap();
+        assert_eq!(fs.read(&p("/index.json"), 100).unwrap(), b"new");
+    }
+
+    #[test]
+    fn walk_skips_named_dirs_and_does_not_follow_links() {
+        let fs = MemoryFs::new();
+        fs.create_dir_all(&p("/g/.generated")).unwrap();
+        fs.create_dir_all(&p("/g/projects/x")).unwrap();
+        fs.create_dir_all(&p("/outside")).unwrap();
+        fs.write_atomic(&p("/g/.generated/graph.json"), b"{}").unwrap();
+        fs.write_atomic(&p("/g/projects/x/project.md"), b"x").unwrap();
+        fs.write_atomic(&p("/outside/secret.md"), b"s").unwrap();
+        fs.symlink("/outside", &p("/g/linked")).unwrap();
+        let files = fs.walk_files(&p("/g"), &[".generated"]).unwrap();
+        assert_eq!(files, vec![p("/g/projects/x/project.md")]);
+    }
+}

@@ -1,0 +1,82 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const ABOUT: &str = "Give AI assistants the truth about your career, from files you own.";
+
+const LONG_ABOUT: &str = "\
+vitaecontext serves your Career Context (one curated Markdown file) and your VitaeGraph (a \
+folder of Markdown records) to AI assistants over the Model Context Protocol, so that a CV, a \
+LinkedIn section or a profile README is written from your facts instead of invented ones.
+
+Start the server for an MCP client:
+    vitaecontext mcp --context ~/.vitaecontext/career-context.md --root ~/.vitaecontext/vitaegraph";
+
+#[derive(Debug, Parser)]
+#[command(name = "vitaecontext", version, about = ABOUT, long_about = LONG_ABOUT, propagate_version = true)]
+pub struct Cli {
+    /// How much to log on stderr. Overrides RUST_LOG; without either, warnings and errors only.
+    #[arg(long, global = true, value_name = "LEVEL", value_enum)]
+    pub log_level: Option<LogLevel>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LogLevel {
+    Off,
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the MCP server over stdio (newline-delimited JSON-RPC on stdin/stdout).
+    ///
+    /// stdout carries protocol frames only; logs go to stderr. The files it serves are chosen
+    /// here, by the person, never by the model: see `--context` and `--root`.
+    Mcp(McpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The Career Context file to serve. Default: $VITAECONTEXT_CAREER_CONTEXT, then
+    /// ~/.vitaecontext/career-context.md, then the one *-career-context.md or *.context.md file
+    /// in ~/.vitaecontext/.
+    #[arg(long, visible_alias = "context-path", value_name = "FILE")]
+    pub context: Option<PathBuf>,
+
+    /// The VitaeGraph folder to serve. Default: $VITAEGRAPH_ROOT, then ~/.vitaecontext/vitaegraph.
+    #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// The longest message accepted, in bytes; a longer one is answered with a parse error
+    /// (-32700) and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = stdio::DEFAULT_MAX_FRAME_BYTES, value_parser = clap::value_parser!(usize))]
+    pub max_frame_bytes: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_flag_and_its_alias_together_are_a_usage_error() {
+        let e = Cli::try_parse_from(["vitaecontext", "mcp", "--context", "a", "--context-path", "b"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let e = Cli::try_parse_from(["vitaecontext", "mcp", "--root", "a", "--vitaegraph", "b"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+    }
+}

@@ -1,0 +1,193 @@
+//! JSON-RPC 2.0 at the edge: what a frame is, and the one place error codes are named.
+
+use serde_json::{Map, Value, json};
+
+/// JSON-RPC and MCP error codes, named once.
+pub mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP: the resource does not exist or cannot be served.
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub fn parse(detail: impl std::fmt::Display) -> Self {
+        Self::new(code::PARSE_ERROR, format!("Parse error: {detail}"))
+    }
+
+    pub fn invalid_request(detail: impl std::fmt::Display) -> Self {
+        Self::new(code::INVALID_REQUEST, format!("Invalid Request: {detail}"))
+    }
+
+    pub fn invalid_params(detail: impl std::fmt::Display) -> Self {
+        Self::new(code::INVALID_PARAMS, format!("Invalid params: {detail}"))
+    }
+
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    pub fn resource_not_found(uri: &str, detail: impl std::fmt::Display) -> Self {
+        Self::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {detail}")).with_data(json!({ "uri": uri }))
+    }
+
+    /// An unexpected failure: the detail goes to stderr, the client gets a short message.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!("internal error: {detail}");
+        Self::new(code::INTERNAL_ERROR, "Internal error (details were written to the server's stderr)")
+    }
+
+    fn to_value(&self) -> Value {
+        let mut e = Map::new();
+        e.insert("code".into(), self.code.into());
+        e.insert("message".into(), self.message.clone().into());
+        if let Some(d) = &self.data {
+            e.insert("data".into(), d.clone());
+        }
+        Value::Object(e)
+    }
+}
+
+/// A request id: a string or an integer, kept as the client sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Id(Value);
+
+impl Id {
+    /// A key that tells ids apart by type and value (`1` and `"1"` differ).
+    pub fn key(&self) -> String {
+        self.0.to_string()
+    }
+
+    pub fn from_value(v: &Value) -> Option<Id> {
+        match v {
+            Value::String(_) => Some(Id(v.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Id(v.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// One message, classified.
+#[derive(Debug)]
+pub enum Message {
+    Request {
+        id: Id,
+        method: String,
+        params: Map<String, Value>,
+    },
+    Notification {
+        method: String,
+        params: Map<String, Value>,
+    },
+    /// Not a valid request: answered with this error and this id (null when unknown).
+    Invalid {
+        id: Option<Id>,
+        error: RpcError,
+    },
+}
+
+/// Classifies one element of a frame (a single message or one member of a batch).
+pub fn classify(value: Value) -> Message {
+    let Value::Object(mut obj) = value else {
+        return Message::Invalid { id: None, error: RpcError::invalid_request("a message must be a JSON object") };
+    };
+    let (id, id_present) = match obj.get("id") {
+        None => (None, false),
+        Some(v) => (Id::from_value(v), true),
+    };
+    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return Message::Invalid { id, error: RpcError::invalid_request("\"jsonrpc\" must be \"2.0\"") };
+    }
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) => m,
+        Some(_) => return Message::Invalid { id, error: RpcError::invalid_request("\"method\" must be a string") },
+        None => return Message::Invalid { id, error: RpcError::invalid_request("\"method\" is missing") },
+    };
+    if id_present && id.is_none() {
+        return Message::Invalid {
+            id: None,
+            error: RpcError::invalid_request("\"id\" must be a string or an integer (not null, not fractional)"),
+        };
+    }
+    let params = match obj.remove("params") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(p)) => Ok(p),
+        Some(Value::Array(_)) => Err(RpcError::invalid_params("MCP methods take named params (an object)")),
+        Some(_) => Err(RpcError::invalid_request("\"params\" must be an object")),
+    };
+    match (id, params) {
+        (Some(id), Ok(params)) => Message::Request { id, method, params },
+        (Some(id), Err(error)) => Message::Invalid { id: Some(id), error },
+        (None, Ok(params)) => Message::Notification { method, params },
+        // A notification with unusable params is dropped like any other notification we ignore.
+        (None, Err(_)) => Message::Notification { method, params: Map::new() },
+    }
+}
+
+/// A success response: exactly `jsonrpc`, `id` and `result`.
+pub fn success(id: &Id, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id.0, "result": result })
+}
+
+/// An error response: exactly `jsonrpc`, `id` (null when unknown) and `error`.
+pub fn failure(id: Option<&Id>, error: &RpcError) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id.map_or(Value::Null, |i| i.0.clone()), "error": error.to_value() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn invalid(v: Value) -> (Option<Id>, i64) {
+        match classify(v) {
+            Message::Invalid { id, error } => (id, error.code),
+            other => panic!("expected invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn invalid_requests_echo_a_valid_id_only() {
+        assert_eq!(invalid(json!({"jsonrpc":"1.0","id":7,"method":"ping"})), (Some(Id(json!(7))), -32600));
+        assert_eq!(invalid(json!({"jsonrpc":"2.0","id":"a","method":3})), (Some(Id(json!("a"))), -32600));
+        assert_eq!(invalid(json!({"jsonrpc":"2.0","id":null,"method":"ping"})), (None, -32600));
+        assert_eq!(invalid(json!({"jsonrpc":"2.0","id":1.5,"method":"ping"})), (None, -32600));
+        assert_eq!(invalid(json!({"jsonrpc":"2.0","id":[1],"method":"ping"})), (None, -32600));
+        assert_eq!(invalid(json!(42)), (None, -32600));
+    }
+
+    #[test]
+    fn missing_and_empty_params_are_alike() {
+        for v in
+            [json!({"jsonrpc":"2.0","id":1,"method":"m"}), json!({"jsonrpc":"2.0","id":1,"method":"m","params":{}})]
+        {
+            match classify(v) {
+                Message::Request { params, .. } => assert!(params.is_empty()),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn no_id_is_a_notification() {
+        assert!(matches!(classify(json!({"jsonrpc":"2.0","method":"x"})), Message::Notification { .. }));
+    }
+}

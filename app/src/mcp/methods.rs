@@ -1,0 +1,135 @@
+//! The MCP methods after the handshake: lists, reads, calls.
+//!
+//! Each method takes the request's params object and returns a result or a typed error; the
+//! connection loop in `mod.rs` owns framing, lifecycle and concurrency.
+
+use serde_json::{Map, Value, json};
+
+use super::jsonrpc::RpcError;
+use domain::pagination::{self, PAGE_SIZE};
+
+/// The protocol version this server speaks (the contract's).
+pub const PROTOCOL_VERSION: &str = "2024-11-05";
+
+/// Methods this server answers once initialized; any other is -32601.
+pub const METHODS: &[&str] = &[
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+];
+
+/// The `initialize` result, exactly as the contract gives it. Whatever version the client asks
+/// for, the answer is ours: the client then decides whether it can speak it.
+pub fn initialize_result() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": {
+            "resources": { "listChanged": false },
+            "tools": { "listChanged": false },
+            "prompts": { "listChanged": false }
+        },
+        "serverInfo": {
+            "name": "vitaecontext",
+            "version": env!("CARGO_PKG_VERSION")
+        }
+    })
+}
+
+/// What the server serves. Built once at start-up from the configuration.
+#[derive(Debug, Default)]
+pub struct Methods {}
+
+impl Methods {
+    pub fn new() -> Self {
+        Self {}
+    }
+
+    pub fn knows(method: &str) -> bool {
+        METHODS.contains(&method)
+    }
+
+    pub fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        match method {
+            "resources/list" => list_page(params, "resources", self.resources()),
+            "resources/templates/list" => list_page(params, "resourceTemplates", self.resource_templates()),
+            "tools/list" => list_page(params, "tools", self.tools()),
+            "prompts/list" => list_page(params, "prompts", self.prompts()),
+            "resources/read" => {
+                let uri = required_str(params, "uri")?;
+                Err(RpcError::resource_not_found(uri, format!("{uri} is not a resource of this server")))
+            }
+            "tools/call" => {
+                let name = required_str(params, "name")?;
+                Err(RpcError::invalid_params(format!("unknown tool {name:?}")))
+            }
+            "prompts/get" => {
+                let name = required_str(params, "name")?;
+                Err(RpcError::invalid_params(format!("unknown prompt {name:?}")))
+            }
+            other => Err(RpcError::method_not_found(other)),
+        }
+    }
+
+    fn resources(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    fn resource_templates(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    fn tools(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    fn prompts(&self) -> Vec<Value> {
+        Vec::new()
+    }
+}
+
+fn required_str<'a>(params: &'a Map<String, Value>, key: &str) -> Result<&'a str, RpcError> {
+    match params.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(RpcError::invalid_params(format!("\"{key}\" must be a string"))),
+        None => Err(RpcError::invalid_params(format!("\"{key}\" is required"))),
+    }
+}
+
+/// One page of a `*/list` answer under `key`, with `nextCursor` when more remain.
+fn list_page(params: &Map<String, Value>, key: &str, items: Vec<Value>) -> Result<Value, RpcError> {
+    let cursor = match params.get("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => Some(c.as_str()),
+        Some(_) => return Err(RpcError::invalid_params("\"cursor\" must be a string")),
+    };
+    let page = pagination::page(items.len(), cursor, PAGE_SIZE).map_err(RpcError::invalid_params)?;
+    let mut result = Map::new();
+    let slice: Vec<Value> = items.into_iter().skip(page.range.start).take(page.range.len()).collect();
+    result.insert(key.into(), Value::Array(slice));
+    if let Some(next) = page.next_cursor {
+        result.insert("nextCursor".into(), next.into());
+    }
+    Ok(Value::Object(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_page_with_cursors() {
+        let items: Vec<Value> = (0..230).map(|i| json!(i)).collect();
+        let first = list_page(&Map::new(), "tools", items.clone()).unwrap();
+        assert_eq!(first["tools"].as_array().unwrap().len(), 100);
+        let mut p = Map::new();
+        p.insert("cursor".into(), first["nextCursor"].clone());
+        let second = list_page(&p, "tools", items.clone()).unwrap();
+        assert_eq!(second["tools"][0], json!(100));
+        p.insert("cursor".into(), json!("bogus"));
+        assert_eq!(list_page(&p, "tools", items).unwrap_err().code, -32602);
+    }
+}

@@ -1,0 +1,226 @@
+//! The MCP server loop: frames in, lifecycle, concurrent dispatch, frames out.
+//!
+//! Order matters only for the lifecycle, so `initialize`, `ping`, notifications and every
+//! refusal are decided as each frame arrives; the work of a request then runs on the blocking
+//! pool, concurrently with later ones. Every request id gets exactly one response, except one
+//! the client cancelled while it ran.
+
+pub mod jsonrpc;
+pub mod methods;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ports::transport::{Frame, FrameSink, FrameSource};
+use serde_json::{Map, Value, json};
+use tokio::task::{JoinHandle, JoinSet};
+
+use jsonrpc::{Id, Message, RpcError};
+use methods::Methods;
+
+/// Why the server loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// End of input: everything owed was answered and flushed.
+    InputClosed,
+    /// The client stopped reading our output.
+    OutputClosed,
+}
+
+/// One connection's lifecycle state.
+#[derive(Debug, Default)]
+struct Session {
+    initialized: AtomicBool,
+    /// Requests running now, by id key, with the flag that cancels their response.
+    in_flight: Mutex<HashMap<String, Arc<AtomicBool>>>,
+}
+
+impl Session {
+    fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<AtomicBool>>> {
+        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// What admitting one message produced.
+enum Admitted {
+    /// Answered (or, for a notification, handled) at once.
+    Ready(Option<Value>),
+    /// Running on the blocking pool.
+    Running { id: Id, cancelled: Arc<AtomicBool>, handle: JoinHandle<Result<Value, RpcError>> },
+}
+
+impl Admitted {
+    async fn response(self, session: &Session) -> Option<Value> {
+        match self {
+            Admitted::Ready(r) => r,
+            Admitted::Running { id, cancelled, handle } => {
+                let outcome = match handle.await {
+                    Ok(outcome) => outcome,
+                    Err(e) => Err(RpcError::internal(format!("request handler failed: {e}"))),
+                };
+                {
+                    let mut running = session.in_flight();
+                    if running.get(&id.key()).is_some_and(|f| Arc::ptr_eq(f, &cancelled)) {
+                        running.remove(&id.key());
+                    }
+                }
+                if cancelled.load(Ordering::SeqCst) {
+                    tracing::debug!(id = %id.key(), "response suppressed: the client cancelled the request");
+                    return None;
+                }
+                Some(match outcome {
+                    Ok(result) => jsonrpc::success(&id, result),
+                    Err(error) => jsonrpc::failure(Some(&id), &error),
+                })
+            }
+        }
+    }
+}
+
+/// Serves one connection until its input ends or its output closes.
+pub async fn serve<Src, Snk>(mut source: Src, sink: Arc<Snk>, methods: Arc<Methods>) -> Ended
+where
+    Src: FrameSource,
+    Snk: FrameSink + 'static,
+{
+    let session = Arc::new(Session::default());
+    let mut tasks = JoinSet::new();
+    loop {
+        let frame = tokio::select! {
+            biased;
+            () = sink.closed() => return Ended::OutputClosed,
+            frame = source.next_frame() => frame,
+        };
+        let Some(frame) = frame else { break };
+        while tasks.try_join_next().is_some() {}
+        match frame {
+            Frame::TooLong { len, limit } => {
+                tracing::warn!("discarded a message of more than {len} bytes (limit {limit})");
+                let error =
+                    RpcError::parse(format!("message longer than {limit} bytes was discarded (see --max-frame-bytes)"));
+                send(&*sink, jsonrpc::failure(None, &error)).await;
+            }
+            Frame::Message(bytes) => accept(&bytes, &session, &methods, &sink, &mut tasks).await,
+        }
+    }
+    while tasks.join_next().await.is_some() {}
+    if sink.flush().await.is_err() {
+        return Ended::OutputClosed;
+    }
+    Ended::InputClosed
+}
+
+async fn send<Snk: FrameSink + ?Sized>(sink: &Snk, message: Value) {
+    match serde_json::to_vec(&message) {
+        Ok(bytes) => {
+            // A closed output is noticed by the loop through `closed()`; nothing to do here.
+            let _ = sink.send(bytes).await;
+        }
+        Err(e) => tracing::error!("could not serialise a response: {e}"),
+    }
+}
+
+async fn accept<Snk: FrameSink + 'static>(
+    bytes: &[u8],
+    session: &Arc<Session>,
+    methods: &Arc<Methods>,
+    sink: &Arc<Snk>,
+    tasks: &mut JoinSet<()>,
+) {
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::debug!("unparseable frame: {e}");
+            send(&**sink, jsonrpc::failure(None, &RpcError::parse(e))).await;
+            return;
+        }
+    };
+    match value {
+        Value::Array(items) if items.is_empty() => {
+            send(&**sink, jsonrpc::failure(None, &RpcError::invalid_request("an empty batch"))).await;
+        }
+        Value::Array(items) => {
+            let admitted: Vec<Admitted> = items.into_iter().map(|v| admit(v, session, methods)).collect();
+            let (session, sink) = (Arc::clone(session), Arc::clone(sink));
+            tasks.spawn(async move {
+                let mut responses = Vec::new();
+                for a in admitted {
+                    responses.extend(a.response(&session).await);
+                }
+                if !responses.is_empty() {
+                    send(&*sink, Value::Array(responses)).await;
+                }
+            });
+        }
+        single => match admit(single, session, methods) {
+            Admitted::Ready(None) => {}
+            Admitted::Ready(Some(response)) => send(&**sink, response).await,
+            running => {
+                let (session, sink) = (Arc::clone(session), Arc::clone(sink));
+                tasks.spawn(async move {
+                    if let Some(response) = running.response(&session).await {
+                        send(&*sink, response).await;
+                    }
+                });
+            }
+        },
+    }
+}
+
+/// Decides what one message gets, in arrival order; starts the work of a request.
+fn admit(value: Value, session: &Session, methods: &Arc<Methods>) -> Admitted {
+    let (id, method, params) = match jsonrpc::classify(value) {
+        Message::Invalid { id, error } => return Admitted::Ready(Some(jsonrpc::failure(id.as_ref(), &error))),
+        Message::Notification { method, params } => {
+            notification(&method, &params, session);
+            return Admitted::Ready(None);
+        }
+        Message::Request { id, method, params } => (id, method, params),
+    };
+    let refuse = |error: RpcError| Admitted::Ready(Some(jsonrpc::failure(Some(&id), &error)));
+    match method.as_str() {
+        "initialize" => {
+            if session.initialized.swap(true, Ordering::SeqCst) {
+                return refuse(RpcError::invalid_request(
+                    "the session is already initialized; send initialize only once",
+                ));
+            }
+            if let Some(v) = params.get("protocolVersion").and_then(Value::as_str) {
+                if v != methods::PROTOCOL_VERSION {
+                    tracing::info!("client asked for protocol {v}; answering with {}", methods::PROTOCOL_VERSION);
+                }
+            }
+            Admitted::Ready(Some(jsonrpc::success(&id, methods::initialize_result())))
+        }
+        "ping" => Admitted::Ready(Some(jsonrpc::success(&id, json!({})))),
+        m if !Methods::knows(m) => refuse(RpcError::method_not_found(m)),
+        m if !session.initialized.load(Ordering::SeqCst) => {
+            refuse(RpcError::invalid_request(format!("the server is not initialized; send initialize before {m}")))
+        }
+        _ => {
+            let cancelled = Arc::new(AtomicBool::new(false));
+            session.in_flight().insert(id.key(), Arc::clone(&cancelled));
+            let methods = Arc::clone(methods);
+            let handle = tokio::task::spawn_blocking(move || methods.call(&method, &params));
+            Admitted::Running { id, cancelled, handle }
+        }
+    }
+}
+
+fn notification(method: &str, params: &Map<String, Value>, session: &Session) {
+    match method {
+        "notifications/initialized" => tracing::debug!("client finished initialization"),
+        "notifications/cancelled" => {
+            let Some(id) = params.get("requestId").and_then(Id::from_value) else {
+                tracing::debug!("cancellation without a usable requestId ignored");
+                return;
+            };
+            if let Some(flag) = session.in_flight().get(&id.key()) {
+                flag.store(true, Ordering::SeqCst);
+                tracing::debug!(id = %id.key(), "request cancelled by the client");
+            }
+        }
+        other => tracing::debug!("notification {other} ignored"),
+    }
+}

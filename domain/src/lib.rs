@@ -1,0 +1,6 @@
+//! The pure rules of vitaecontext: values in, values and typed errors out.
+//!
+//! Nothing here touches the filesystem, the environment, the clock or the wire. Adapters feed it
+//! bytes and plain values; the `app` crate turns its results into JSON-RPC.
+
+pub mod pagination;

@@ -1,0 +1,10 @@
+//! The clock port: the only way the application learns the time.
+
+use std::time::{Duration, SystemTime};
+
+pub trait Clock: Send + Sync {
+    /// Wall-clock time, for timestamps a person reads.
+    fn now(&self) -> SystemTime;
+    /// Time since an arbitrary fixed origin that never goes backwards, for durations.
+    fn monotonic(&self) -> Duration;
+}

@@ -1,0 +1,108 @@
+//! The filesystem port.
+//!
+//! Every path is absolute. Operations that follow symlinks say so; the rest act on the link
+//! itself, so that confinement rules can inspect a path one component at a time. Both adapters
+//! (the real one and the in-memory one) must agree on every operation here, which a property
+//! test in `tests/` checks.
+
+use std::path::{Path, PathBuf};
+
+/// What kind of object a path names, without following a final symlink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    File,
+    Dir,
+    Symlink,
+    /// A FIFO, socket or device: never read by vitaecontext.
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Metadata {
+    pub kind: FileKind,
+    /// Size in bytes for a regular file; unspecified for anything else.
+    pub len: u64,
+    /// A stamp that changes when the file's content is replaced (mtime in nanoseconds plus
+    /// identity where the platform has one). Only compared for equality.
+    pub stamp: u128,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    pub kind: FileKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FsErrorKind {
+    NotFound,
+    PermissionDenied,
+    AlreadyExists,
+    NotADirectory,
+    IsADirectory,
+    /// Too many levels of symbolic links (a loop).
+    Loop,
+    /// The file is larger than the caller's cap.
+    TooLarge,
+    /// The path is not absolute, or names something that cannot be used this way.
+    InvalidPath,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {}", path.display(), detail)]
+pub struct FsError {
+    pub kind: FsErrorKind,
+    pub path: PathBuf,
+    pub detail: String,
+}
+
+impl FsError {
+    pub fn new(kind: FsErrorKind, path: impl Into<PathBuf>, detail: impl Into<String>) -> Self {
+        Self { kind, path: path.into(), detail: detail.into() }
+    }
+}
+
+pub trait FileSystem: Send + Sync {
+    /// Reads a regular file, following symlinks, refusing more than `max_bytes`
+    /// (`FsErrorKind::TooLarge`) and anything that is not a regular file.
+    fn read(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>, FsError>;
+
+    /// Reads a regular file like [`FileSystem::read`], but refuses a final symlink, and checks
+    /// that the file opened is the one `expected` described (same stamp), so that a file
+    /// swapped between a check and the read is not read.
+    fn read_nofollow(&self, path: &Path, max_bytes: u64, expected: &Metadata) -> Result<Vec<u8>, FsError>;
+
+    /// Metadata, following symlinks.
+    fn metadata(&self, path: &Path) -> Result<Metadata, FsError>;
+
+    /// Metadata of the path itself (a symlink is reported as a symlink).
+    fn symlink_metadata(&self, path: &Path) -> Result<Metadata, FsError>;
+
+    /// The target of a symlink, as stored.
+    fn read_link(&self, path: &Path) -> Result<PathBuf, FsError>;
+
+    /// The absolute path with every symlink, `.` and `..` resolved; the path must exist.
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError>;
+
+    /// The entries of a directory (following symlinks to reach it), sorted by name bytes.
+    /// Entry kinds do not follow symlinks.
+    fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError>;
+
+    /// Every regular file below `root`, as absolute paths sorted by bytes, without following
+    /// symlinks below the root; directories named in `skip_dirs` are not entered.
+    fn walk_files(&self, root: &Path, skip_dirs: &[&str]) -> Result<Vec<PathBuf>, FsError>;
+
+    /// Creates a directory and its missing parents.
+    fn create_dir_all(&self, path: &Path) -> Result<(), FsError>;
+
+    /// Replaces (or creates) a file so that a reader sees either the old content or the new,
+    /// never a mix: write a temporary file beside it, flush it, rename it over the target.
+    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError>;
+
+    /// Creates a new file; fails with `AlreadyExists` when anything is at `path`.
+    fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError>;
+
+    /// Removes a file or a symlink (not a directory).
+    fn remove_file(&self, path: &Path) -> Result<(), FsError>;
+}

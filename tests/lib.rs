@@ -1,0 +1,1 @@
+//! Nothing lives here: the crate exists for its integration test binary in `integration/`.
