@@ -141,6 +141,11 @@ impl FileSystem for StdFs {
 
     fn walk_files(&self, root: &Path, skip_dirs: &[&str]) -> Result<Vec<PathBuf>, FsError> {
         require_absolute(root)?;
+        match self.metadata(root)?.kind {
+            FileKind::Dir => {}
+            FileKind::File => return Ok(vec![root.to_path_buf()]),
+            _ => return Ok(Vec::new()),
+        }
         let mut files = Vec::new();
         let walker = walkdir::WalkDir::new(root).follow_links(false).follow_root_links(true);
         let walker = walker.into_iter().filter_entry(|e| {
@@ -171,6 +176,12 @@ impl FileSystem for StdFs {
         use std::io::Write;
         require_absolute(path)?;
         let dir = path.parent().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, path, "no parent folder"))?;
+        // tempfile wraps its errors and drops the errno; look at the folder first so a missing
+        // folder, a file in the way or a symlink loop is reported as what it is.
+        let dir_meta = fs::metadata(dir).map_err(|e| err(dir, e))?;
+        if !dir_meta.is_dir() {
+            return Err(FsError::new(FsErrorKind::NotADirectory, path, "parent is not a directory"));
+        }
         let mut tmp = tempfile::Builder::new()
             .prefix(".vitaecontext-")
             .suffix(".tmp")

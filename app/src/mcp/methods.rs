@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Handler;
 use super::jsonrpc::RpcError;
 use domain::pagination::{self, PAGE_SIZE};
 
@@ -47,12 +48,14 @@ impl Methods {
     pub fn new() -> Self {
         Self {}
     }
+}
 
-    pub fn knows(method: &str) -> bool {
+impl Handler for Methods {
+    fn knows(&self, method: &str) -> bool {
         METHODS.contains(&method)
     }
 
-    pub fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
         match method {
             "resources/list" => list_page(params, "resources", self.resources()),
             "resources/templates/list" => list_page(params, "resourceTemplates", self.resource_templates()),
@@ -73,7 +76,9 @@ impl Methods {
             other => Err(RpcError::method_not_found(other)),
         }
     }
+}
 
+impl Methods {
     fn resources(&self) -> Vec<Value> {
         Vec::new()
     }

@@ -17,7 +17,14 @@ use serde_json::{Map, Value, json};
 use tokio::task::{JoinHandle, JoinSet};
 
 use jsonrpc::{Id, Message, RpcError};
-use methods::Methods;
+
+/// What a connection serves once initialized. `call` runs on the blocking pool, so it may do
+/// filesystem work directly.
+pub trait Handler: Send + Sync + 'static {
+    /// Whether `method` exists here (the rest are -32601).
+    fn knows(&self, method: &str) -> bool;
+    fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError>;
+}
 
 /// Why the server loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,10 +86,11 @@ impl Admitted {
 }
 
 /// Serves one connection until its input ends or its output closes.
-pub async fn serve<Src, Snk>(mut source: Src, sink: Arc<Snk>, methods: Arc<Methods>) -> Ended
+pub async fn serve<Src, Snk, H>(mut source: Src, sink: Arc<Snk>, methods: Arc<H>) -> Ended
 where
     Src: FrameSource,
     Snk: FrameSink + 'static,
+    H: Handler,
 {
     let session = Arc::new(Session::default());
     let mut tasks = JoinSet::new();
@@ -121,10 +129,10 @@ async fn send<Snk: FrameSink + ?Sized>(sink: &Snk, message: Value) {
     }
 }
 
-async fn accept<Snk: FrameSink + 'static>(
+async fn accept<Snk: FrameSink + 'static, H: Handler>(
     bytes: &[u8],
     session: &Arc<Session>,
-    methods: &Arc<Methods>,
+    methods: &Arc<H>,
     sink: &Arc<Snk>,
     tasks: &mut JoinSet<()>,
 ) {
@@ -169,7 +177,7 @@ async fn accept<Snk: FrameSink + 'static>(
 }
 
 /// Decides what one message gets, in arrival order; starts the work of a request.
-fn admit(value: Value, session: &Session, methods: &Arc<Methods>) -> Admitted {
+fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admitted {
     let (id, method, params) = match jsonrpc::classify(value) {
         Message::Invalid { id, error } => return Admitted::Ready(Some(jsonrpc::failure(id.as_ref(), &error))),
         Message::Notification { method, params } => {
@@ -194,7 +202,7 @@ fn admit(value: Value, session: &Session, methods: &Arc<Methods>) -> Admitted {
             Admitted::Ready(Some(jsonrpc::success(&id, methods::initialize_result())))
         }
         "ping" => Admitted::Ready(Some(jsonrpc::success(&id, json!({})))),
-        m if !Methods::knows(m) => refuse(RpcError::method_not_found(m)),
+        m if !methods.knows(m) => refuse(RpcError::method_not_found(m)),
         m if !session.initialized.load(Ordering::SeqCst) => {
             refuse(RpcError::invalid_request(format!("the server is not initialized; send initialize before {m}")))
         }
@@ -224,3 +232,6 @@ fn notification(method: &str, params: &Map<String, Value>, session: &Session) {
         other => tracing::debug!("notification {other} ignored"),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+// The JSON-RPC error contract: codes, ids, notifications and batches over real stdio.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::util::Server;
+
+fn raw_line(s: &mut Server, line: &[u8]) -> Value {
+    let mut bytes = line.to_vec();
+    bytes.push(b'\n');
+    s.send_raw(&bytes);
+    s.recv()
+}
+
+#[test]
+fn invalid_json_is_a_parse_error_with_null_id() {
+    let mut s = Server::mcp(&[]);
+    for line in [&b"{not json"[..], b"{\"jsonrpc\":\"2.0\",", b"\xff\xfe\xfd", b"\"unterminated"] {
+        let r = raw_line(&mut s, line);
+        assert_eq!(r["error"]["code"], -32700, "{}", String::from_utf8_lossy(line));
+        assert_eq!(r["id"], Value::Null);
+    }
+    assert_eq!(s.ok("ping", json!({})), json!({}));
+}
+
+#[test]
+fn deeply_nested_json_is_a_parse_error_not_a_crash() {
+    let mut s = Server::mcp(&[]);
+    let depth = 200_000;
+    let mut line = Vec::with_capacity(depth * 2);
+    line.extend(std::iter::repeat_n(b'[', depth));
+    line.extend(std::iter::repeat_n(b']', depth));
+    let r = raw_line(&mut s, &line);
+    assert_eq!(r["error"]["code"], -32700);
+    let mut obj = String::new();
+    for _ in 0..10_000 {
+        obj.push_str("{\"a\":");
+    }
+    obj.push('1');
+    obj.push_str(&"}".repeat(10_000));
+    assert_eq!(raw_line(&mut s, obj.as_bytes())["error"]["code"], -32700);
+    assert_eq!(s.ok("ping", json!({})), json!({}));
+}
+
+#[test]
+fn invalid_requests_are_32600_and_echo_only_valid_ids() {
+    let mut s = Server::mcp(&[]);
+    let cases = [
+        (json!({"id": 1, "method": "ping"}), json!(1)),
+        (json!({"jsonrpc": "1.0", "id": 2, "method": "ping"}), json!(2)),
+        (json!({"jsonrpc": 2.0, "id": "x", "method": "ping"}), json!("x")),
+        (json!({"jsonrpc": "2.0", "id": 3, "method": 42}), json!(3)),
+        (json!({"jsonrpc": "2.0", "id": 4}), json!(4)),
+        (json!({"jsonrpc": "2.0", "id": null, "method": "ping"}), Value::Null),
+        (json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}), Value::Null),
+        (json!({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}), Value::Null),
+        (json!({"jsonrpc": "2.0", "id": true, "method": "ping"}), Value::Null),
+        (json!({"jsonrpc": "2.0", "id": 5, "method": "ping", "params": "x"}), json!(5)),
+        (json!("just a string"), Value::Null),
+        (json!(17), Value::Null),
+    ];
+    for (msg, id) in cases {
+        s.send(&msg);
+        let r = s.recv();
+        assert_eq!(r["error"]["code"], -32600, "{msg} -> {r}");
+        assert_eq!(r["id"], id, "{msg} -> {r}");
+    }
+}
+
+#[test]
+fn unknown_methods_are_32601_and_bad_params_32602() {
+    let mut s = Server::mcp(&[]);
+    assert_eq!(s.err("no/such/method", json!({}))["code"], -32601);
+    assert_eq!(s.err("tools/call", json!({}))["code"], -32602);
+    assert_eq!(s.err("tools/call", json!({"name": 3}))["code"], -32602);
+    assert_eq!(s.err("tools/call", json!({"name": "nope"}))["code"], -32602);
+    assert_eq!(s.err("prompts/get", json!({"name": "nope"}))["code"], -32602);
+    assert_eq!(s.err("resources/read", json!({}))["code"], -32602);
+    s.send(&json!({"jsonrpc": "2.0", "id": "arr", "method": "tools/list", "params": [1, 2]}));
+    assert_eq!(s.recv()["error"]["code"], -32602);
+}
+
+#[test]
+fn unknown_resources_are_32002_with_the_uri() {
+    let mut s = Server::mcp(&[]);
+    let e = s.err("resources/read", json!({"uri": "nope://thing"}));
+    assert_eq!(e["code"], -32002);
+    assert_eq!(e["data"]["uri"], "nope://thing");
+}
+
+#[test]
+fn notifications_never_get_a_response() {
+    let mut s = Server::mcp(&[]);
+    for m in ["notifications/initialized", "notifications/unknown", "tools/list", "no/such", "initialize"] {
+        s.send(&json!({"jsonrpc": "2.0", "method": m}));
+    }
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}}));
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": [1]}));
+    // The first frame back is the ping's.
+    assert_eq!(s.request("after", "ping", json!({}))["result"], json!({}));
+    s.expect_silence(Duration::from_millis(200));
+}
+
+#[test]
+fn batches_answer_each_request_in_one_array() {
+    let mut s = Server::mcp(&[]);
+    s.send(&json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "no/such"},
+        7,
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+    ]));
+    let r = s.recv();
+    let items = r.as_array().expect("batch answer is an array");
+    assert_eq!(items.len(), 4, "{r}");
+    let by_id = |id: Value| items.iter().find(|i| i["id"] == id).cloned().unwrap_or_else(|| panic!("{id} missing"));
+    assert_eq!(by_id(json!(1))["result"], json!({}));
+    assert_eq!(by_id(json!(2))["error"]["code"], -32601);
+    assert_eq!(by_id(Value::Null)["error"]["code"], -32600);
+    assert_eq!(by_id(json!(3))["result"]["tools"], json!([]));
+}
+
+#[test]
+fn an_empty_batch_is_one_invalid_request_and_a_batch_of_notifications_is_silent() {
+    let mut s = Server::mcp(&[]);
+    s.send(&json!([]));
+    let r = s.recv();
+    assert!(r.is_object(), "{r}");
+    assert_eq!(r["error"]["code"], -32600);
+    assert_eq!(r["id"], Value::Null);
+    s.send(&json!([
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/whatever"}
+    ]));
+    assert_eq!(s.request("next", "ping", json!({}))["result"], json!({}));
+}
