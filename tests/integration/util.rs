@@ -52,11 +52,6 @@ impl Cmd {
         Self { cmd, home }
     }
 
-    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Self {
-        self.cmd.env(k, v);
-        self
-    }
-
     /// Runs to completion with no stdin; returns (status, stdout, stderr).
     pub fn output(mut self) -> (ExitStatus, String, String) {
         let out = self.cmd.stdin(Stdio::null()).output().expect("spawn");
