@@ -3,4 +3,5 @@
 //! Nothing here touches the filesystem, the environment, the clock or the wire. Adapters feed it
 //! bytes and plain values; the `app` crate turns its results into JSON-RPC.
 
+pub mod career;
 pub mod pagination;

@@ -1,0 +1,236 @@
+//! The validator and packets on the bundled example and its broken variants, and on edge cases
+//! whose lines must match VitaeContext 2.3.0.
+
+use super::*;
+use proptest::prelude::*;
+
+const EXAMPLE: &str = include_str!("../../../examples/career-context.md");
+
+macro_rules! broken {
+    ($($name:ident),* $(,)?) => {
+        const BROKEN: &[(&str, &str)] = &[
+            $((stringify!($name), include_str!(concat!("../../../examples/broken/", stringify!($name), ".md")))),*
+        ];
+    };
+}
+
+broken!(
+    h1_count,
+    h1_descriptor,
+    missing_quick_reference,
+    quick_reference_position,
+    quick_reference_yaml,
+    quick_reference_yaml_unclosed,
+    missing_quick_field,
+    empty_quick_value,
+    missing_scope_declaration,
+    missing_section,
+    missing_evidence_history,
+    missing_tldr,
+    reversed_date_range,
+    missing_verified_facts,
+    conflicting_verified_fact,
+    placeholder,
+    tracked_workspace_path,
+);
+
+fn codes(v: &Validation) -> Vec<(usize, &'static str)> {
+    v.errors.iter().chain(&v.warnings).map(|d| (d.line, d.code.as_str())).collect()
+}
+
+#[test]
+fn the_example_is_valid_with_no_findings() {
+    let v = validate(EXAMPLE, FileFacts { in_git_worktree: true });
+    assert!(v.valid, "{:?}", v.errors);
+    assert!(v.warnings.is_empty(), "{:?}", v.warnings);
+    assert_eq!(
+        v.title.as_deref(),
+        Some("Rowan Vale - Platform engineer who turns slow build pipelines into fast, boring ones")
+    );
+    assert_eq!(v.section_names()[0], "quick reference");
+}
+
+#[test]
+fn every_code_has_a_broken_example_that_raises_it() {
+    for code in Code::ALL {
+        let (name, text) = BROKEN
+            .iter()
+            .find(|(n, _)| *n == code.as_str())
+            .unwrap_or_else(|| panic!("no broken example for {}", code.as_str()));
+        let v = validate(text, FileFacts { in_git_worktree: true });
+        assert!(codes(&v).iter().any(|(_, c)| c == &code.as_str()), "{name}: {:?}", codes(&v));
+    }
+}
+
+#[test]
+fn broken_examples_raise_these_findings() {
+    let all: Vec<String> = BROKEN
+        .iter()
+        .map(|(name, text)| {
+            let v = validate(text, FileFacts { in_git_worktree: true });
+            let found: Vec<String> = v
+                .errors
+                .iter()
+                .chain(&v.warnings)
+                .map(|d| {
+                    format!(
+                        "{}:{}-{} {} {} ({})",
+                        d.line,
+                        d.column,
+                        d.end_column,
+                        d.severity.as_str(),
+                        d.code.as_str(),
+                        d.message
+                    )
+                })
+                .collect();
+            format!("{name} valid={}\n  {}", v.valid, found.join("\n  "))
+        })
+        .collect();
+    insta::assert_snapshot!(all.join("\n"));
+}
+
+#[test]
+fn reference_fixture_from_vitaecontext_2() {
+    let v = validate(
+        "# [Your name]\n\n## EDUCATION\n\n## QUICK REFERENCE\n```yaml\nname:\n  nested: value\n```\n\n<!-- VERIFIED FACTS: role=2026 -->\n\n## LANGUAGES\n\nWorked from 2026-2024.\n",
+        FileFacts::default(),
+    );
+    assert_eq!(
+        codes(&v),
+        vec![
+            (1, "h1_descriptor"),
+            (1, "missing_evidence_history"),
+            (1, "missing_section"),
+            (1, "missing_section"),
+            (1, "placeholder"),
+            (5, "missing_quick_field"),
+            // Only a comment follows the fence before the next H2.
+            (5, "missing_scope_declaration"),
+            (5, "quick_reference_position"),
+            (7, "quick_reference_yaml"),
+            (8, "quick_reference_yaml"),
+            (15, "reversed_date_range"),
+        ]
+    );
+}
+
+#[test]
+fn missing_h1_and_quick_reference_report_line_one() {
+    let v = validate("no headings at all", FileFacts::default());
+    let c = codes(&v);
+    assert!(c.contains(&(1, "h1_count")) && c.contains(&(1, "missing_quick_reference")), "{c:?}");
+}
+
+#[test]
+fn fenced_code_hides_headings_dates_and_placeholders() {
+    let text = EXAMPLE.replace("## LANGUAGES", "```text\n# Fake H1\n1999-1990 TODO\n```\n\n## LANGUAGES");
+    let v = validate(&text, FileFacts::default());
+    assert!(v.valid, "{:?}", codes(&v));
+}
+
+#[test]
+fn crlf_reads_as_lf() {
+    let crlf = EXAMPLE.replace('\n', "\r\n");
+    let a = validate(EXAMPLE, FileFacts::default());
+    let b = validate(&crlf, FileFacts::default());
+    assert_eq!(a.sections, b.sections);
+    assert!(b.valid);
+}
+
+#[test]
+fn goals_can_be_declined() {
+    let text = EXAMPLE.replace("## GOALS AND TARGETING", "## AMBITIONS");
+    assert!(codes(&validate(&text, FileFacts::default())).contains(&(1, "missing_section")));
+    let declined = format!("{text}\n<!-- goals_declined: true -->\n");
+    assert!(validate(&declined, FileFacts::default()).valid);
+}
+
+#[test]
+fn tldr_may_be_bold() {
+    let text = EXAMPLE.replace("TL;DR: Shipped booking", "**TL;DR:** Shipped booking");
+    assert!(validate(&text, FileFacts::default()).warnings.is_empty());
+}
+
+#[test]
+fn org_tag_alone_is_no_evidence() {
+    let text = "# A - b\n## QUICK REFERENCE\n```yaml\nname: A\npositioning_summary: B\n```\nScope.\n<!-- VERIFIED FACTS: a=1 -->\n## GOALS AND TARGETING\n## SKILLS INDEX\n### Club [ORG]\n";
+    assert_eq!(codes(&validate(text, FileFacts::default())), vec![(1, "missing_evidence_history")]);
+    let with_role = text.replace("[ORG]", "[ROLE]\nTL;DR: x");
+    assert!(validate(&with_role, FileFacts::default()).valid);
+}
+
+#[test]
+fn the_fictional_marker_silences_the_git_warning_only() {
+    let broken = BROKEN.iter().find(|(n, _)| *n == "tracked_workspace_path").unwrap().1;
+    assert!(validate(broken, FileFacts { in_git_worktree: false }).warnings.is_empty());
+    assert_eq!(validate(broken, FileFacts { in_git_worktree: true }).warnings[0].code, Code::TrackedWorkspacePath);
+}
+
+#[test]
+fn packets_per_surface() {
+    let v = validate(EXAMPLE, FileFacts::default());
+    let mut all = String::new();
+    for s in Surface::ALL {
+        let p = packet(&v, "career-context.md", s).unwrap();
+        all.push_str(&format!("===== {s}: {:?}\n", p.selected_sections));
+        if s == Surface::General {
+            all.push_str(&p.content);
+        }
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn packet_layout_is_exact() {
+    let v = validate(EXAMPLE, FileFacts::default());
+    let p = packet(&v, "career-context.md", Surface::X).unwrap();
+    let head = "# Career Context packet - x\n\n> Generated from career-context.md. This packet preserves supplied facts; it does not independently verify them.\n\n## QUICK REFERENCE\n```yaml\nname: \"Rowan Vale\"\n";
+    assert!(p.content.starts_with(head), "{}", p.content);
+    assert!(p.content.contains("\nremote: true\nyears_experience: 8\n"));
+    assert!(p.content.contains("core_stack: [\"Rust\", \"Go\", \"Bazel\", \"Kubernetes\", \"PostgreSQL\"]\n"));
+    assert!(p.content.ends_with("\n") && !p.content.ends_with("\n\n"));
+    assert!(!p.content.contains("## LANGUAGES"), "x does not carry languages");
+    assert!(!p.content.contains("## EDUCATION"), "x carries no degrees");
+}
+
+#[test]
+fn an_invalid_file_has_no_packet() {
+    let (_, text) = BROKEN.iter().find(|(n, _)| *n == "placeholder").unwrap();
+    let v = validate(text, FileFacts::default());
+    assert_eq!(packet(&v, "x.md", Surface::Cv).unwrap_err().errors, v.errors.len());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    // Any text at all: no panic, diagnostics sorted, lines inside the file.
+    #[test]
+    fn validation_never_panics(text in "(?s)[#\\-\\[\\]A-Za-z0-9 :`~*_<>!\u{2013}\u{2028}\u{FEFF}\t\r\n]{0,400}") {
+        let v = validate(&text, FileFacts { in_git_worktree: true });
+        let lines = text.replace("\r\n", "\n").split('\n').count();
+        for d in v.errors.iter().chain(&v.warnings) {
+            prop_assert!(d.line >= 1 && d.line <= lines.max(1));
+            prop_assert!(d.column <= d.end_column);
+        }
+        prop_assert!(v.errors.windows(2).all(|w| (w[0].line, w[0].code.as_str()) <= (w[1].line, w[1].code.as_str())));
+        prop_assert_eq!(v.valid, v.errors.is_empty());
+        for s in Surface::ALL {
+            let _ = packet(&v, "f.md", s);
+        }
+    }
+
+    // Structured files built from real pieces: still no panic, and a valid file always packets.
+    #[test]
+    fn assembled_files_packet_when_valid(pieces in proptest::collection::vec(prop_oneof![
+        Just("# A - b\n"), Just("## QUICK REFERENCE\n```yaml\nname: A\npositioning_summary: B\n```\nScope.\n"),
+        Just("## GOALS AND TARGETING\nx\n"), Just("## SKILLS INDEX\n- Rust\n"), Just("### Job [ROLE]\nTL;DR: y\n"),
+        Just("<!-- VERIFIED FACTS: a=1 -->\n"), Just("2020-2019\n"), Just("[your name]\n"), Just("```\n"),
+    ], 0..12)) {
+        let text: String = pieces.concat();
+        let v = validate(&text, FileFacts::default());
+        for s in Surface::ALL {
+            prop_assert_eq!(packet(&v, "f.md", s).is_ok(), v.valid);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! Text rules that must match JavaScript's, because files made with VitaeContext 2.x are judged
+//! by them: what `\s` and `String.prototype.trim` treat as white space, what `.` refuses to
+//! match, and ASCII-only case-insensitivity (JavaScript's `/i` without the `u` flag never lets a
+//! non-ASCII character match an ASCII letter).
+
+/// JavaScript's `\s`: ASCII white space, NBSP, the Unicode space separators, line and paragraph
+/// separators, and the byte-order mark.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
+    )
+}
+
+/// The characters JavaScript's `.` does not match.
+pub fn is_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+pub fn trim_start(s: &str) -> &str {
+    s.trim_start_matches(is_js_space)
+}
+
+pub fn trim_end(s: &str) -> &str {
+    s.trim_end_matches(is_js_space)
+}
+
+/// A regex fragment matching `word` ASCII-case-insensitively (`your` -> `[yY][oO][uU][rR]`).
+pub fn ascii_ci(word: &str) -> String {
+    word.chars()
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase())
+            } else {
+                regex::escape(&c.to_string())
+            }
+        })
+        .collect()
+}
+
+/// The JavaScript `\s` class as a regex fragment.
+pub const JS_SPACE_CLASS: &str =
+    r"[\t\n\x0B\x0C\r \u{A0}\u{1680}\u{2000}-\u{200A}\u{2028}\u{2029}\u{202F}\u{205F}\u{3000}\u{FEFF}]";
+
+/// How JavaScript prints a number (`String(n)` and `JSON.stringify(n)` agree for finite values).
+pub fn js_number(n: f64) -> String {
+    if n == 0.0 {
+        return "0".into();
+    }
+    let abs = n.abs();
+    if (1e-6..1e21).contains(&abs) {
+        return format!("{n}");
+    }
+    // Exponent form: JavaScript writes `1e+21` and `1.5e-7` where Rust writes `1e21`, `1.5e-7`.
+    let s = format!("{n:e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => s,
+    }
+}
+
+/// Char-based column (1-based) of a byte offset in `line`.
+pub fn column_of(line: &str, byte: usize) -> usize {
+    line[..byte].chars().count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        assert_eq!(js_number(2024.0), "2024");
+        assert_eq!(js_number(1.5), "1.5");
+        assert_eq!(js_number(-0.0), "0");
+        assert_eq!(js_number(1e21), "1e+21");
+        assert_eq!(js_number(12345678901234567890.0), "12345678901234567000");
+        assert_eq!(js_number(0.0000001), "1e-7");
+    }
+
+    #[test]
+    fn trim_uses_javascript_white_space() {
+        assert_eq!(trim("\u{FEFF}\u{3000} a \u{2028}"), "a");
+        // NEL is not white space in JavaScript.
+        assert_eq!(trim("\u{85}a"), "\u{85}a");
+    }
+
+    #[test]
+    fn ascii_case_insensitivity_only() {
+        let re = regex::Regex::new(&ascii_ci("todo")).unwrap();
+        assert!(re.is_match("ToDo"));
+        assert!(!re.is_match("\u{212A}")); // a Kelvin sign is not a K here
+    }
+}
