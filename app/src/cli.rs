@@ -42,6 +42,85 @@ pub enum Command {
     /// stdout carries protocol frames only; logs go to stderr. The files it serves are chosen
     /// here, by the person, never by the model: see `--context` and `--root`.
     Mcp(McpArgs),
+
+    /// Create, check and cut your Career Context file.
+    #[command(subcommand)]
+    Context(ContextCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ContextCommand {
+    /// Check a Career Context against the format: every finding with its line, and how to fix it.
+    ///
+    /// Without FILE, the file the server would serve is checked (--context is FILE here;
+    /// then $VITAECONTEXT_CAREER_CONTEXT, ~/.vitaecontext/career-context.md, the one matching
+    /// file in ~/.vitaecontext/). Exit status: 0 valid (warnings allowed), 1 invalid, 2 bad
+    /// usage or unreadable file.
+    Validate {
+        /// The Career Context file (`~` expands).
+        file: Option<PathBuf>,
+        /// Print the result as JSON on stdout: {schemaVersion, valid, path, title, sectionNames, errors, warnings}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the packet an assistant gets for one surface: the QUICK REFERENCE plus the sections
+    /// that surface needs, copied verbatim.
+    Summary {
+        /// The Career Context file; without it, the same selection as `validate`.
+        file: Option<PathBuf>,
+        /// The surface to cut for.
+        #[arg(long = "for", value_name = "SURFACE", value_enum, default_value_t = SurfaceArg::General)]
+        surface: SurfaceArg,
+        /// Write the packet to this file (atomically) instead of stdout.
+        #[arg(long, short, value_name = "PATH")]
+        output: Option<PathBuf>,
+        /// Replace --output if it already exists.
+        #[arg(long, requires = "output")]
+        force: bool,
+        /// Print {schemaVersion, source, surface, title, selectedSections, content, output} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a starter Career Context with every required section and guidance comments.
+    ///
+    /// It does not validate until you replace its [bracketed] placeholders with your facts.
+    Init {
+        /// Where to write it (default ~/.vitaecontext/career-context.md; the folder is created
+        /// readable by you only).
+        #[arg(long, short, value_name = "PATH")]
+        output: Option<PathBuf>,
+        /// Replace the file if it already exists.
+        #[arg(long)]
+        force: bool,
+        /// Print {schemaVersion, path} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The surfaces a packet can be cut for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SurfaceArg {
+    Cv,
+    Github,
+    Linkedin,
+    Portfolio,
+    X,
+    General,
+}
+
+impl From<SurfaceArg> for domain::career::Surface {
+    fn from(s: SurfaceArg) -> Self {
+        use domain::career::Surface;
+        match s {
+            SurfaceArg::Cv => Surface::Cv,
+            SurfaceArg::Github => Surface::Github,
+            SurfaceArg::Linkedin => Surface::Linkedin,
+            SurfaceArg::Portfolio => Surface::Portfolio,
+            SurfaceArg::X => Surface::X,
+            SurfaceArg::General => Surface::General,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -1,8 +1,12 @@
 //! `vitaecontext`: parse arguments, build adapters, run, map the outcome to an exit code.
 
+mod career;
 mod cli;
+mod commands;
 mod logging;
 mod mcp;
+mod report;
+mod sources;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -10,24 +14,51 @@ use std::sync::Arc;
 use clap::Parser;
 use miette::{IntoDiagnostic, WrapErr};
 
-use cli::{Cli, Command, McpArgs};
+use cli::{Cli, Command, ContextCommand, McpArgs};
+use commands::{Failure, Outcome};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.log_level);
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().color(report::stderr_color()).build())
+    }));
     match run(cli) {
         Ok(code) => code,
-        Err(report) => {
+        Err(failure) => {
             use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "{report:?}");
-            ExitCode::FAILURE
+            let _ = writeln!(std::io::stderr(), "{:?}", failure.report);
+            failure.exit_code()
         }
     }
 }
 
-fn run(cli: Cli) -> miette::Result<ExitCode> {
+fn run(cli: Cli) -> Outcome {
+    let fs = fs_std::StdFs::new();
     match cli.command {
-        Command::Mcp(args) => serve_stdio(args),
+        Command::Mcp(args) => serve_stdio(args).map_err(Failure::failed),
+        Command::Context(cmd) => {
+            let sources = sources::Sources::from_process(None, None);
+            match cmd {
+                ContextCommand::Validate { file, json } => {
+                    commands::context::validate(&fs, &sources, file.as_deref(), json)
+                }
+                ContextCommand::Summary { file, surface, output, force, json } => commands::context::summary(
+                    &fs,
+                    &sources,
+                    commands::context::SummaryArgs {
+                        file: file.as_deref(),
+                        surface: surface.into(),
+                        output: output.as_deref(),
+                        json,
+                        force,
+                    },
+                ),
+                ContextCommand::Init { output, force, json } => {
+                    commands::context::init(&fs, &sources, output.as_deref(), force, json)
+                }
+            }
+        }
     }
 }
 
@@ -38,9 +69,10 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
         .build()
         .into_diagnostic()
         .wrap_err("could not start the async runtime")?;
-    tracing::info!(context = ?args.context, root = ?args.root, "starting the MCP server on stdio");
+    let sources = sources::Sources::from_process(args.context.as_deref(), args.root.as_deref());
+    tracing::info!(context = ?sources.context_flag, graph_root = ?sources.graph_root(), "starting the MCP server on stdio");
     let (source, sink) = stdio::stdio(args.max_frame_bytes);
-    let methods = Arc::new(mcp::methods::Methods::new());
+    let methods = Arc::new(mcp::methods::Methods::new(Arc::new(fs_std::StdFs::new()), sources));
     let ended = runtime.block_on(mcp::serve(source, Arc::new(sink), methods));
     tracing::info!(?ended, "MCP server stopped");
     // The reader thread may still be blocked on stdin; it must not keep the process alive.

@@ -44,6 +44,8 @@ pub enum FsErrorKind {
     Loop,
     /// The file is larger than the caller's cap.
     TooLarge,
+    /// A FIFO, socket or device where a regular file was needed.
+    NotAFile,
     /// The path is not absolute, or names something that cannot be used this way.
     InvalidPath,
     Other,
@@ -100,8 +102,12 @@ pub trait FileSystem: Send + Sync {
     /// never a mix: write a temporary file beside it, flush it, rename it over the target.
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError>;
 
-    /// Creates a new file; fails with `AlreadyExists` when anything is at `path`.
+    /// Creates a new file atomically (a temporary file beside it, then linked into place only if
+    /// nothing is at `path`); fails with `AlreadyExists` when anything is there.
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError>;
+
+    /// Creates a directory and its missing parents, readable only by the owner (0700 on Unix).
+    fn create_private_dir_all(&self, path: &Path) -> Result<(), FsError>;
 
     /// Removes a file or a symlink (not a directory).
     fn remove_file(&self, path: &Path) -> Result<(), FsError>;

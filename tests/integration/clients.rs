@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::util::{bin, repo_root};
+use crate::util::{bin, example, repo_root};
 
 fn clients_dir() -> PathBuf {
     repo_root().join("tests/clients")
@@ -80,42 +80,83 @@ fn assert_handshake(out: &Value, who: &str) {
     }
 }
 
-#[test]
-fn typescript_sdk_client_connects_pings_and_lists() {
-    let env = Env::new(&["mcp"]);
-    let out = env.typescript(&json!({"reads": ["nope://x"]}));
-    assert_handshake(&out, "ts");
-    assert_eq!(out["capabilities"]["tools"], json!({"listChanged": false}));
-    assert_eq!(out["reads"][0]["error"]["code"], -32002);
-    assert_eq!(out["reads"][0]["error"]["data"], json!({"uri": "nope://x"}));
+/// What every client is asked to do against the bundled example.
+fn plan() -> Value {
+    json!({
+        "reads": ["career-context://current", "nope://x"],
+        "calls": [
+            {"name": "get_career_context", "arguments": {"for": "cv"}},
+            {"name": "validate_career_context", "arguments": {}},
+            {"name": "get_career_context", "arguments": {"for": "tiktok"}}
+        ]
+    })
+}
+
+fn example_server() -> Env {
+    Env::new(&["mcp", "--context", example("career-context.md").to_str().unwrap()])
+}
+
+/// What every client must see: the example's Career Context through the resource and tools.
+fn assert_career_context(out: &Value, who: &str) {
+    let names: Vec<&str> =
+        out["tools"]["items"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"get_career_context") && names.contains(&"validate_career_context"), "{who}: {names:?}");
+    let reads = &out["reads"];
+    let text = reads[0]["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {reads}"));
+    assert!(text.contains("# Rowan Vale - Platform engineer"), "{who}");
+    assert_eq!(reads[1]["error"]["code"], -32002, "{who}: {reads}");
+    let calls = &out["calls"];
+    let packet = calls[0]["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {calls}"));
+    assert!(packet.starts_with("# Career Context packet - cv\n"), "{who}: {packet}");
+    let report: Value = serde_json::from_str(calls[1]["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(report["valid"], true, "{who}");
+    assert_eq!(report["sections"], report["sectionNames"], "{who}");
+    // A bad enum value is a protocol error (-32602), which every SDK surfaces as an exception.
+    assert_eq!(calls[2]["error"]["code"], -32602, "{who}: {calls}");
 }
 
 #[test]
-fn python_mcp2_session_client_connects_pings_and_lists() {
-    let env = Env::new(&["mcp"]);
-    let out = env.python(2, "session", &json!({"reads": ["nope://x"]}));
+fn typescript_sdk_client() {
+    let env = example_server();
+    let out = env.typescript(&plan());
+    assert_handshake(&out, "ts");
+    assert_eq!(out["capabilities"]["tools"], json!({"listChanged": false}));
+    assert_career_context(&out, "ts");
+}
+
+#[test]
+fn python_mcp2_session_client() {
+    let out = example_server().python(2, "session", &plan());
     assert!(out["mcpVersion"].as_str().unwrap().starts_with("2."), "{out}");
     assert_eq!(out["protocolVersion"], "2024-11-05");
     assert_handshake(&out, "py2 session");
-    assert_eq!(out["reads"][0]["error"]["code"], -32002);
+    assert_career_context(&out, "py2 session");
 }
 
 #[test]
 fn python_mcp2_high_level_client_falls_back_from_discover_to_initialize() {
-    let env = Env::new(&["mcp"]);
-    let out = env.python(2, "auto", &json!({}));
+    let out = example_server().python(2, "auto", &plan());
     assert_eq!(out["protocolVersion"], "2024-11-05", "{out}");
     assert_handshake(&out, "py2 auto");
+    assert_career_context(&out, "py2 auto");
 }
 
 #[test]
-fn python_mcp1_session_client_connects_pings_and_lists() {
-    let env = Env::new(&["mcp"]);
-    let out = env.python(1, "session", &json!({"reads": ["nope://x"]}));
+fn python_mcp1_session_client() {
+    let out = example_server().python(1, "session", &plan());
     assert!(out["mcpVersion"].as_str().unwrap().starts_with("1."), "{out}");
     assert_eq!(out["protocolVersion"], "2024-11-05");
     assert_handshake(&out, "py1 session");
-    assert_eq!(out["reads"][0]["error"]["code"], -32002);
+    assert_career_context(&out, "py1 session");
+}
+
+#[test]
+fn bare_server_without_files_still_serves_every_client() {
+    let env = Env::new(&["mcp"]);
+    let out = env.typescript(&json!({"reads": ["career-context://current"]}));
+    assert_handshake(&out, "ts bare");
+    let text = out["reads"][0]["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Career Context not found"), "{text}");
 }
 
 /// Runs the MCP Inspector CLI (`--cli` mode) with one method and returns its JSON output.
@@ -137,12 +178,18 @@ pub fn inspector(env: &Env, method_args: &[&str]) -> Value {
 }
 
 #[test]
-fn inspector_cli_lists_tools_resources_and_prompts() {
-    let env = Env::new(&["mcp"]);
-    assert!(inspector(&env, &["--method", "tools/list"])["tools"].is_array());
+fn inspector_cli_lists_reads_and_calls() {
+    let env = example_server();
+    let tools = inspector(&env, &["--method", "tools/list"]);
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 2, "{tools}");
     assert!(inspector(&env, &["--method", "resources/list"])["resources"].is_array());
     assert!(inspector(&env, &["--method", "resources/templates/list"])["resourceTemplates"].is_array());
     assert!(inspector(&env, &["--method", "prompts/list"])["prompts"].is_array());
+    let read = inspector(&env, &["--method", "resources/read", "--uri", "career-context://current"]);
+    assert!(read["contents"][0]["text"].as_str().unwrap().contains("Rowan Vale"));
+    let called =
+        inspector(&env, &["--method", "tools/call", "--tool-name", "get_career_context", "--tool-arg", "for=github"]);
+    assert!(called["content"][0]["text"].as_str().unwrap().starts_with("# Career Context packet - github"), "{called}");
 }
 
 /// The stdio server behind supergateway's Streamable HTTP bridge, on a free loopback port.

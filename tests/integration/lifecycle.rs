@@ -65,7 +65,7 @@ fn requests_before_initialize_get_a_clear_error_and_the_server_keeps_running() {
     assert_eq!(e["code"], -32600);
     assert!(e["message"].as_str().unwrap().contains("initialize"), "{e}");
     s.initialize();
-    assert_eq!(s.ok("tools/list", json!({})), json!({"tools": []}));
+    assert!(s.ok("tools/list", json!({}))["tools"].is_array());
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! One integration test binary: the built `vitaecontext` driven from outside, plus the adapters.
 
+mod career_cli;
+mod career_mcp;
 mod cli;
 mod clients;
 mod fs_model;

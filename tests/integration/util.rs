@@ -29,6 +29,16 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf()
 }
 
+/// A file of the bundled example data.
+pub fn example(rel: &str) -> PathBuf {
+    repo_root().join("examples").join(rel)
+}
+
+/// The text of the first content item of a tool result.
+pub fn tool_text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text content: {result}"))
+}
+
 /// A command for the binary with a clean, isolated environment: HOME is a fresh temp dir, so
 /// nothing on the developer's machine is picked up.
 pub struct Cmd {
@@ -50,6 +60,16 @@ impl Cmd {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("NO_COLOR", "1");
         Self { cmd, home }
+    }
+
+    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.env(k, v);
+        self
+    }
+
+    pub fn current_dir(mut self, dir: &Path) -> Self {
+        self.cmd.current_dir(dir);
+        self
     }
 
     /// Runs to completion with no stdin; returns (status, stdout, stderr).
@@ -146,6 +166,13 @@ fn check_response(v: &Value) {
 impl Server {
     pub fn start(args: &[&str]) -> Server {
         Cmd::new(args).spawn()
+    }
+
+    /// Spawns and initializes a prepared command.
+    pub fn init(cmd: Cmd) -> Server {
+        let mut s = cmd.spawn();
+        s.initialize();
+        s
     }
 
     /// `vitaecontext mcp` with the given extra arguments, initialized.

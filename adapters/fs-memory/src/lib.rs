@@ -255,7 +255,7 @@ impl FileSystem for MemoryFs {
             }
             Node::File { bytes, .. } => Ok(bytes.clone()),
             Node::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
-            _ => Err(FsError::new(FsErrorKind::Other, path, "not a regular file")),
+            _ => Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
         }
     }
 
@@ -367,6 +367,11 @@ impl FileSystem for MemoryFs {
         let stamp = s.stamp();
         s.nodes.insert(slot, Node::File { bytes: bytes.to_vec(), stamp });
         Ok(())
+    }
+
+    fn create_private_dir_all(&self, path: &Path) -> Result<(), FsError> {
+        // Permissions are not modelled: the folders are created like any other.
+        self.create_dir_all(path)
     }
 
     fn remove_file(&self, path: &Path) -> Result<(), FsError> {

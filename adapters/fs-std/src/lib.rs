@@ -68,7 +68,7 @@ fn read_opened(path: &Path, mut file: File, max_bytes: u64) -> Result<(Vec<u8>, 
     match m.kind {
         FileKind::File => {}
         FileKind::Dir => return Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
-        _ => return Err(FsError::new(FsErrorKind::Other, path, "not a regular file")),
+        _ => return Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
     }
     if m.len > max_bytes {
         return Err(too_large(path, max_bytes));
@@ -80,6 +80,31 @@ fn read_opened(path: &Path, mut file: File, max_bytes: u64) -> Result<(Vec<u8>, 
         return Err(too_large(path, max_bytes));
     }
     Ok((bytes, m))
+}
+
+/// Writes `bytes` to a synced temporary file in the folder of `path`, ready to be moved there.
+fn staged(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, FsError> {
+    use std::io::Write;
+    require_absolute(path)?;
+    let dir = path.parent().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, path, "no parent folder"))?;
+    // tempfile wraps its errors and drops the errno; look at the folder first so a missing
+    // folder, a file in the way or a symlink loop is reported as what it is.
+    let dir_meta = fs::metadata(dir).map_err(|e| err(dir, e))?;
+    if !dir_meta.is_dir() {
+        return Err(FsError::new(FsErrorKind::NotADirectory, path, "parent is not a directory"));
+    }
+    let mut tmp =
+        tempfile::Builder::new().prefix(".vitaecontext-").suffix(".tmp").tempfile_in(dir).map_err(|e| err(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| err(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| err(path, e))?;
+    Ok(tmp)
+}
+
+/// Makes a rename durable; a filesystem that cannot sync a folder is not an error.
+fn sync_parent(path: &Path) {
+    if let Some(d) = path.parent().and_then(|dir| File::open(dir).ok()) {
+        let _ = d.sync_all();
+    }
 }
 
 fn too_large(path: &Path, max_bytes: u64) -> FsError {
@@ -173,41 +198,24 @@ impl FileSystem for StdFs {
     }
 
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
-        use std::io::Write;
-        require_absolute(path)?;
-        let dir = path.parent().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, path, "no parent folder"))?;
-        // tempfile wraps its errors and drops the errno; look at the folder first so a missing
-        // folder, a file in the way or a symlink loop is reported as what it is.
-        let dir_meta = fs::metadata(dir).map_err(|e| err(dir, e))?;
-        if !dir_meta.is_dir() {
-            return Err(FsError::new(FsErrorKind::NotADirectory, path, "parent is not a directory"));
-        }
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".vitaecontext-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| err(dir, e))?;
-        tmp.write_all(bytes).map_err(|e| err(path, e))?;
-        tmp.as_file().sync_all().map_err(|e| err(path, e))?;
-        // On failure the temporary file is removed when `tmp` drops: nothing half-written stays.
+        let tmp = staged(path, bytes)?;
+        // On failure the temporary file is removed when it drops: nothing half-written stays.
         tmp.persist(path).map_err(|e| err(path, e.error))?;
-        // Make the rename itself durable; a filesystem that cannot sync a folder is not an error.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
+        sync_parent(path);
         Ok(())
     }
 
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
-        use std::io::Write;
-        require_absolute(path)?;
-        let mut file = OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| err(path, e))?;
-        let written = file.write_all(bytes).and_then(|()| file.sync_all());
-        if let Err(e) = written {
-            let _ = fs::remove_file(path);
-            return Err(err(path, e));
-        }
+        let tmp = staged(path, bytes)?;
+        tmp.persist_noclobber(path).map_err(|e| err(path, e.error))?;
+        sync_parent(path);
         Ok(())
+    }
+
+    fn create_private_dir_all(&self, path: &Path) -> Result<(), FsError> {
+        use std::os::unix::fs::DirBuilderExt;
+        require_absolute(path)?;
+        fs::DirBuilder::new().recursive(true).mode(0o700).create(path).map_err(|e| err(path, e))
     }
 
     fn remove_file(&self, path: &Path) -> Result<(), FsError> {
@@ -227,7 +235,7 @@ mod tests {
         let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(status.success());
         let e = StdFs.read(&fifo, 1024).unwrap_err();
-        assert_eq!(e.kind, FsErrorKind::Other, "{e}");
+        assert_eq!(e.kind, FsErrorKind::NotAFile, "{e}");
     }
 
     #[test]

@@ -5,8 +5,13 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Handler;
+use std::sync::Arc;
+
+use ports::fs::FileSystem;
+
 use super::jsonrpc::RpcError;
+use super::{Handler, resources, tools};
+use crate::sources::Sources;
 use domain::pagination::{self, PAGE_SIZE};
 
 /// The protocol version this server speaks (the contract's).
@@ -41,12 +46,28 @@ pub fn initialize_result() -> Value {
 }
 
 /// What the server serves. Built once at start-up from the configuration.
-#[derive(Debug, Default)]
-pub struct Methods {}
+pub struct Methods {
+    fs: Arc<dyn FileSystem>,
+    sources: Sources,
+}
+
+impl std::fmt::Debug for Methods {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Methods").field("sources", &self.sources).finish_non_exhaustive()
+    }
+}
 
 impl Methods {
-    pub fn new() -> Self {
-        Self {}
+    pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
+        Self { fs, sources }
+    }
+
+    pub fn fs(&self) -> &dyn FileSystem {
+        &*self.fs
+    }
+
+    pub fn sources(&self) -> &Sources {
+        &self.sources
     }
 }
 
@@ -57,17 +78,23 @@ impl Handler for Methods {
 
     fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
         match method {
-            "resources/list" => list_page(params, "resources", self.resources()),
-            "resources/templates/list" => list_page(params, "resourceTemplates", self.resource_templates()),
-            "tools/list" => list_page(params, "tools", self.tools()),
+            "resources/list" => list_page(params, "resources", resources::list(self)),
+            "resources/templates/list" => list_page(params, "resourceTemplates", resources::templates(self)),
+            "tools/list" => list_page(params, "tools", tools::definitions()),
             "prompts/list" => list_page(params, "prompts", self.prompts()),
-            "resources/read" => {
-                let uri = required_str(params, "uri")?;
-                Err(RpcError::resource_not_found(uri, format!("{uri} is not a resource of this server")))
-            }
+            "resources/read" => resources::read(self, required_str(params, "uri")?),
             "tools/call" => {
                 let name = required_str(params, "name")?;
-                Err(RpcError::invalid_params(format!("unknown tool {name:?}")))
+                if !tools::known(name) {
+                    return Err(RpcError::invalid_params(format!("unknown tool {name:?}")));
+                }
+                let empty = Map::new();
+                let args = match params.get("arguments") {
+                    None | Some(Value::Null) => &empty,
+                    Some(Value::Object(a)) => a,
+                    Some(_) => return Err(RpcError::invalid_params("\"arguments\" must be an object")),
+                };
+                tools::call(self, name, args).map(tools::ToolResult::into_value)
             }
             "prompts/get" => {
                 let name = required_str(params, "name")?;
@@ -79,18 +106,6 @@ impl Handler for Methods {
 }
 
 impl Methods {
-    fn resources(&self) -> Vec<Value> {
-        Vec::new()
-    }
-
-    fn resource_templates(&self) -> Vec<Value> {
-        Vec::new()
-    }
-
-    fn tools(&self) -> Vec<Value> {
-        Vec::new()
-    }
-
     fn prompts(&self) -> Vec<Value> {
         Vec::new()
     }

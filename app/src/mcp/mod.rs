@@ -7,6 +7,8 @@
 
 pub mod jsonrpc;
 pub mod methods;
+pub mod resources;
+pub mod tools;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -16,3 +16,7 @@ pub use validate::{Code, Diagnostic, FileFacts, Severity, Validation, validate};
 
 #[cfg(test)]
 mod tests;
+
+/// The starter file `vitaecontext context init` writes: every required section, guidance
+/// comments, and placeholders that fail validation until the person replaces them.
+pub const STARTER: &str = include_str!("starter.md");

@@ -234,3 +234,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_starter_fails_until_its_placeholders_are_replaced() {
+    let v = validate(STARTER, FileFacts::default());
+    assert!(!v.valid);
+    let kinds: std::collections::BTreeSet<_> = v.errors.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["empty_quick_value", "placeholder"], "{:?}", codes(&v));
+    let filled =
+        regex::Regex::new(r"\[(?:Your|Replace|Add|Describe)[^\]]*\]").unwrap().replace_all(STARTER, "Sample fact");
+    let v = validate(&filled, FileFacts::default());
+    assert!(v.valid, "{:?}", codes(&v));
+    assert!(v.warnings.is_empty(), "{:?}", codes(&v));
+}

@@ -48,7 +48,7 @@ macro_rules! codes {
 
 codes! {
     H1Count => "h1_count", "Keep exactly one `# Name - Descriptor` title line; turn any other H1 into an H2 or lower.";
-    H1Descriptor => "h1_descriptor", "Write the title as `# Full Name - Positioning descriptor` (a spaced -, - or -).";
+    H1Descriptor => "h1_descriptor", "Write the title as `# Full Name - Positioning descriptor` (a spaced -, – or —).";
     MissingQuickReference => "missing_quick_reference", "Add `## QUICK REFERENCE` right after the title, followed by a ```yaml block.";
     QuickReferencePosition => "quick_reference_position", "Move `## QUICK REFERENCE` so it is the first H2 of the file.";
     QuickReferenceYaml => "quick_reference_yaml", "Use flat YAML only: `key: value` at column 0, inline lists `[a, b]`, or a bare `key:` followed by `  - item` lines, inside a closed ```yaml fence.";

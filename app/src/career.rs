@@ -1,0 +1,183 @@
+//! The Career Context use cases over the filesystem port: select, load, validate, packet.
+
+use std::path::{Path, PathBuf};
+
+use domain::career::{self, Diagnostic, FileFacts, Selection, Surface, Validation};
+use ports::fs::{FileSystem, FsErrorKind};
+use serde_json::{Value, json};
+
+use crate::sources::Sources;
+
+/// The largest Career Context read (a real one is a few tens of KiB).
+pub const MAX_CONTEXT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A Career Context read from disk and validated.
+#[derive(Debug)]
+pub struct Loaded {
+    pub path: PathBuf,
+    pub text: String,
+    pub validation: Validation,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("Career Context file does not exist: {}", .0.display())]
+    NotFound(PathBuf),
+    #[error("Career Context path is not a file: {}", .0.display())]
+    NotAFile(PathBuf),
+    #[error("Career Context file is larger than {} MiB: {}", MAX_CONTEXT_BYTES / 1024 / 1024, .0.display())]
+    TooLarge(PathBuf),
+    #[error("Career Context file could not be read: {0}")]
+    Unreadable(ports::fs::FsError),
+}
+
+pub fn select(fs: &dyn FileSystem, sources: &Sources) -> Selection {
+    career::select(&sources.selection_input(fs))
+}
+
+/// Reads the file as text; invalid UTF-8 becomes U+FFFD, as VitaeContext 2.x reads it.
+pub fn read_text(fs: &dyn FileSystem, path: &Path) -> Result<String, LoadError> {
+    match fs.read(path, MAX_CONTEXT_BYTES) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) => Err(match e.kind {
+            FsErrorKind::NotFound | FsErrorKind::NotADirectory => LoadError::NotFound(path.to_path_buf()),
+            FsErrorKind::IsADirectory | FsErrorKind::NotAFile => LoadError::NotAFile(path.to_path_buf()),
+            FsErrorKind::TooLarge => LoadError::TooLarge(path.to_path_buf()),
+            _ => LoadError::Unreadable(e),
+        }),
+    }
+}
+
+/// Whether `path` lies inside a git work tree: some parent folder holds a `.git` entry.
+pub fn in_git_worktree(fs: &dyn FileSystem, path: &Path) -> bool {
+    path.ancestors().skip(1).any(|dir| fs.symlink_metadata(&dir.join(".git")).is_ok())
+}
+
+pub fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, LoadError> {
+    let text = read_text(fs, path)?;
+    let validation = career::validate(&text, FileFacts { in_git_worktree: in_git_worktree(fs, path) });
+    Ok(Loaded { path: path.to_path_buf(), text, validation })
+}
+
+pub fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The notice shown in place of a Career Context when none is selected.
+pub fn selection_notice(selection: &Selection) -> Option<String> {
+    match selection {
+        Selection::Selected { .. } => None,
+        Selection::Missing { looked_in } => {
+            let places: String = if looked_in.is_empty() {
+                "- (no home folder is set, so ~/.vitaecontext/ could not be searched)\n".into()
+            } else {
+                looked_in.iter().map(|p| format!("- `{}`\n", p.display())).collect()
+            };
+            Some(format!(
+                "# Career Context not found\n\n\
+                 No Career Context file is selected, so there are no career facts to share yet.\n\n\
+                 vitaecontext looked for:\n{places}\n\
+                 To fix this, do one of:\n\
+                 - run `vitaecontext context init` and fill in the starter file it writes to `~/.vitaecontext/career-context.md`;\n\
+                 - start the server with `--context FILE` pointing at an existing Career Context;\n\
+                 - set the `VITAECONTEXT_CAREER_CONTEXT` environment variable to that file.\n\n\
+                 Until then, ask the person for the facts you need instead of guessing them.\n"
+            ))
+        }
+        Selection::Ambiguous { candidates } => {
+            let list: String = candidates.iter().map(|p| format!("- `{}`\n", p.display())).collect();
+            Some(format!(
+                "# Career Context not selected\n\n\
+                 Several Career Context files were found in `~/.vitaecontext/`, and vitaecontext will not guess which one is meant:\n{list}\n\
+                 To choose, do one of:\n\
+                 - start the server with `--context FILE`;\n\
+                 - set the `VITAECONTEXT_CAREER_CONTEXT` environment variable to the file;\n\
+                 - rename the file you use to `~/.vitaecontext/career-context.md`.\n"
+            ))
+        }
+    }
+}
+
+/// The notice for a selected file that cannot be read.
+pub fn load_notice(path: &Path, error: &LoadError) -> String {
+    format!(
+        "# Career Context unavailable\n\n{error}\n\n\
+         The server was configured to use `{}`. Create it with `vitaecontext context init --output {}`, \
+         or point `--context` / `VITAECONTEXT_CAREER_CONTEXT` at an existing Career Context.\n",
+        path.display(),
+        path.display()
+    )
+}
+
+pub fn diagnostic_json(d: &Diagnostic) -> Value {
+    json!({
+        "code": d.code.as_str(),
+        "line": d.line,
+        "message": d.message,
+        "severity": d.severity.as_str(),
+        "column": d.column,
+        "endColumn": d.end_column,
+    })
+}
+
+/// `context validate --json`: `{schemaVersion: 2, valid, path, title, sectionNames, errors, warnings}`.
+pub fn validation_json(loaded: &Loaded) -> Value {
+    let v = &loaded.validation;
+    json!({
+        "schemaVersion": 2,
+        "valid": v.valid,
+        "path": loaded.path.display().to_string(),
+        "title": v.title,
+        "sectionNames": v.section_names(),
+        "errors": v.errors.iter().map(diagnostic_json).collect::<Vec<_>>(),
+        "warnings": v.warnings.iter().map(diagnostic_json).collect::<Vec<_>>(),
+    })
+}
+
+/// A short list of the first errors with their lines, for tool results.
+pub fn first_errors(v: &Validation, max: usize) -> String {
+    let mut out: String = v
+        .errors
+        .iter()
+        .take(max)
+        .map(|d| format!("- line {}: [{}] {}\n", d.line, d.code.as_str(), d.message))
+        .collect();
+    if v.errors.len() > max {
+        out.push_str(&format!("- ... and {} more\n", v.errors.len() - max));
+    }
+    out
+}
+
+/// The packet JSON of `context summary --json`.
+pub fn packet_json(loaded: &Loaded, p: &career::Packet, output: Option<&Path>) -> Value {
+    let mut v = json!({
+        "schemaVersion": 2,
+        "source": loaded.path.display().to_string(),
+        "surface": p.surface.as_str(),
+        "title": loaded.validation.title,
+        "selectedSections": p.selected_sections,
+        "content": p.content,
+    });
+    if let Some(o) = output {
+        v["output"] = json!(o.display().to_string());
+    }
+    v
+}
+
+/// The packet for `surface`, or why there is none, as text a model can act on.
+pub fn packet_text(fs: &dyn FileSystem, sources: &Sources, surface: Surface) -> Result<String, String> {
+    let path = match select(fs, sources) {
+        Selection::Selected { path, .. } => path,
+        other => return Err(selection_notice(&other).unwrap_or_default()),
+    };
+    let loaded = load(fs, &path).map_err(|e| load_notice(&path, &e))?;
+    career::packet(&loaded.validation, &file_name(&path), surface).map(|p| p.content).map_err(|e| {
+        format!(
+            "The Career Context at `{}` is not valid ({} error(s)), so no packet was produced. \
+             Ask the person to fix these, or to run `vitaecontext context validate` for details:\n{}",
+            path.display(),
+            e.errors,
+            first_errors(&loaded.validation, 10)
+        )
+    })
+}

@@ -1,0 +1,152 @@
+//! `vitaecontext context validate | summary | init`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use domain::career::{self, Selection, Surface};
+use miette::miette;
+use ports::fs::{FileSystem, FsErrorKind};
+
+use super::{Failure, Outcome};
+use crate::career::{self as usecase, LoadError, Loaded};
+use crate::report;
+use crate::sources::Sources;
+
+fn out(text: &str) {
+    // A closed stdout (`| head`) is not an error worth a panic.
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+fn err(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// FILE if given, else the server's selection (said on stderr, with the rule that chose it).
+fn resolve(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>) -> Result<PathBuf, Failure> {
+    if let Some(f) = file {
+        let raw = f.to_string_lossy();
+        return Ok(career::select::expand_path(&raw, sources.home.as_deref(), &sources.cwd));
+    }
+    match usecase::select(fs, sources) {
+        Selection::Selected { path, rule } => {
+            err(&format!("Using {} ({})\n", path.display(), rule.describe()));
+            Ok(path)
+        }
+        other => Err(Failure::usage(miette!(
+            help = "pass the file to check as an argument, or see the notice above",
+            "{}",
+            usecase::selection_notice(&other).unwrap_or_default().trim_end()
+        ))),
+    }
+}
+
+fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, Failure> {
+    usecase::load(fs, path).map_err(|e| {
+        let help = match e {
+            LoadError::NotFound(_) => "check the path, or create a starter file with `vitaecontext context init`",
+            _ => "pass the path of a readable Markdown file",
+        };
+        Failure::usage(miette!(help = help, "{e}"))
+    })
+}
+
+pub fn validate(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>, json: bool) -> Outcome {
+    let path = resolve(fs, sources, file)?;
+    let loaded = load(fs, &path)?;
+    let v = &loaded.validation;
+    if json {
+        out(&format!("{}\n", pretty(&usecase::validation_json(&loaded))));
+    } else {
+        let findings = report::findings(&path.display().to_string(), &loaded.text, v);
+        err(&report::render(&findings, 100, report::stderr_color()));
+        if v.valid {
+            let note =
+                if v.warnings.is_empty() { String::new() } else { format!(" ({} warning(s))", v.warnings.len()) };
+            out(&format!("Career Context valid: {}{note}\n", path.display()));
+        } else {
+            err(&format!(
+                "Career Context invalid: {} error(s), {} warning(s) in {}\n",
+                v.errors.len(),
+                v.warnings.len(),
+                path.display()
+            ));
+        }
+    }
+    Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// Writes `bytes` to `path` atomically; refuses an existing file unless `force`.
+fn write_output(fs: &dyn FileSystem, path: &Path, bytes: &[u8], force: bool, private_dir: bool) -> Result<(), Failure> {
+    if let Some(dir) = path.parent() {
+        let made = if private_dir { fs.create_private_dir_all(dir) } else { fs.create_dir_all(dir) };
+        made.map_err(|e| Failure::failed(miette!("could not create the folder {}: {}", dir.display(), e.detail)))?;
+    }
+    let written = if force { fs.write_atomic(path, bytes) } else { fs.write_new(path, bytes) };
+    written.map_err(|e| match e.kind {
+        FsErrorKind::AlreadyExists => Failure::failed(miette!(
+            help = "pass --force to replace it, or choose another path with --output",
+            "{} already exists; nothing was written",
+            path.display()
+        )),
+        _ => Failure::failed(miette!("could not write {}: {}", path.display(), e.detail)),
+    })
+}
+
+pub struct SummaryArgs<'a> {
+    pub file: Option<&'a Path>,
+    pub surface: Surface,
+    pub output: Option<&'a Path>,
+    pub json: bool,
+    pub force: bool,
+}
+
+pub fn summary(fs: &dyn FileSystem, sources: &Sources, a: SummaryArgs<'_>) -> Outcome {
+    let path = resolve(fs, sources, a.file)?;
+    let loaded = load(fs, &path)?;
+    let packet = career::packet(&loaded.validation, &usecase::file_name(&path), a.surface).map_err(|e| {
+        Failure::failed(miette!(
+            help = format!("run `vitaecontext context validate {}` to see each error", path.display()),
+            "{e}"
+        ))
+    })?;
+    let output =
+        a.output.map(|o| career::select::expand_path(&o.to_string_lossy(), sources.home.as_deref(), &sources.cwd));
+    if let Some(o) = &output {
+        write_output(fs, o, packet.content.as_bytes(), a.force, false)?;
+    }
+    if a.json {
+        out(&format!("{}\n", pretty(&usecase::packet_json(&loaded, &packet, output.as_deref()))));
+    } else if let Some(o) = &output {
+        out(&format!("Wrote the {} Career Context packet to {}\n", packet.surface, o.display()));
+    } else {
+        out(&packet.content);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn init(fs: &dyn FileSystem, sources: &Sources, output: Option<&Path>, force: bool, json: bool) -> Outcome {
+    let path = match output {
+        Some(o) => career::select::expand_path(&o.to_string_lossy(), sources.home.as_deref(), &sources.cwd),
+        None => sources
+            .home
+            .as_ref()
+            .map(|h| h.join(career::select::DEFAULT_DIR).join(career::select::CANONICAL_NAME))
+            .ok_or_else(|| Failure::usage(miette!(help = "pass --output PATH", "HOME is not set")))?,
+    };
+    write_output(fs, &path, career::STARTER.as_bytes(), force, true)?;
+    if json {
+        out(&format!("{}\n", pretty(&serde_json::json!({ "schemaVersion": 2, "path": path.display().to_string() }))));
+    } else {
+        out(&format!("Initialized Career Context at {}\n", path.display()));
+        err(&format!(
+            "Next: replace every [bracketed] placeholder with your own facts, then run\n  vitaecontext context validate {}\n",
+            path.display()
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,137 @@
+//! Human-readable findings, rendered with miette: a namespaced code, the source line with a
+//! label under the exact span, and a help line saying how to fix it.
+
+use std::fmt;
+use std::io::IsTerminal;
+
+use domain::career::{Code, Diagnostic, Severity, Validation};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+
+/// One finding about one file, as miette wants it.
+#[derive(Debug)]
+pub struct Finding {
+    code: String,
+    message: String,
+    help: &'static str,
+    severity: Severity,
+    label: String,
+    span: SourceSpan,
+    source: NamedSource<String>,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Finding {}
+
+impl miette::Diagnostic for Finding {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.help))
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(self.label.clone()), self.span))))
+    }
+}
+
+/// What the label under the span says: what was expected, or what was found.
+fn label(d: &Diagnostic) -> String {
+    match d.code {
+        Code::H1Count => "expected exactly one `# Name - Descriptor` title".into(),
+        Code::H1Descriptor => "expected `Full Name - Positioning descriptor`".into(),
+        Code::MissingQuickReference => "expected a `## QUICK REFERENCE` section after this".into(),
+        Code::QuickReferencePosition => "expected as the first H2".into(),
+        Code::QuickReferenceYaml if d.message.starts_with("QUICK REFERENCE must begin") => {
+            "expected a closed ```yaml fence right after this heading".into()
+        }
+        Code::QuickReferenceYaml => "not accepted in the flat QUICK REFERENCE YAML".into(),
+        Code::MissingQuickField => "expected `name` and `positioning_summary` in this block".into(),
+        Code::EmptyQuickValue => "a value in this block is empty or template text".into(),
+        Code::MissingScopeDeclaration => "expected a short scope statement after this block".into(),
+        Code::MissingSection | Code::MissingEvidenceHistory | Code::MissingVerifiedFacts => {
+            "not found anywhere in this file".into()
+        }
+        Code::ConflictingVerifiedFact => "VERIFIED FACTS disagree with each other".into(),
+        Code::MissingTldr => "expected a `TL;DR:` line in this entry".into(),
+        Code::ReversedDateRange => "this range runs backwards".into(),
+        Code::Placeholder => "template text".into(),
+        Code::TrackedWorkspacePath => "this file is inside a git work tree".into(),
+    }
+}
+
+/// Byte offset in `text` of a 1-based (line, char column).
+fn offset(line_starts: &[usize], text: &str, line: usize, column: usize) -> usize {
+    let start = line_starts.get(line.saturating_sub(1)).copied().unwrap_or(text.len());
+    let line_text = &text[start..];
+    let line_text = &line_text[..line_text.find('\n').unwrap_or(line_text.len())];
+    start + line_text.char_indices().nth(column.saturating_sub(1)).map_or(line_text.len(), |(i, _)| i)
+}
+
+pub fn findings(path: &str, content: &str, v: &Validation) -> Vec<Finding> {
+    let text = content.replace("\r\n", "\n");
+    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    v.errors
+        .iter()
+        .chain(&v.warnings)
+        .map(|d| {
+            let a = offset(&line_starts, &text, d.line, d.column);
+            let b = offset(&line_starts, &text, d.line, d.end_column).max(a);
+            Finding {
+                code: format!("vitaecontext::context::{}", d.code.as_str()),
+                message: format!("{} (line {})", d.message, d.line),
+                help: d.code.help(),
+                severity: d.severity,
+                label: label(d),
+                span: SourceSpan::from(a..b),
+                source: NamedSource::new(path, text.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Whether to colour output on stderr: a terminal, and no NO_COLOR.
+pub fn stderr_color() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// Renders every finding, in order, as one text.
+pub fn render(findings: &[Finding], width: usize, color: bool) -> String {
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
+    let mut out = String::new();
+    for f in findings {
+        if handler.render_report(&mut out, f).is_err() {
+            out.push_str(&format!("{}: {}\n", f.code, f.message));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::career::{FileFacts, validate};
+
+    #[test]
+    fn findings_render_with_code_label_and_help() {
+        let text = "# Ada Lovelace\n\n## QUICK REFERENCE\n```yaml\nname: Ada\npositioning_summary: n/a\n```\nScope.\n\n<!-- VERIFIED FACTS: a=1 -->\n\n## GOALS AND TARGETING\nWorked 2020-2019 on [your project].\n\n## SKILLS INDEX\n\n### Analyst [ROLE]\n";
+        let v = validate(text, FileFacts::default());
+        let out = render(&findings("career-context.md", text, &v), 100, false);
+        insta::assert_snapshot!(out);
+    }
+}

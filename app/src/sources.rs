@@ -1,0 +1,81 @@
+//! Where the files come from: flags, environment, home and working directory, captured once at
+//! start-up so that nothing later reads the process environment.
+
+use std::path::{Path, PathBuf};
+
+use domain::career::SelectionInput;
+use domain::career::select::{CANONICAL_NAME, DEFAULT_DIR, expand_path};
+use ports::fs::{FileKind, FileSystem};
+
+pub const CONTEXT_ENV: &str = "VITAECONTEXT_CAREER_CONTEXT";
+pub const GRAPH_ENV: &str = "VITAEGRAPH_ROOT";
+
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    pub context_flag: Option<String>,
+    pub context_env: Option<String>,
+    pub root_flag: Option<String>,
+    pub root_env: Option<String>,
+    pub home: Option<PathBuf>,
+    pub cwd: PathBuf,
+}
+
+fn non_empty(v: Option<std::ffi::OsString>) -> Option<String> {
+    v.map(|s| s.to_string_lossy().into_owned()).filter(|s| !s.is_empty())
+}
+
+impl Sources {
+    /// Reads the process environment (the only place that does).
+    pub fn from_process(context_flag: Option<&Path>, root_flag: Option<&Path>) -> Self {
+        Sources {
+            context_flag: context_flag.map(|p| p.to_string_lossy().into_owned()),
+            context_env: non_empty(std::env::var_os(CONTEXT_ENV)),
+            root_flag: root_flag.map(|p| p.to_string_lossy().into_owned()),
+            root_env: non_empty(std::env::var_os(GRAPH_ENV)),
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        }
+    }
+
+    /// The facts the selection rules need, looked up through the filesystem port.
+    pub fn selection_input(&self, fs: &dyn FileSystem) -> SelectionInput {
+        let dir = self.home.as_ref().map(|h| h.join(DEFAULT_DIR));
+        let canonical_exists = dir
+            .as_ref()
+            .and_then(|d| fs.metadata(&d.join(CANONICAL_NAME)).ok())
+            .is_some_and(|m| m.kind == FileKind::File);
+        let default_dir_files = dir
+            .as_ref()
+            .and_then(|d| fs.read_dir(d).ok())
+            .map(|entries| {
+                entries
+                    .into_iter()
+                    .filter(|e| {
+                        let path = dir.as_ref().map(|d| d.join(&e.name));
+                        e.kind == FileKind::File
+                            || (e.kind == FileKind::Symlink
+                                && path.and_then(|p| fs.metadata(&p).ok()).is_some_and(|m| m.kind == FileKind::File))
+                    })
+                    .map(|e| e.name)
+                    .collect()
+            })
+            .unwrap_or_default();
+        SelectionInput {
+            flag: self.context_flag.clone(),
+            env: self.context_env.clone(),
+            home: self.home.clone(),
+            cwd: self.cwd.clone(),
+            canonical_exists,
+            default_dir_files,
+        }
+    }
+
+    /// The VitaeGraph root: `--root`, `$VITAEGRAPH_ROOT`, then `~/.vitaecontext/vitaegraph`.
+    pub fn graph_root(&self) -> Option<PathBuf> {
+        let home = self.home.as_deref();
+        if let Some(r) = self.root_flag.as_deref().or(self.root_env.as_deref()) {
+            return Some(expand_path(r, home, &self.cwd));
+        }
+        home.map(|h| h.join(DEFAULT_DIR).join("vitaegraph"))
+    }
+}
