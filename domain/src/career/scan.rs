@@ -90,6 +90,8 @@ pub struct Scan<'a> {
     /// `lines`, except fence lines and fenced content are empty.
     pub visible: Vec<&'a str>,
     pub headings: Vec<Heading>,
+    /// For each heading (same order), the line index where its section ends.
+    ends: Vec<usize>,
 }
 
 impl<'a> Scan<'a> {
@@ -130,14 +132,31 @@ impl<'a> Scan<'a> {
                 let title = trim(&line[a..b]).to_owned();
                 Some(Heading { level, normalized: normalize_heading(&title), title, index, span: (a, b) })
             })
-            .collect();
-        Scan { lines, visible, headings }
+            .collect::<Vec<Heading>>();
+        // One pass with a stack of open sections: a heading closes every open section of the
+        // same or a deeper level.
+        let mut ends = vec![lines.len(); headings.len()];
+        let mut open: Vec<usize> = Vec::new();
+        for (i, h) in headings.iter().enumerate() {
+            while let Some(&top) = open.last() {
+                if headings[top].level < h.level {
+                    break;
+                }
+                ends[top] = h.index;
+                open.pop();
+            }
+            open.push(i);
+        }
+        Scan { lines, visible, headings, ends }
     }
 
     /// Index (into `lines`) where the section of `h` ends: the next heading of the same or a
     /// higher level, or the end.
     pub fn section_end(&self, h: &Heading) -> usize {
-        self.headings.iter().find(|c| c.index > h.index && c.level <= h.level).map_or(self.lines.len(), |c| c.index)
+        match self.headings.binary_search_by_key(&h.index, |c| c.index) {
+            Ok(i) => self.ends[i],
+            Err(_) => self.lines.len(),
+        }
     }
 
     /// The section's text: its heading line through the line before the next heading of the

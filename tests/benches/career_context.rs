@@ -1,0 +1,85 @@
+//! Benchmark: validating and packeting a large Career Context, and the `get_career_context`
+//! round trip over stdio.
+//!
+//! Method: a generated valid Career Context of about 1 MB with 5,000 tagged sections; the domain
+//! functions are timed in-process (30 runs after 3 warm-ups); the round trip spawns the release
+//! binary once and times 200 sequential `tools/call` requests (after 10 warm-ups), each from
+//! writing the request line to reading the response line. Run with `scripts/bench`.
+
+#[path = "support.rs"]
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use domain::career::{FileFacts, Surface, packet, validate};
+
+/// A valid Career Context with `sections` H2 sections, each a tagged role of about 200 bytes.
+fn large_context(sections: usize) -> String {
+    let mut s = String::from(
+        "<!-- FICTIONAL EXAMPLE: generated for benchmarks -->\n# Bench Person - Generated profile for timing\n\n## QUICK REFERENCE\n```yaml\nname: Bench Person\npositioning_summary: A generated file\ntarget_roles:\n  - Engineer\n```\n\nScope: generated.\n\n<!-- VERIFIED FACTS: a=1, b=2 -->\n\n## GOALS AND TARGETING\n\nGrow.\n\n## SKILLS INDEX\n\n- Rust\n",
+    );
+    for i in 0..sections {
+        let kind = ["PROFESSIONAL EXPERIENCE", "PROJECTS", "EDUCATION", "LANGUAGES"][i % 4];
+        s.push_str(&format!(
+            "\n## {kind} {i}\n\n### Role number {i} [ROLE] - Company {i} (2010-2020)\n\nTL;DR: Did measurable thing {i} for 40 people over three years with care.\n\n- Shipped feature {i} used by 1,000 people.\n"
+        ));
+    }
+    s
+}
+
+fn main() {
+    let text = large_context(5_000);
+    println!("Career Context: {} bytes, {} lines, 5,000 H2 sections", text.len(), text.lines().count());
+    let v = validate(&text, FileFacts::default());
+    assert!(v.valid, "{:?}", v.errors.first());
+    assert_eq!(v.sections.len(), 5_003);
+
+    println!("{}", support::time(30, 3, || validate(&text, FileFacts::default())).line("validate (1 MB)"));
+    println!(
+        "{}",
+        support::time(30, 3, || packet(&v, "bench.md", Surface::General)).line("packet general (from a validation)")
+    );
+    println!("{}", support::time(30, 3, || packet(&v, "bench.md", Surface::Cv)).line("packet cv (from a validation)"));
+    println!(
+        "{}",
+        support::time(30, 3, || {
+            let v = validate(&text, FileFacts::default());
+            packet(&v, "bench.md", Surface::Cv)
+        })
+        .line("validate + packet cv")
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("bench-career-context.md");
+    std::fs::write(&file, &text).expect("write");
+    let mut child = Command::new(support::release_bin())
+        .args(["mcp", "--context", file.to_str().expect("utf-8 path")])
+        .env("HOME", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn vitaecontext");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let mut roundtrip = |req: &str| {
+        writeln!(stdin, "{req}").expect("write");
+        stdin.flush().expect("flush");
+        line.clear();
+        stdout.read_line(&mut line).expect("read");
+        assert!(line.contains("\"result\""), "{line}");
+        line.len()
+    };
+    roundtrip(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
+    let req = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_career_context","arguments":{"for":"cv"}}}"#;
+    let bytes = roundtrip(req);
+    let start = Instant::now();
+    let stats = support::time(200, 10, || roundtrip(req));
+    println!("{}", stats.line(&format!("get_career_context cv over stdio ({bytes} B)")));
+    println!("  200 round trips in {:.2?}", start.elapsed());
+    drop(stdin);
+    let _ = child.wait();
+}
