@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+#[derive(Debug)]
 pub struct Stats {
     pub samples: Vec<Duration>,
 }
