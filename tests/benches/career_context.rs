@@ -6,6 +6,8 @@
 //! binary once and times 200 sequential `tools/call` requests (after 10 warm-ups), each from
 //! writing the request line to reading the response line. Run with `scripts/bench`.
 
+#![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+
 #[path = "support.rs"]
 mod support;
 
