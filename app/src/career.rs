@@ -181,3 +181,37 @@ pub fn packet_text(fs: &dyn FileSystem, sources: &Sources, surface: Surface) -> 
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fs_memory::MemoryFs;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Any bytes at all, invalid UTF-8 included, load without a panic and give a packet or
+        // a reason, never both.
+        #[test]
+        fn any_bytes_load_and_packet_or_explain(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let fs = MemoryFs::new();
+            let path = Path::new("/home/p/ctx.md");
+            fs.create_dir_all(Path::new("/home/p")).unwrap();
+            fs.write_atomic(path, &bytes).unwrap();
+            let loaded = load(&fs, path).unwrap();
+            prop_assert_eq!(loaded.text.chars().count() > 0, !bytes.is_empty());
+            let sources = Sources { context_flag: Some("/home/p/ctx.md".into()), cwd: "/".into(), ..Default::default() };
+            let packet = packet_text(&fs, &sources, Surface::Cv);
+            prop_assert_eq!(packet.is_ok(), loaded.validation.valid);
+        }
+    }
+
+    #[test]
+    fn a_fifo_or_a_folder_is_not_a_career_context() {
+        let fs = MemoryFs::new();
+        fs.create_dir_all(Path::new("/d")).unwrap();
+        fs.make_special(Path::new("/d/pipe")).unwrap();
+        assert!(matches!(load(&fs, Path::new("/d/pipe")), Err(LoadError::NotAFile(_))));
+        assert!(matches!(load(&fs, Path::new("/d")), Err(LoadError::NotAFile(_))));
+        assert!(matches!(load(&fs, Path::new("/d/none")), Err(LoadError::NotFound(_))));
+    }
+}
