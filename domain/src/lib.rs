@@ -5,3 +5,5 @@
 
 pub mod career;
 pub mod pagination;
+pub mod prompts;
+pub mod wiki;

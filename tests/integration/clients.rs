@@ -83,7 +83,16 @@ fn assert_handshake(out: &Value, who: &str) {
 /// What every client is asked to do against the bundled example.
 fn plan() -> Value {
     json!({
-        "reads": ["career-context://current", "nope://x"],
+        "reads": [
+            "career-context://current", "nope://x",
+            "vitaecontext://wiki/vitaecontext", "vitaecontext://wiki/build", "vitaecontext://wiki/vitaegraph"
+        ],
+        "prompts": [
+            {"name": "cv_tailoring", "arguments": {"targetRole": "Staff Platform Engineer", "jobDescription": "Rust and CI."}},
+            {"name": "linkedin_audit", "arguments": {}},
+            {"name": "github_showcase", "arguments": {"focus": "build tools"}},
+            {"name": "career_context_intake", "arguments": {"rawNotes": "notes"}}
+        ],
         "calls": [
             {"name": "get_career_context", "arguments": {"for": "cv"}},
             {"name": "validate_career_context", "arguments": {}},
@@ -113,6 +122,18 @@ fn assert_career_context(out: &Value, who: &str) {
     assert_eq!(report["sections"], report["sectionNames"], "{who}");
     // A bad enum value is a protocol error (-32602), which every SDK surfaces as an exception.
     assert_eq!(calls[2]["error"]["code"], -32602, "{who}: {calls}");
+    for (i, needle) in [(2, "## Client configuration"), (3, "missing_scope_declaration"), (4, "## Front matter")] {
+        let text = reads[i]["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {}", reads[i]));
+        assert!(text.contains(needle), "{who}: wiki read {i}");
+    }
+    let prompts: Vec<&str> =
+        out["prompts"]["items"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(prompts, ["cv_tailoring", "linkedin_audit", "github_showcase", "career_context_intake"], "{who}");
+    for (i, surface) in ["cv", "linkedin", "github", "general"].iter().enumerate() {
+        let got = &out["prompts_got"][i];
+        let text = got["result"]["messages"][0]["content"]["text"].as_str().unwrap_or_else(|| panic!("{who}: {got}"));
+        assert!(text.contains(&format!("# Career Context packet - {surface}")), "{who}: prompt {i}");
+    }
 }
 
 #[test]
@@ -190,6 +211,16 @@ fn inspector_cli_lists_reads_and_calls() {
     let called =
         inspector(&env, &["--method", "tools/call", "--tool-name", "get_career_context", "--tool-arg", "for=github"]);
     assert!(called["content"][0]["text"].as_str().unwrap().starts_with("# Career Context packet - github"), "{called}");
+    let prompt = inspector(
+        &env,
+        &["--method", "prompts/get", "--prompt-name", "cv_tailoring", "--prompt-args", "targetRole=Engineer"],
+    );
+    assert!(
+        prompt["messages"][0]["content"]["text"].as_str().unwrap().contains("# CV tailoring: Engineer"),
+        "{prompt}"
+    );
+    let wiki = inspector(&env, &["--method", "resources/read", "--uri", "vitaecontext://wiki/build"]);
+    assert!(wiki["contents"][0]["text"].as_str().unwrap().starts_with("# Building a Career Context"));
 }
 
 /// The stdio server behind supergateway's Streamable HTTP bridge, on a free loopback port.

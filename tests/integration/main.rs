@@ -6,6 +6,7 @@ mod cli;
 mod clients;
 mod fs_model;
 mod lifecycle;
+mod prompts_wiki;
 mod protocol_errors;
 mod transport;
 mod util;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use ports::fs::FileSystem;
 
 use super::jsonrpc::RpcError;
-use super::{Handler, resources, tools};
+use super::{Handler, prompts, resources, tools};
 use crate::sources::Sources;
 use domain::pagination::{self, PAGE_SIZE};
 
@@ -26,6 +26,7 @@ pub const METHODS: &[&str] = &[
     "tools/call",
     "prompts/list",
     "prompts/get",
+    "completion/complete",
 ];
 
 /// The `initialize` result, exactly as the contract gives it. Whatever version the client asks
@@ -81,7 +82,9 @@ impl Handler for Methods {
             "resources/list" => list_page(params, "resources", resources::list(self)),
             "resources/templates/list" => list_page(params, "resourceTemplates", resources::templates(self)),
             "tools/list" => list_page(params, "tools", tools::definitions()),
-            "prompts/list" => list_page(params, "prompts", self.prompts()),
+            "prompts/list" => list_page(params, "prompts", prompts::list()),
+            "prompts/get" => prompts::get(self, params),
+            "completion/complete" => prompts::complete(self, params),
             "resources/read" => resources::read(self, required_str(params, "uri")?),
             "tools/call" => {
                 let name = required_str(params, "name")?;
@@ -96,18 +99,8 @@ impl Handler for Methods {
                 };
                 tools::call(self, name, args).map(tools::ToolResult::into_value)
             }
-            "prompts/get" => {
-                let name = required_str(params, "name")?;
-                Err(RpcError::invalid_params(format!("unknown prompt {name:?}")))
-            }
             other => Err(RpcError::method_not_found(other)),
         }
-    }
-}
-
-impl Methods {
-    fn prompts(&self) -> Vec<Value> {
-        Vec::new()
     }
 }
 
