@@ -46,6 +46,48 @@ pub enum Command {
     /// Create, check and cut your Career Context file.
     #[command(subcommand)]
     Context(ContextCommand),
+
+    /// Create, check and index your VitaeGraph (a folder of Markdown records).
+    #[command(subcommand)]
+    Graph(GraphCommand),
+}
+
+/// Where the VitaeGraph is: `--root`, else $VITAEGRAPH_ROOT, else ~/.vitaecontext/vitaegraph.
+#[derive(Debug, Args)]
+pub struct RootArg {
+    /// The VitaeGraph folder (`~` expands).
+    #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// Create the layout: VITAEGRAPH.md, index.md and the record folders. Refuses a non-empty
+    /// folder without --force.
+    Init {
+        #[command(flatten)]
+        root: RootArg,
+        /// Write the starter files into a non-empty folder, replacing VITAEGRAPH.md and index.md.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Check every record: front matter, ids, types, parents, related records, links.
+    ///
+    /// Exit status: 0 valid (warnings allowed), 1 invalid, 2 bad usage or missing root.
+    Validate {
+        #[command(flatten)]
+        root: RootArg,
+        /// Print {version, valid, root, records, errors, warnings} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate, then write .generated/graph.json, search-index.json and diagnostics.json
+    /// (atomically, byte-identical on reruns). An invalid graph removes the stale graph and
+    /// search index and writes only diagnostics.json.
+    Index {
+        #[command(flatten)]
+        root: RootArg,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,6 +3,7 @@
 mod career;
 mod cli;
 mod commands;
+mod graph;
 mod logging;
 mod mcp;
 mod report;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 use clap::Parser;
 use miette::{IntoDiagnostic, WrapErr};
 
-use cli::{Cli, Command, ContextCommand, McpArgs};
+use cli::{Cli, Command, ContextCommand, GraphCommand, McpArgs};
 use commands::{Failure, Outcome};
 
 fn main() -> ExitCode {
@@ -57,6 +58,15 @@ fn run(cli: Cli) -> Outcome {
                 ContextCommand::Init { output, force, json } => {
                     commands::context::init(&fs, &sources, output.as_deref(), force, json)
                 }
+            }
+        }
+        Command::Graph(cmd) => {
+            let clock = fs_std::SystemClock::default();
+            let root_of = |r: &cli::RootArg| sources::Sources::from_process(None, r.root.as_deref());
+            match cmd {
+                GraphCommand::Init { root, force } => commands::graph::init(&fs, &root_of(&root), force),
+                GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
+                GraphCommand::Index { root } => commands::graph::index(&fs, &clock, &root_of(&root)),
             }
         }
     }

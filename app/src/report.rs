@@ -110,16 +110,7 @@ pub fn stderr_color() -> bool {
 
 /// Renders every finding, in order, as one text.
 pub fn render(findings: &[Finding], width: usize, color: bool) -> String {
-    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
-    let mut out = String::new();
-    for f in findings {
-        if handler.render_report(&mut out, f).is_err() {
-            out.push_str(&format!("{}: {}\n", f.code, f.message));
-        }
-        out.push('\n');
-    }
-    out
+    render_all(findings, width, color)
 }
 
 #[cfg(test)]
@@ -134,4 +125,107 @@ mod tests {
         let out = render(&findings("career-context.md", text, &v), 100, false);
         insta::assert_snapshot!(out);
     }
+}
+
+/// How to fix each VitaeGraph diagnostic, in one sentence.
+pub fn graph_help(code: &str) -> &'static str {
+    match code {
+        "missing_required_file" => "Create it (`vitaecontext graph init --force` writes both starter files).",
+        "missing_frontmatter" => "Start the file with a `---` block holding at least type, id and title.",
+        "missing_id" => "Add `id: type:slug` to the front matter, e.g. `id: project:my-project`.",
+        "invalid_id" => "Use `type:slug` in lower case letters, digits and dashes, e.g. `project:my-project`.",
+        "duplicate_id" => "Give each record its own id; rename one of the two.",
+        "missing_field" => "Add the missing key (type and title are required) with a non-empty value.",
+        "invalid_record_type" => {
+            "Use one of: project, experience, education, course, thesis, certification, award, publication."
+        }
+        "record_id_type_mismatch" => "Make the id's prefix equal the record's type.",
+        "record_type_directory_mismatch" => "Move the file to its type's folder, or correct the type.",
+        "invalid_visibility" => "Use `visibility: private` or `visibility: public`.",
+        "invalid_list_field" => "Write it as a list: `[a, b]` or one `- item` per line.",
+        "self_record_reference" => "Remove the record's own id from related_records.",
+        "missing_record_reference" => "Point related_records at an existing id, or create that record.",
+        "invalid_parent_reference" => "Set parent to a valid id (`type:slug`).",
+        "missing_parent_reference" => "Point parent at an existing record, or create it.",
+        "self_parent_reference" => "A record cannot contain itself; set parent to another record.",
+        "invalid_parent_type" => "Courses and theses belong to an education record: set parent to its id.",
+        "missing_parent" => "Add `parent:` with the id of the education record this belongs to.",
+        "parent_cycle" => "Break the loop: one record in the chain must not have a parent inside it.",
+        "invalid_internal_link" => "Fix the link's percent-encoding.",
+        "broken_internal_link" => "Point the link at an existing file (relative to this file), or remove it.",
+        "legacy_record_layout" => "Move the record to its canonical path, e.g. projects/<slug>/project.md.",
+        _ => "See the vitaegraph wiki module for the format.",
+    }
+}
+
+/// A VitaeGraph finding: the file, and the front-matter line when one is known.
+#[derive(Debug)]
+pub struct GraphFinding {
+    code: String,
+    message: String,
+    help: &'static str,
+    warning: bool,
+    source: Option<(NamedSource<String>, SourceSpan)>,
+}
+
+impl fmt::Display for GraphFinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GraphFinding {}
+
+impl miette::Diagnostic for GraphFinding {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(if self.warning { miette::Severity::Warning } else { miette::Severity::Error })
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.help))
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.source.as_ref().map(|(s, _)| s as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let (_, span) = self.source.as_ref()?;
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some("here".into()), *span))))
+    }
+}
+
+/// Builds a finding; `text` is the file's content when it could be read.
+pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Option<&str>) -> GraphFinding {
+    let source = match (d.line, text) {
+        (Some(line), Some(text)) => {
+            let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+            let len = text[start.min(text.len())..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
+            Some((NamedSource::new(d.path.clone(), text.to_owned()), SourceSpan::from(start..start + len)))
+        }
+        _ => None,
+    };
+    let location = match d.line {
+        Some(line) => format!("{}:{line}", d.path),
+        None => d.path.clone(),
+    };
+    GraphFinding {
+        code: format!("vitaecontext::graph::{}", d.code),
+        message: format!("{location}: {}", d.message),
+        help: graph_help(d.code),
+        warning,
+        source,
+    }
+}
+
+/// Renders any miette diagnostics, in order.
+pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool) -> String {
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
+    let mut out = String::new();
+    for d in items {
+        let _ = handler.render_report(&mut out, d);
+        out.push('\n');
+    }
+    out
 }

@@ -4,6 +4,7 @@
 //! bytes and plain values; the `app` crate turns its results into JSON-RPC.
 
 pub mod career;
+pub mod graph;
 pub mod pagination;
 pub mod prompts;
 pub mod wiki;

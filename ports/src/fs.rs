@@ -112,3 +112,29 @@ pub trait FileSystem: Send + Sync {
     /// Removes a file or a symlink (not a directory).
     fn remove_file(&self, path: &Path) -> Result<(), FsError>;
 }
+
+/// Any [`FileSystem`] seen through the two questions path confinement asks.
+#[derive(Clone, Copy)]
+pub struct ConfineView<'a>(pub &'a dyn FileSystem);
+
+impl std::fmt::Debug for ConfineView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ConfineView")
+    }
+}
+
+impl domain::graph::confine::FsView for ConfineView<'_> {
+    fn kind(&self, path: &Path) -> Option<domain::graph::confine::Kind> {
+        use domain::graph::confine::Kind;
+        self.0.symlink_metadata(path).ok().map(|m| match m.kind {
+            FileKind::File => Kind::File,
+            FileKind::Dir => Kind::Dir,
+            FileKind::Symlink => Kind::Symlink,
+            FileKind::Other => Kind::Other,
+        })
+    }
+
+    fn link_target(&self, path: &Path) -> Option<PathBuf> {
+        self.0.read_link(path).ok()
+    }
+}

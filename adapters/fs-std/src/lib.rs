@@ -262,3 +262,25 @@ mod tests {
         assert!(StdFs.read_nofollow(&real, 10, &checked).is_err());
     }
 }
+
+/// The clock port on the system clock (lives with the other std-backed adapter).
+#[derive(Debug)]
+pub struct SystemClock {
+    origin: std::time::Instant,
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        Self { origin: std::time::Instant::now() }
+    }
+}
+
+impl ports::Clock for SystemClock {
+    fn now(&self) -> std::time::SystemTime {
+        std::time::SystemTime::now()
+    }
+
+    fn monotonic(&self) -> std::time::Duration {
+        self.origin.elapsed()
+    }
+}

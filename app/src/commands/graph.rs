@@ -1,0 +1,130 @@
+//! `vitaecontext graph init | validate | index`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use miette::miette;
+use ports::Clock;
+use ports::fs::FileSystem;
+
+use super::{Failure, Outcome};
+use crate::graph::{self as usecase, GraphError, InitError, Progress};
+use crate::report;
+use crate::sources::Sources;
+
+fn out(text: &str) {
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+fn err(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// Progress lines on stderr.
+struct Stderr;
+
+impl Progress for Stderr {
+    fn update(&self, done: usize, total: usize, elapsed: Duration) {
+        err(&format!("graph: parsed {done}/{total} files ({elapsed:.1?})\n"));
+    }
+}
+
+/// `--root` (or its alias), then `$VITAEGRAPH_ROOT`, then `~/.vitaecontext/vitaegraph`.
+fn root(sources: &Sources) -> Result<PathBuf, Failure> {
+    sources.graph_root().ok_or_else(|| Failure::usage(miette!(help = "pass --root DIR", "HOME is not set")))
+}
+
+fn graph_failure(e: GraphError) -> Failure {
+    match e {
+        GraphError::NoRoot(_) | GraphError::NotADir(_) => Failure::usage(miette!(help = "pass --root DIR", "{e}")),
+        GraphError::Fs(_) => Failure::failed(miette!("{e}")),
+    }
+}
+
+fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphValidation) -> String {
+    let text_of = |path: &str| {
+        fs.read(&root.join(path), usecase::MAX_PAGE_BYTES).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let findings: Vec<_> = v
+        .errors
+        .iter()
+        .map(|d| report::graph_finding(d, false, d.line.and_then(|_| text_of(&d.path)).as_deref()))
+        .chain(
+            v.warnings.iter().map(|d| report::graph_finding(d, true, d.line.and_then(|_| text_of(&d.path)).as_deref())),
+        )
+        .collect();
+    report::render_all(&findings, 100, report::stderr_color())
+}
+
+pub fn init(fs: &dyn FileSystem, sources: &Sources, force: bool) -> Outcome {
+    let root = root(sources)?;
+    usecase::init(fs, &root, force).map_err(|e| match e {
+        InitError::NotEmpty(_) => {
+            Failure::failed(miette!(help = "pass --force to write the starter files into it anyway", "{e}"))
+        }
+        InitError::Fs(e) if e.kind == ports::fs::FsErrorKind::AlreadyExists => {
+            Failure::failed(miette!(help = "pass --force to replace it", "{} already exists", e.path.display()))
+        }
+        other => Failure::failed(miette!("{other}")),
+    })?;
+    out(&format!("Initialized VitaeGraph at {}\n", root.display()));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn validate(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, json: bool) -> Outcome {
+    let root = root(sources)?;
+    let pages = usecase::read_pages(fs, clock, &root, &Stderr).map_err(graph_failure)?;
+    let v = usecase::validate_pages(fs, &root, &pages);
+    if json {
+        let body = serde_json::json!({
+            "version": domain::graph::index::VERSION,
+            "valid": v.valid,
+            "root": root.display().to_string(),
+            "records": v.record_count,
+            "errors": v.errors,
+            "warnings": v.warnings,
+        });
+        out(&String::from_utf8_lossy(&usecase::json_bytes(&body)));
+    } else {
+        err(&render_findings(fs, &root, &v));
+        if v.valid {
+            out(&format!("VitaeGraph valid: {} record(s) at {}\n", v.record_count, root.display()));
+        } else {
+            err(&format!(
+                "VitaeGraph invalid: {} error(s), {} warning(s) at {}\n",
+                v.errors.len(),
+                v.warnings.len(),
+                root.display()
+            ));
+        }
+    }
+    Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outcome {
+    let root = root(sources)?;
+    let start = clock.monotonic();
+    let done = usecase::index(fs, clock, &root, &Stderr).map_err(graph_failure)?;
+    let v = &done.validation;
+    if !v.valid {
+        err(&render_findings(fs, &root, v));
+        return Err(Failure::failed(miette!(
+            help = "fix the errors above and run `vitaecontext graph index` again; the stale graph and search index were removed",
+            "VitaeGraph validation failed with {} error(s); wrote only {}",
+            v.errors.len(),
+            done.generated.join("diagnostics.json").display()
+        )));
+    }
+    if !v.warnings.is_empty() {
+        err(&render_findings(fs, &root, v));
+    }
+    out(&format!(
+        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n",
+        done.nodes,
+        clock.monotonic().saturating_sub(start),
+        done.generated.display()
+    ));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,241 @@
+//! Record front matter: a leading `---` block read with a forgiving flat grammar.
+//!
+//! `key: value` lines (`true`, `false`, `null` typed, one pair of surrounding quotes removed),
+//! inline lists `[a, b]` (empty and false items dropped), or a key with an empty value followed
+//! by indented `- item` lines. Other lines are ignored. This is VitaeContext 2.x's grammar, so a
+//! title like `Rust: the hard parts` works unquoted.
+
+use crate::career::text::{is_js_space, is_line_terminator};
+
+/// A front-matter value as JavaScript would hold it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FmValue {
+    Str(String),
+    Bool(bool),
+    Null,
+    List(Vec<FmValue>),
+}
+
+impl FmValue {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            FmValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// JavaScript truthiness (an empty list is truthy).
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            FmValue::Str(s) => !s.is_empty(),
+            FmValue::Bool(b) => *b,
+            FmValue::Null => false,
+            FmValue::List(_) => true,
+        }
+    }
+
+    /// `String(value)` in JavaScript (lists join their items with commas).
+    pub fn js_string(&self) -> String {
+        match self {
+            FmValue::Str(s) => s.clone(),
+            FmValue::Bool(b) => b.to_string(),
+            FmValue::Null => "null".into(),
+            FmValue::List(items) => items
+                .iter()
+                .map(|i| match i {
+                    // Array.prototype.join writes null as an empty string.
+                    FmValue::Null => String::new(),
+                    other => other.js_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+
+    /// `asList`: absent, null and "" are empty; a list is itself; anything else is one item.
+    pub fn as_list(value: Option<&FmValue>) -> Vec<FmValue> {
+        match value {
+            None | Some(FmValue::Null) => Vec::new(),
+            Some(FmValue::Str(s)) if s.is_empty() => Vec::new(),
+            Some(FmValue::List(items)) => items.clone(),
+            Some(other) => vec![other.clone()],
+        }
+    }
+}
+
+/// Keys in first-insertion order; a repeated key keeps its place and takes the later value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attributes {
+    pub entries: Vec<(String, FmValue)>,
+}
+
+impl Attributes {
+    pub fn get(&self, key: &str) -> Option<&FmValue> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(FmValue::as_str)
+    }
+
+    fn set(&mut self, key: &str, value: FmValue) {
+        match self.entries.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.entries.push((key.to_owned(), value)),
+        }
+    }
+
+    fn push_item(&mut self, key: &str, item: FmValue) {
+        if let Some((_, FmValue::List(items))) = self.entries.iter_mut().find(|(k, _)| k == key) {
+            items.push(item);
+        }
+    }
+}
+
+fn scalar(value: &str) -> FmValue {
+    let t = crate::career::text::trim(value);
+    match t {
+        "true" => FmValue::Bool(true),
+        "false" => FmValue::Bool(false),
+        "null" => FmValue::Null,
+        _ => {
+            let t = t.strip_prefix(['"', '\'']).unwrap_or(t);
+            FmValue::Str(t.strip_suffix(['"', '\'']).unwrap_or(t).to_owned())
+        }
+    }
+}
+
+/// `^---\r?\n([\s\S]*?)\r?\n---\r?\n?`: (the block's text, bytes consumed).
+fn block(content: &str) -> Option<(&str, usize)> {
+    let rest = content.strip_prefix("---")?;
+    let first = if rest.starts_with("\r\n") {
+        2
+    } else if rest.starts_with('\n') {
+        1
+    } else {
+        return None;
+    };
+    let inner_start = 3 + first;
+    let bytes = content.as_bytes();
+    // The lazy group ends at the first "\n---" (optionally "\r\n---") followed by a newline or
+    // the end of the text... but `\r?\n?` after `---` always matches, so any "\n---" ends it.
+    let mut i = inner_start;
+    while i < bytes.len() {
+        if bytes[i] == b'\n' && content[i + 1..].starts_with("---") {
+            let inner_end = if i > inner_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
+            let mut end = i + 4;
+            if content[end..].starts_with("\r\n") {
+                end += 2;
+            } else if content[end..].starts_with('\n') {
+                end += 1;
+            }
+            return Some((&content[inner_start..inner_end], end));
+        }
+        i += 1;
+    }
+    // An empty block: "---\n---".
+    None
+}
+
+/// `^([a-z][a-z0-9_-]*):\s*(.*)$` -> (key, value).
+fn field(line: &str) -> Option<(&str, &str)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    let mut chars = key.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_lowercase()) {
+        return None;
+    }
+    if !chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-') {
+        return None;
+    }
+    let value = line[colon + 1..].trim_start_matches(is_js_space);
+    if value.chars().any(is_line_terminator) {
+        return None;
+    }
+    Some((key, value))
+}
+
+/// `^\s+-\s+(.+)$` -> the item text.
+fn list_item(line: &str) -> Option<&str> {
+    let t = line.trim_start_matches(is_js_space);
+    if t.len() == line.len() {
+        return None;
+    }
+    let rest = t.strip_prefix('-')?;
+    let ws: Vec<usize> = rest.char_indices().take_while(|(_, c)| is_js_space(*c)).map(|(i, _)| i).collect();
+    if ws.is_empty() {
+        return None;
+    }
+    let ws_end = rest.char_indices().find(|(_, c)| !is_js_space(*c)).map_or(rest.len(), |(i, _)| i);
+    let mut starts: Vec<usize> = ws.iter().skip(1).copied().collect();
+    starts.push(ws_end);
+    starts.into_iter().rev().map(|i| &rest[i..]).find(|cap| !cap.is_empty() && !cap.chars().any(is_line_terminator))
+}
+
+/// The front matter and where the body starts; `None` when the text has no leading block.
+pub fn parse(content: &str) -> Option<(Attributes, usize)> {
+    let (inner, consumed) = block(content)?;
+    let mut attrs = Attributes::default();
+    let mut current: Option<String> = None;
+    for raw in inner.split('\n') {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        if let (Some(item), Some(key)) = (list_item(line), current.as_deref()) {
+            attrs.push_item(key, scalar(item));
+            continue;
+        }
+        let Some((key, value)) = field(line) else { continue };
+        if value.is_empty() {
+            attrs.set(key, FmValue::List(Vec::new()));
+            current = Some(key.to_owned());
+        } else if value.starts_with('[') && value.ends_with(']') && value.len() >= 2 {
+            let items = value[1..value.len() - 1].split(',').map(scalar).filter(FmValue::is_truthy).collect();
+            attrs.set(key, FmValue::List(items));
+            current = None;
+        } else {
+            attrs.set(key, scalar(value));
+            current = None;
+        }
+    }
+    Some((attrs, consumed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &str) -> FmValue {
+        FmValue::Str(v.into())
+    }
+
+    #[test]
+    fn flat_fields_lists_and_unquoted_colons() {
+        let (a, end) = parse("---\ntype: project\nid: project:x\ntitle: Rust: the hard parts\nstatus: \"active\"\nvisibility: null\ndraft: true\ntags:\n  - rust\n  - 'cli'\nrelated_records: [a:b, , false, true]\nIgnored Line\nUPPER: no\n---\n# Body\n").unwrap();
+        assert_eq!(a.get("title"), Some(&s("Rust: the hard parts")));
+        assert_eq!(a.get("status"), Some(&s("active")));
+        assert_eq!(a.get("visibility"), Some(&FmValue::Null));
+        assert_eq!(a.get("draft"), Some(&FmValue::Bool(true)));
+        assert_eq!(a.get("tags"), Some(&FmValue::List(vec![s("rust"), s("cli")])));
+        assert_eq!(a.get("related_records"), Some(&FmValue::List(vec![s("a:b"), FmValue::Bool(true)])));
+        assert_eq!(a.get("UPPER"), None);
+        assert_eq!(
+            &"---\ntype: project\nid: project:x\ntitle: Rust: the hard parts\nstatus: \"active\"\nvisibility: null\ndraft: true\ntags:\n  - rust\n  - 'cli'\nrelated_records: [a:b, , false, true]\nIgnored Line\nUPPER: no\n---\n# Body\n"
+                [end..],
+            "# Body\n"
+        );
+    }
+
+    #[test]
+    fn crlf_and_missing_blocks() {
+        let (a, _) = parse("---\r\nid: x:y\r\n---\r\nbody").unwrap();
+        assert_eq!(a.str("id"), Some("x:y"));
+        assert!(parse("no front matter").is_none());
+        assert!(parse("---\nid: x:y\n").is_none(), "an unclosed block is no front matter");
+        assert!(parse(" ---\nid: a\n---\n").is_none());
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_place() {
+        let (a, _) = parse("---\nid: a:b\ntitle: one\nid: c:d\n---\n").unwrap();
+        assert_eq!(a.entries[0], ("id".to_string(), s("c:d")));
+    }
+}

@@ -1,0 +1,329 @@
+//! Ranked search over the search index: BM25 on the indexed terms, title and tag matches
+//! weighted up, id and path substrings matching too.
+
+use std::collections::HashMap;
+
+use super::index::{SearchIndex, Tag, tokens};
+use super::validate::RECORD_TYPES;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Extra weight (times the term's idf) of a query term found in the title, and in a tag.
+const TITLE_BOOST: f64 = 1.5;
+const TAG_BOOST: f64 = 1.0;
+/// Weight of a query term found inside a record's id or path.
+const ID_PATH_WEIGHT: f64 = 0.5;
+pub const MAX_RESULTS: usize = 20;
+pub const EXCERPT_CHARS: usize = 320;
+
+#[derive(Debug)]
+struct Doc {
+    id: String,
+    kind: String,
+    title: String,
+    path: String,
+    text: String,
+    tags: Vec<Tag>,
+    tag_lower: Vec<String>,
+    title_terms: Vec<String>,
+    tag_terms: Vec<String>,
+    id_lower: String,
+    path_lower: String,
+    len: f64,
+}
+
+/// A search index ready to answer queries: postings per term, document lengths.
+#[derive(Debug)]
+pub struct Searcher {
+    /// In id order, so "by score then id" is "by score then index".
+    docs: Vec<Doc>,
+    /// term -> (document index, term frequency).
+    postings: HashMap<String, Vec<(u32, u32)>>,
+    avg_len: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    pub path: String,
+    pub tags: Vec<Tag>,
+    pub score: f64,
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Results {
+    pub match_count: usize,
+    pub records: Vec<Hit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown record type {0:?}: expected one of project, experience, education, course, thesis, certification, award, publication"
+)]
+pub struct UnknownType(pub String);
+
+/// A record type given in any case (`project`, `Project`), as the index's PascalCase name.
+pub fn parse_type(t: &str) -> Result<String, UnknownType> {
+    let lower = t.to_lowercase();
+    RECORD_TYPES
+        .iter()
+        .find(|r| **r == lower)
+        .map(|r| super::index::pascal_case(r))
+        .ok_or_else(|| UnknownType(t.to_owned()))
+}
+
+/// What to look for; every part is optional.
+#[derive(Debug, Clone, Default)]
+pub struct Query<'a> {
+    pub text: Option<&'a str>,
+    /// PascalCase, from [`parse_type`].
+    pub kind: Option<&'a str>,
+    pub tag: Option<&'a str>,
+}
+
+impl Searcher {
+    pub fn new(index: SearchIndex) -> Self {
+        let mut documents = index.documents;
+        documents.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut docs = Vec::with_capacity(documents.len());
+        for (i, d) in documents.into_iter().enumerate() {
+            let mut len = 0.0;
+            for (term, count) in d.terms {
+                len += f64::from(count);
+                postings.entry(term).or_default().push((i as u32, count));
+            }
+            let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
+            docs.push(Doc {
+                title_terms: tokens(&d.title),
+                tag_terms: tokens(&tag_lower.join(" ")),
+                tag_lower,
+                id_lower: d.id.to_lowercase(),
+                path_lower: d.path.to_lowercase(),
+                len,
+                id: d.id,
+                kind: d.kind,
+                title: d.title,
+                path: d.path,
+                text: d.text,
+                tags: d.tags,
+            });
+        }
+        let avg_len =
+            if docs.is_empty() { 1.0 } else { (docs.iter().map(|d| d.len).sum::<f64>() / docs.len() as f64).max(1.0) };
+        Searcher { docs, postings, avg_len }
+    }
+
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    fn idf(&self, term: &str) -> f64 {
+        let n = self.docs.len() as f64;
+        let df = self.postings.get(term).map_or(0, Vec::len) as f64;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    fn passes(&self, d: &Doc, q: &Query<'_>) -> bool {
+        q.kind.is_none_or(|k| d.kind == k)
+            && q.tag.is_none_or(|t| {
+                let t = t.to_lowercase();
+                d.tag_lower.contains(&t)
+            })
+    }
+
+    pub fn search(&self, q: &Query<'_>) -> Results {
+        let text = q.text.map(str::trim).filter(|t| !t.is_empty());
+        let Some(text) = text else {
+            let matching: Vec<usize> = (0..self.docs.len()).filter(|&i| self.passes(&self.docs[i], q)).collect();
+            return Results {
+                match_count: matching.len(),
+                records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &[])).collect(),
+            };
+        };
+        let mut terms = tokens(text);
+        terms.sort();
+        terms.dedup();
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        for term in &terms {
+            let idf = self.idf(term);
+            if let Some(list) = self.postings.get(term) {
+                for &(doc, tf) in list {
+                    let d = &self.docs[doc as usize];
+                    let tf = f64::from(tf);
+                    let bm25 = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * d.len / self.avg_len));
+                    let mut s = bm25;
+                    if d.title_terms.iter().any(|t| t == term) {
+                        s += TITLE_BOOST * idf;
+                    }
+                    if d.tag_terms.iter().any(|t| t == term) {
+                        s += TAG_BOOST * idf;
+                    }
+                    *scores.entry(doc).or_insert(0.0) += s;
+                }
+            }
+        }
+        // Ids and paths match by substring: a query term, or the whole query when it has none.
+        let lower = text.to_lowercase();
+        let needles: Vec<&str> =
+            if terms.is_empty() { vec![lower.as_str()] } else { terms.iter().map(String::as_str).collect() };
+        for (i, d) in self.docs.iter().enumerate() {
+            let hits = needles.iter().filter(|n| d.id_lower.contains(*n) || d.path_lower.contains(*n)).count();
+            if hits > 0 {
+                *scores.entry(i as u32).or_insert(0.0) += ID_PATH_WEIGHT * hits as f64;
+            }
+        }
+        let mut ranked: Vec<(u32, f64)> =
+            scores.into_iter().filter(|(i, s)| *s > 0.0 && self.passes(&self.docs[*i as usize], q)).collect();
+        let match_count = ranked.len();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let records = ranked.iter().take(MAX_RESULTS).map(|&(i, s)| self.hit(i as usize, s, &needles)).collect();
+        Results { match_count, records }
+    }
+
+    fn hit(&self, i: usize, score: f64, needles: &[&str]) -> Hit {
+        let d = &self.docs[i];
+        Hit {
+            id: d.id.clone(),
+            kind: d.kind.clone(),
+            title: d.title.clone(),
+            path: d.path.clone(),
+            tags: d.tags.clone(),
+            score: (score * 10_000.0).round() / 10_000.0,
+            excerpt: excerpt(&d.text, needles),
+        }
+    }
+}
+
+/// About [`EXCERPT_CHARS`] characters of `text` around the first occurrence of any needle
+/// (case-insensitive), or its start; `…` marks a cut.
+pub fn excerpt(text: &str, needles: &[&str]) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= EXCERPT_CHARS {
+        return text.to_owned();
+    }
+    let lower: Vec<char> = chars.iter().map(|c| c.to_lowercase().next().unwrap_or(*c)).collect();
+    let first_hit = needles
+        .iter()
+        .filter(|n| !n.is_empty())
+        .filter_map(|n| {
+            let n: Vec<char> = n.chars().collect();
+            lower.windows(n.len()).position(|w| w == n.as_slice())
+        })
+        .min();
+    let start = match first_hit {
+        Some(pos) => pos.saturating_sub(EXCERPT_CHARS / 3).min(chars.len() - EXCERPT_CHARS),
+        None => 0,
+    };
+    let end = (start + EXCERPT_CHARS).min(chars.len());
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::index::{Document, term_counts};
+
+    fn doc(id: &str, title: &str, tags: &[&str], text: &str) -> Document {
+        let tags: Vec<Tag> = tags.iter().map(|t| Tag::Str((*t).into())).collect();
+        let tag_text: Vec<String> = tags.iter().map(Tag::text).collect();
+        Document {
+            id: id.into(),
+            kind: crate::graph::index::pascal_case(id.split(':').next().unwrap()),
+            title: title.into(),
+            path: format!("{}/{}.md", id.split(':').next().unwrap(), id.split(':').nth(1).unwrap()),
+            text: text.into(),
+            tags,
+            terms: term_counts(&format!("{title} {} {text}", tag_text.join(" "))),
+        }
+    }
+
+    fn searcher() -> Searcher {
+        Searcher::new(SearchIndex {
+            version: "2.0.0".into(),
+            algorithm: "lexical-term-frequency".into(),
+            documents: vec![
+                doc(
+                    "project:cachewarden",
+                    "cachewarden",
+                    &["rust", "build"],
+                    "Audits remote build caches written in Rust.",
+                ),
+                doc("project:lens", "pipeline lens", &["ci"], "Profiles CI logs. Mentions rust once."),
+                doc(
+                    "experience:tideline",
+                    "Tideline platform",
+                    &["rust"],
+                    "Led the CI rebuild with Bazel and Rust and Rust.",
+                ),
+                doc("publication:flaky", "Flaky tests", &[], "A paper about flaky tests in CI."),
+            ],
+        })
+    }
+
+    fn ids(r: &Results) -> Vec<&str> {
+        r.records.iter().map(|h| h.id.as_str()).collect()
+    }
+
+    #[test]
+    fn title_and_tag_matches_rank_above_body_mentions() {
+        let s = searcher();
+        let r = s.search(&Query { text: Some("rust"), ..Default::default() });
+        assert_eq!(r.match_count, 3);
+        assert_eq!(ids(&r)[2], "project:lens", "a body mention alone ranks last: {:?}", ids(&r));
+        let r = s.search(&Query { text: Some("flaky"), ..Default::default() });
+        assert_eq!(ids(&r), ["publication:flaky"]);
+    }
+
+    #[test]
+    fn filters_and_listing_without_a_query() {
+        let s = searcher();
+        let r = s.search(&Query { kind: Some("Project"), ..Default::default() });
+        assert_eq!(ids(&r), ["project:cachewarden", "project:lens"]);
+        let r = s.search(&Query { tag: Some("RUST"), ..Default::default() });
+        assert_eq!(ids(&r), ["experience:tideline", "project:cachewarden"]);
+        let r = s.search(&Query { text: Some("rust"), kind: Some("Experience"), ..Default::default() });
+        assert_eq!(ids(&r), ["experience:tideline"]);
+    }
+
+    #[test]
+    fn ids_and_paths_match_by_substring() {
+        let s = searcher();
+        let r = s.search(&Query { text: Some("tideline"), ..Default::default() });
+        assert_eq!(ids(&r)[0], "experience:tideline");
+        let r = s.search(&Query { text: Some("warden"), ..Default::default() });
+        assert_eq!(ids(&r), ["project:cachewarden"]);
+        let r = s.search(&Query { text: Some("::"), ..Default::default() });
+        assert_eq!(r.match_count, 0);
+    }
+
+    #[test]
+    fn types_parse_in_any_case() {
+        assert_eq!(parse_type("project").unwrap(), "Project");
+        assert_eq!(parse_type("Publication").unwrap(), "Publication");
+        assert!(parse_type("talk").is_err());
+    }
+
+    #[test]
+    fn excerpts_center_on_the_first_hit() {
+        let text = format!("{} needle {}", "a".repeat(1000), "b".repeat(1000));
+        let e = excerpt(&text, &["needle"]);
+        assert!(e.starts_with('…') && e.ends_with('…') && e.contains("needle"));
+        assert_eq!(e.chars().count(), EXCERPT_CHARS + 2);
+    }
+}

@@ -1,0 +1,353 @@
+//! VitaeGraph validation: every code of `formats.md` section 3, as VitaeContext 2.x reports it.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+use super::frontmatter::FmValue;
+use super::page::{Page, RECORD_DIRECTORIES};
+
+pub const RECORD_TYPES: &[&str] =
+    &["project", "experience", "education", "course", "thesis", "certification", "award", "publication"];
+
+/// `^[a-z][a-z0-9-]*:[a-z0-9][a-z0-9-]*$`
+pub fn is_valid_id(id: &str) -> bool {
+    let Some((prefix, slug)) = id.split_once(':') else { return false };
+    let mut p = prefix.bytes();
+    let mut s = slug.bytes();
+    p.next().is_some_and(|b| b.is_ascii_lowercase())
+        && p.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && s.next().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && s.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphDiagnostic {
+    pub code: &'static str,
+    pub path: String,
+    pub message: String,
+    /// The line of the offending front-matter key, for people (not written to JSON).
+    #[serde(skip)]
+    pub line: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphValidation {
+    pub valid: bool,
+    /// Pages with a (truthy) id.
+    pub record_count: usize,
+    pub errors: Vec<GraphDiagnostic>,
+    pub warnings: Vec<GraphDiagnostic>,
+}
+
+/// What a relative link points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    /// External (a scheme), absolute, or anchor-only: not checked.
+    Skip,
+    /// Percent-decoding failed.
+    Invalid,
+    /// The absolute path the link names, normalized lexically as Node's `path.resolve` does.
+    Local(PathBuf),
+}
+
+/// `decodeURIComponent`, or `None` where it would throw.
+pub fn decode_uri_component(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn lexical_join(base: &Path, rel: &str) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in base.join(rel).components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+pub fn link_target(root: &Path, page_path: &str, href: &str) -> LinkTarget {
+    let without_anchor = href.split('#').next().unwrap_or("");
+    let has_scheme = {
+        let mut chars = without_anchor.chars();
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && without_anchor
+                .find(':')
+                .is_some_and(|i| without_anchor[1..i].chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)))
+    };
+    if without_anchor.is_empty() || has_scheme || without_anchor.starts_with('/') {
+        return LinkTarget::Skip;
+    }
+    match decode_uri_component(without_anchor) {
+        Some(decoded) => {
+            let dir = Path::new(page_path).parent().map_or_else(|| root.to_path_buf(), |p| root.join(p));
+            LinkTarget::Local(lexical_join(&dir, &decoded))
+        }
+        None => LinkTarget::Invalid,
+    }
+}
+
+fn expected_type_for_path(path: &str) -> Option<&'static str> {
+    let parts: Vec<&str> = path.split('/').collect();
+    match parts[0] {
+        "projects" => Some("project"),
+        "experience" => Some("experience"),
+        "certifications" => Some("certification"),
+        "awards" => Some("award"),
+        "publications" => Some("publication"),
+        "education" => Some(match parts.last() {
+            Some(&"education.md") => "education",
+            Some(&"thesis.md") => "thesis",
+            _ if parts.contains(&"courses") => "course",
+            _ => "education",
+        }),
+        _ => None,
+    }
+}
+
+fn is_canonical_path(page: &Page) -> bool {
+    let parts: Vec<&str> = page.path.split('/').collect();
+    match page.attr("type").and_then(FmValue::as_str) {
+        Some("education") => parts.len() == 3 && parts[2] == "education.md",
+        Some("thesis") => parts.len() == 3 && parts[2] == "thesis.md",
+        Some("course") => parts.len() == 4 && parts[0] == "education" && parts[2] == "courses",
+        Some("project") => parts.len() == 3 && parts[2] == "project.md",
+        Some("experience") => parts.len() == 3 && parts[2] == "experience.md",
+        _ => parts.len() == 2,
+    }
+}
+
+struct Out {
+    errors: Vec<GraphDiagnostic>,
+    warnings: Vec<GraphDiagnostic>,
+}
+
+impl Out {
+    fn error(&mut self, page: &Page, code: &'static str, key: Option<&str>, message: String) {
+        let line = key.and_then(|k| page.line_of(k));
+        self.errors.push(GraphDiagnostic { code, path: page.path.clone(), message, line });
+    }
+}
+
+/// Validates pages (sorted by path) under `root`; `exists` says whether a link target exists.
+pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> GraphValidation {
+    let mut out = Out { errors: Vec::new(), warnings: Vec::new() };
+    for required in ["VITAEGRAPH.md", "index.md"] {
+        if !pages.iter().any(|p| p.path == required) {
+            out.errors.push(GraphDiagnostic {
+                code: "missing_required_file",
+                path: required.into(),
+                message: format!("Missing {required}"),
+                line: None,
+            });
+        }
+    }
+    let records: Vec<&Page> = pages.iter().filter(|p| p.id().is_some()).collect();
+    let known: HashSet<&str> = records.iter().filter_map(|r| r.id().and_then(FmValue::as_str)).collect();
+    // A later record with the same id replaces an earlier one, as a JavaScript Map would.
+    let by_id: HashMap<&str, &Page> = records.iter().filter_map(|r| Some((r.id()?.as_str()?, *r))).collect();
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+
+    for page in pages {
+        let is_record_page = RECORD_DIRECTORIES.contains(&page.first_dir());
+        if is_record_page && page.attributes.is_none() {
+            out.error(page, "missing_frontmatter", None, "Record page needs frontmatter".into());
+            continue;
+        }
+        if is_record_page && page.id().is_none() {
+            out.error(page, "missing_id", Some("id"), "Record page needs a stable id".into());
+            continue;
+        }
+        if let Some(id_value) = page.id() {
+            check_record(page, id_value, &known, &by_id, &mut seen, &mut out);
+        }
+        for href in &page.links {
+            match link_target(root, &page.path, href) {
+                LinkTarget::Skip => {}
+                LinkTarget::Invalid => out.error(page, "invalid_internal_link", None, format!("Invalid link: {href}")),
+                LinkTarget::Local(target) => {
+                    if !exists(&target) {
+                        out.error(page, "broken_internal_link", None, format!("Broken link: {href}"));
+                    }
+                }
+            }
+        }
+    }
+
+    for record in &records {
+        // A record whose id is not a string still walks its parents, as in 2.x.
+        let mut visited: HashSet<&str> = record.id().and_then(FmValue::as_str).into_iter().collect();
+        let mut parent = record.attr("parent");
+        while let Some(pid) = parent.filter(|p| p.is_truthy()).and_then(FmValue::as_str) {
+            let Some(next) = by_id.get(pid) else { break };
+            if !visited.insert(pid) {
+                out.error(
+                    record,
+                    "parent_cycle",
+                    Some("parent"),
+                    format!("Parent relationship forms a cycle through {pid}"),
+                );
+                break;
+            }
+            parent = next.attr("parent");
+        }
+    }
+
+    let order = |a: &GraphDiagnostic, b: &GraphDiagnostic| {
+        (a.path.as_str(), a.code, a.message.as_str()).cmp(&(b.path.as_str(), b.code, b.message.as_str()))
+    };
+    out.errors.sort_by(order);
+    out.warnings.sort_by(order);
+    GraphValidation {
+        valid: out.errors.is_empty(),
+        record_count: records.len(),
+        errors: out.errors,
+        warnings: out.warnings,
+    }
+}
+
+fn check_record<'a>(
+    page: &'a Page,
+    id_value: &FmValue,
+    known: &HashSet<&str>,
+    by_id: &HashMap<&str, &Page>,
+    seen: &mut HashMap<&'a str, &'a str>,
+    out: &mut Out,
+) {
+    let id = id_value.as_str();
+    if !id.is_some_and(is_valid_id) {
+        out.error(page, "invalid_id", Some("id"), format!("Invalid record id: {}", id_value.js_string()));
+    }
+    if let Some(id) = page.id().and_then(FmValue::as_str) {
+        match seen.get(id) {
+            Some(first) => {
+                out.error(page, "duplicate_id", Some("id"), format!("Duplicate id {id}; first used in {first}"));
+            }
+            None => {
+                seen.insert(id, &page.path);
+            }
+        }
+    }
+    for field in ["type", "title"] {
+        if page.attr(field).and_then(FmValue::as_str).is_none_or(|v| crate::career::text::trim(v).is_empty()) {
+            out.error(page, "missing_field", Some(field), format!("Missing required field: {field}"));
+        }
+    }
+    let ty = page.attr("type");
+    if let Some(t) = ty.filter(|t| t.is_truthy()) {
+        if !t.as_str().is_some_and(|t| RECORD_TYPES.contains(&t)) {
+            out.error(page, "invalid_record_type", Some("type"), format!("Unknown record type: {}", t.js_string()));
+        }
+    }
+    if let (Some(t), Some(id)) = (ty.and_then(FmValue::as_str), id) {
+        if is_valid_id(id) && id.split(':').next() != Some(t) {
+            out.error(
+                page,
+                "record_id_type_mismatch",
+                Some("id"),
+                format!("Record id '{id}' must use '{t}:' for type '{t}'"),
+            );
+        }
+    }
+    if let (Some(expected), Some(t)) = (expected_type_for_path(&page.path), ty.filter(|t| t.is_truthy())) {
+        if t.as_str() != Some(expected) {
+            out.error(
+                page,
+                "record_type_directory_mismatch",
+                Some("type"),
+                format!("Record type '{}' does not match '{}' directory", t.js_string(), page.first_dir()),
+            );
+        }
+    }
+    if let Some(v) = page.attr("visibility") {
+        if !matches!(v.as_str(), Some("private" | "public")) {
+            out.error(page, "invalid_visibility", Some("visibility"), format!("Unknown visibility: {}", v.js_string()));
+        }
+    }
+    for field in ["related_records", "tags"] {
+        if page.attr(field).is_some_and(|v| !matches!(v, FmValue::List(_))) {
+            out.error(page, "invalid_list_field", Some(field), format!("{field} must be a YAML list"));
+        }
+    }
+    for related in FmValue::as_list(page.attr("related_records")) {
+        if related.as_str().is_some() && related.as_str() == id {
+            out.error(
+                page,
+                "self_record_reference",
+                Some("related_records"),
+                "A record cannot relate to itself".into(),
+            );
+            continue;
+        }
+        if !related.as_str().is_some_and(|r| known.contains(r)) {
+            out.error(
+                page,
+                "missing_record_reference",
+                Some("related_records"),
+                format!("Unknown related record: {}", related.js_string()),
+            );
+        }
+    }
+    let ty_str = ty.and_then(FmValue::as_str);
+    let needs_education_parent = matches!(ty_str, Some("course" | "thesis"));
+    if let Some(parent) = page.attr("parent") {
+        match parent.as_str() {
+            Some(p) if is_valid_id(p) => {
+                if !known.contains(p) {
+                    out.error(page, "missing_parent_reference", Some("parent"), format!("Unknown parent record: {p}"));
+                } else if Some(p) == id {
+                    out.error(page, "self_parent_reference", Some("parent"), "A record cannot contain itself".into());
+                } else if needs_education_parent
+                    && by_id.get(p).and_then(|r| r.attr("type")).and_then(FmValue::as_str) != Some("education")
+                {
+                    out.error(
+                        page,
+                        "invalid_parent_type",
+                        Some("parent"),
+                        format!("{} records must have an education parent", ty_str.unwrap_or_default()),
+                    );
+                }
+            }
+            _ => out.error(
+                page,
+                "invalid_parent_reference",
+                Some("parent"),
+                format!("Invalid parent record: {}", parent.js_string()),
+            ),
+        }
+    }
+    if needs_education_parent && !page.attr("parent").is_some_and(FmValue::is_truthy) {
+        out.error(
+            page,
+            "missing_parent",
+            Some("type"),
+            format!("{} records must belong to an education record", ty_str.unwrap_or_default()),
+        );
+    }
+    if !is_canonical_path(page) {
+        out.warnings.push(GraphDiagnostic {
+            code: "legacy_record_layout",
+            path: page.path.clone(),
+            message: "Record uses a legacy flat layout; move it into the canonical hierarchical structure".into(),
+            line: None,
+        });
+    }
+}
