@@ -4,6 +4,7 @@ mod career;
 mod cli;
 mod commands;
 mod graph;
+mod graph_store;
 mod logging;
 mod mcp;
 mod report;

@@ -85,7 +85,8 @@ fn plan() -> Value {
     json!({
         "reads": [
             "career-context://current", "nope://x",
-            "vitaecontext://wiki/vitaecontext", "vitaecontext://wiki/build", "vitaecontext://wiki/vitaegraph"
+            "vitaecontext://wiki/vitaecontext", "vitaecontext://wiki/build", "vitaecontext://wiki/vitaegraph",
+            "vitaegraph://index", "vitaegraph://record/project:cachewarden", "vitaegraph://record/project:nope"
         ],
         "prompts": [
             {"name": "cv_tailoring", "arguments": {"targetRole": "Staff Platform Engineer", "jobDescription": "Rust and CI."}},
@@ -96,13 +97,20 @@ fn plan() -> Value {
         "calls": [
             {"name": "get_career_context", "arguments": {"for": "cv"}},
             {"name": "validate_career_context", "arguments": {}},
-            {"name": "get_career_context", "arguments": {"for": "tiktok"}}
+            {"name": "get_career_context", "arguments": {"for": "tiktok"}},
+            {"name": "search_vitaegraph", "arguments": {"query": "flaky", "type": "publication"}}
         ]
     })
 }
 
 fn example_server() -> Env {
-    Env::new(&["mcp", "--context", example("career-context.md").to_str().unwrap()])
+    Env::new(&[
+        "mcp",
+        "--context",
+        example("career-context.md").to_str().unwrap(),
+        "--root",
+        example("vitaegraph").to_str().unwrap(),
+    ])
 }
 
 /// What every client must see: the example's Career Context through the resource and tools.
@@ -202,7 +210,13 @@ pub fn inspector(env: &Env, method_args: &[&str]) -> Value {
 fn inspector_cli_lists_reads_and_calls() {
     let env = example_server();
     let tools = inspector(&env, &["--method", "tools/list"]);
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 2, "{tools}");
+    let names: Vec<&str> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["get_career_context", "search_vitaegraph", "validate_career_context"], "{tools}");
+    let record = inspector(&env, &["--method", "resources/read", "--uri", "vitaegraph://record/project:cachewarden"]);
+    assert!(record["contents"][0]["text"].as_str().unwrap().contains("# cachewarden"), "{record}");
+    let found =
+        inspector(&env, &["--method", "tools/call", "--tool-name", "search_vitaegraph", "--tool-arg", "query=flaky"]);
+    assert!(found["content"][0]["text"].as_str().unwrap().contains("publication:flaky-tests-supply-chain"), "{found}");
     assert!(inspector(&env, &["--method", "resources/list"])["resources"].is_array());
     assert!(inspector(&env, &["--method", "resources/templates/list"])["resourceTemplates"].is_array());
     assert!(inspector(&env, &["--method", "prompts/list"])["prompts"].is_array());

@@ -11,6 +11,7 @@ use ports::fs::FileSystem;
 
 use super::jsonrpc::RpcError;
 use super::{Handler, prompts, resources, tools};
+use crate::graph_store::GraphStore;
 use crate::sources::Sources;
 use domain::pagination::{self, PAGE_SIZE};
 
@@ -50,6 +51,7 @@ pub fn initialize_result() -> Value {
 pub struct Methods {
     fs: Arc<dyn FileSystem>,
     sources: Sources,
+    graph: GraphStore,
 }
 
 impl std::fmt::Debug for Methods {
@@ -60,7 +62,12 @@ impl std::fmt::Debug for Methods {
 
 impl Methods {
     pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
-        Self { fs, sources }
+        let graph = GraphStore::new(sources.graph_root());
+        Self { fs, sources, graph }
+    }
+
+    pub fn graph(&self) -> &GraphStore {
+        &self.graph
     }
 
     pub fn fs(&self) -> &dyn FileSystem {
@@ -79,7 +86,7 @@ impl Handler for Methods {
 
     fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
         match method {
-            "resources/list" => list_page(params, "resources", resources::list(self)),
+            "resources/list" => resources::list(self, cursor(params)?),
             "resources/templates/list" => list_page(params, "resourceTemplates", resources::templates(self)),
             "tools/list" => list_page(params, "tools", tools::definitions()),
             "prompts/list" => list_page(params, "prompts", prompts::list()),
@@ -112,21 +119,34 @@ fn required_str<'a>(params: &'a Map<String, Value>, key: &str) -> Result<&'a str
     }
 }
 
-/// One page of a `*/list` answer under `key`, with `nextCursor` when more remain.
-fn list_page(params: &Map<String, Value>, key: &str, items: Vec<Value>) -> Result<Value, RpcError> {
-    let cursor = match params.get("cursor") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(c)) => Some(c.as_str()),
-        Some(_) => return Err(RpcError::invalid_params("\"cursor\" must be a string")),
-    };
-    let page = pagination::page(items.len(), cursor, PAGE_SIZE).map_err(RpcError::invalid_params)?;
+/// The `cursor` param of a `*/list` request.
+pub fn cursor(params: &Map<String, Value>) -> Result<Option<&str>, RpcError> {
+    match params.get("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(c)) => Ok(Some(c.as_str())),
+        Some(_) => Err(RpcError::invalid_params("\"cursor\" must be a string")),
+    }
+}
+
+/// One page of a list of `len` items under `key`; only the page's items are built.
+pub fn lazy_page(
+    cursor: Option<&str>,
+    key: &str,
+    len: usize,
+    item: impl Fn(usize) -> Value,
+) -> Result<Value, RpcError> {
+    let page = pagination::page(len, cursor, PAGE_SIZE).map_err(RpcError::invalid_params)?;
     let mut result = Map::new();
-    let slice: Vec<Value> = items.into_iter().skip(page.range.start).take(page.range.len()).collect();
-    result.insert(key.into(), Value::Array(slice));
+    result.insert(key.into(), Value::Array(page.range.clone().map(item).collect()));
     if let Some(next) = page.next_cursor {
         result.insert("nextCursor".into(), next.into());
     }
     Ok(Value::Object(result))
+}
+
+/// One page of a `*/list` answer under `key`, with `nextCursor` when more remain.
+fn list_page(params: &Map<String, Value>, key: &str, items: Vec<Value>) -> Result<Value, RpcError> {
+    lazy_page(cursor(params)?, key, items.len(), |i| items[i].clone())
 }
 
 #[cfg(test)]

@@ -155,7 +155,7 @@ pub fn complete(m: &Methods, params: &Map<String, Value>) -> Result<Value, RpcEr
                 (super::resources::WIKI_TEMPLATE, "module") => {
                     Ok(completion(WikiModule::ALL.iter().map(|w| w.name().to_owned()).collect(), value))
                 }
-                _ => super::resources::complete(m, uri, arg_name, value).map(|c| completion(c, value)),
+                _ => super::resources::complete(m, uri, arg_name, value).map(|c| completion(c, "")),
             }
         }
         Some(other) => {

@@ -6,13 +6,37 @@ use super::jsonrpc::RpcError;
 use super::methods::Methods;
 use crate::career;
 use domain::career::Selection;
+use domain::graph::is_valid_id;
+use domain::graph::validate::decode_uri_component;
 use domain::wiki::WikiModule;
 
 pub const CAREER_CONTEXT_URI: &str = "career-context://current";
 pub const WIKI_PREFIX: &str = "vitaecontext://wiki/";
 pub const WIKI_TEMPLATE: &str = "vitaecontext://wiki/{module}";
+pub const GRAPH_INDEX_URI: &str = "vitaegraph://index";
+pub const RECORD_PREFIX: &str = "vitaegraph://record/";
+pub const RECORD_TEMPLATE: &str = "vitaegraph://record/{id}";
 
-pub fn list(_m: &Methods) -> Vec<Value> {
+/// The fixed resources, then every record of the graph (when it is indexed), paged.
+pub fn list(m: &Methods, cursor: Option<&str>) -> Result<Value, RpcError> {
+    let fixed = fixed(m);
+    let graph = m.graph().graph(m.fs()).ok();
+    let records = graph.as_ref().map_or(0, |g| g.graph.nodes.len());
+    super::methods::lazy_page(cursor, "resources", fixed.len() + records, |i| {
+        if i < fixed.len() {
+            return fixed[i].clone();
+        }
+        let n = &graph.as_ref().expect("records exist only with a graph").graph.nodes[i - fixed.len()];
+        json!({
+            "uri": format!("{RECORD_PREFIX}{}", n.id),
+            "name": n.label,
+            "description": format!("{} record {} ({})", n.kind, n.id, n.path),
+            "mimeType": "text/markdown"
+        })
+    })
+}
+
+fn fixed(_m: &Methods) -> Vec<Value> {
     let mut out = vec![json!({
         "uri": CAREER_CONTEXT_URI,
         "name": "Current Career Context",
@@ -27,21 +51,82 @@ pub fn list(_m: &Methods) -> Vec<Value> {
             "mimeType": "text/markdown"
         })
     }));
+    out.push(json!({
+        "uri": GRAPH_INDEX_URI,
+        "name": "VitaeGraph index",
+        "description": "The generated graph of the person's records (.generated/graph.json): nodes with id, type, label, path, parent and tags, and CONTAINS / RELATED_TO edges.",
+        "mimeType": "application/json"
+    }));
     out
 }
 
 pub fn templates(_m: &Methods) -> Vec<Value> {
-    vec![json!({
-        "uriTemplate": WIKI_TEMPLATE,
-        "name": "vitaecontext wiki module",
-        "description": "User documentation packaged with the binary. Modules: vitaecontext (set-up, clients, every tool, prompt and resource), build (writing a Career Context, every diagnostic), vitaegraph (records, indexing, search).",
-        "mimeType": "text/markdown"
-    })]
+    vec![
+        json!({
+            "uriTemplate": RECORD_TEMPLATE,
+            "name": "VitaeGraph record",
+            "description": "One record of the person's VitaeGraph (a project, role, degree, course, thesis, certification, award or publication) by its id, e.g. vitaegraph://record/project:cachewarden. Find ids with search_vitaegraph or the VitaeGraph index.",
+            "mimeType": "text/markdown"
+        }),
+        json!({
+            "uriTemplate": WIKI_TEMPLATE,
+            "name": "vitaecontext wiki module",
+            "description": "User documentation packaged with the binary. Modules: vitaecontext (set-up, clients, every tool, prompt and resource), build (writing a Career Context, every diagnostic), vitaegraph (records, indexing, search).",
+            "mimeType": "text/markdown"
+        }),
+    ]
 }
 
-/// Completion candidates for a resource template argument other than the wiki's.
-pub fn complete(_m: &Methods, uri: &str, arg: &str, _value: &str) -> Result<Vec<String>, RpcError> {
-    Err(RpcError::invalid_params(format!("no completion for argument {arg:?} of {uri:?}")))
+/// Completion candidates for a resource template argument other than the wiki's: record ids
+/// starting with the typed prefix.
+pub fn complete(m: &Methods, uri: &str, arg: &str, value: &str) -> Result<Vec<String>, RpcError> {
+    if uri != RECORD_TEMPLATE || arg != "id" {
+        return Err(RpcError::invalid_params(format!("no completion for argument {arg:?} of {uri:?}")));
+    }
+    let Ok(g) = m.graph().graph(m.fs()) else { return Ok(Vec::new()) };
+    let start = g.sorted_ids.partition_point(|id| id.as_str() < value);
+    Ok(g.sorted_ids[start..].iter().take_while(|id| id.starts_with(value)).cloned().collect())
+}
+
+const INDEX_MISSING: &str = "VitaeGraph index not found. Run `vitaecontext graph index` to generate it.";
+
+fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
+    match m.graph().graph(m.fs()) {
+        Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
+        Err(e) => {
+            tracing::debug!("vitaegraph://index unavailable: {e}");
+            Err(RpcError::resource_not_found(uri, INDEX_MISSING))
+        }
+    }
+}
+
+/// `vitaegraph://record/{id}`: the id is decoded once, checked, and looked up only as an exact
+/// key of the graph's nodes; the node's path must resolve inside the root. Any refusal is the
+/// same -32002, without content or paths.
+fn record(m: &Methods, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
+    let with_uri = |e: RpcError| e.with_data(json!({ "uri": uri }));
+    let id = decode_uri_component(raw_id)
+        .ok_or_else(|| with_uri(RpcError::invalid_params("the record id is not valid percent-encoding")))?;
+    if id.is_empty() || id.contains('/') || id.contains('\\') {
+        return Err(with_uri(RpcError::invalid_params("a record id is `type:slug`, with no slash or backslash")));
+    }
+    let not_found = || RpcError::resource_not_found(uri, format!("VitaeGraph record {id:?} not found"));
+    if !is_valid_id(&id) {
+        return Err(not_found());
+    }
+    let g = m.graph().graph(m.fs()).map_err(|e| {
+        tracing::debug!("record {id}: index unavailable: {e}");
+        RpcError::resource_not_found(uri, INDEX_MISSING)
+    })?;
+    let node = g.by_id.get(&id).map(|i| &g.graph.nodes[*i]).ok_or_else(not_found)?;
+    match m.graph().read_record(m.fs(), &node.path) {
+        Ok(body) => Ok(text(uri, "text/markdown", body)),
+        Err(e) => {
+            // The reason goes to the server's log only: the client learns nothing about the disk.
+            tracing::warn!("record {id} refused: {e}");
+            Err(not_found())
+        }
+    }
 }
 
 fn text(uri: &str, mime: &str, text: String) -> Value {
@@ -57,6 +142,12 @@ pub fn read(m: &Methods, uri: &str) -> Result<Value, RpcError> {
             other => career::selection_notice(&other).unwrap_or_default(),
         };
         return Ok(text(uri, "text/markdown", body));
+    }
+    if uri == GRAPH_INDEX_URI {
+        return graph_index(m, uri);
+    }
+    if let Some(raw_id) = uri.strip_prefix(RECORD_PREFIX) {
+        return record(m, uri, raw_id);
     }
     if let Some(name) = uri.strip_prefix(WIKI_PREFIX) {
         // Exact allowlist match on the raw text: no decoding, no case folding, no path.

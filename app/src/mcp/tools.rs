@@ -51,6 +51,19 @@ pub fn definitions() -> Vec<Value> {
             }
         }),
         json!({
+            "name": "search_vitaegraph",
+            "description": "Search the person's VitaeGraph: their detailed career records (projects, roles, degrees, courses, theses, certifications, awards, publications). Rank by `query` (keywords; title and tag matches count most, ids and paths match too), filter by record `type` and `tag`, or give no query to list records in id order. Returns JSON {matchCount, records: [{id, type, title, path, tags, score, excerpt}]} with the top 20; read a full record with the resource vitaegraph://record/{id}.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": { "type": "string" },
+                    "type": { "type": "string" },
+                    "tag": { "type": "string" }
+                },
+                "additionalProperties": false
+            }
+        }),
+        json!({
             "name": "validate_career_context",
             "description": "Check the person's Career Context file against the format and return JSON: valid, path, title, section names, and errors and warnings with line numbers and codes. Call it after the person edits their Career Context, or when get_career_context reports that the file is invalid, to explain exactly what to fix.",
             "inputSchema": {
@@ -63,7 +76,47 @@ pub fn definitions() -> Vec<Value> {
 }
 
 pub fn known(name: &str) -> bool {
-    matches!(name, "get_career_context" | "validate_career_context")
+    matches!(name, "get_career_context" | "validate_career_context" | "search_vitaegraph")
+}
+
+fn optional_str<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, RpcError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(RpcError::invalid_params(format!("\"{key}\" must be a string, got {other}"))),
+    }
+}
+
+fn search(m: &Methods, args: &Map<String, Value>) -> Result<ToolResult, RpcError> {
+    use domain::graph::search::{Query, parse_type};
+    only(args, "search_vitaegraph", &["query", "type", "tag"])?;
+    let text = optional_str(args, "query")?;
+    let kind = optional_str(args, "type")?.map(parse_type).transpose().map_err(RpcError::invalid_params)?;
+    let tag = optional_str(args, "tag")?;
+    let searcher = match m.graph().searcher(m.fs()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::debug!("search index unavailable: {e}");
+            return Ok(ToolResult::error(
+                "The VitaeGraph search index was not found. Ask the person to run `vitaecontext graph index` \
+                 (with `--root DIR` if their VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search again."
+                    .into(),
+            ));
+        }
+    };
+    let results = searcher.search(&Query { text, kind: kind.as_deref(), tag });
+    let records: Vec<Value> = results
+        .records
+        .iter()
+        .map(|h| {
+            json!({
+                "id": h.id, "type": h.kind, "title": h.title, "path": h.path,
+                "tags": h.tags, "score": h.score, "excerpt": h.excerpt
+            })
+        })
+        .collect();
+    let body = json!({ "matchCount": results.match_count, "records": records });
+    Ok(ToolResult::ok(serde_json::to_string_pretty(&body).map_err(RpcError::internal)?))
 }
 
 /// Refuses any argument not in `allowed`.
@@ -111,6 +164,7 @@ pub fn call(m: &Methods, name: &str, args: &Map<String, Value>) -> Result<ToolRe
             v["sections"] = json!(loaded.validation.section_names());
             Ok(ToolResult::ok(serde_json::to_string_pretty(&v).map_err(RpcError::internal)?))
         }
+        "search_vitaegraph" => search(m, args),
         other => Err(RpcError::invalid_params(format!("unknown tool {other:?}"))),
     }
 }

@@ -84,6 +84,20 @@ pub struct Query<'a> {
     pub tag: Option<&'a str>,
 }
 
+/// A term and, for a compound term (`build-cache`, `node.js`), its parts, so that a query for
+/// `cache` finds `build-cache`.
+fn expand(term: &str) -> impl Iterator<Item = &str> {
+    let parts = term.split(['-', '.']).filter(move |p| !p.is_empty() && *p != term);
+    std::iter::once(term).chain(parts)
+}
+
+fn expand_all(terms: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = terms.iter().flat_map(|t| expand(t).map(str::to_owned)).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 impl Searcher {
     pub fn new(index: SearchIndex) -> Self {
         let mut documents = index.documents;
@@ -92,14 +106,20 @@ impl Searcher {
         let mut docs = Vec::with_capacity(documents.len());
         for (i, d) in documents.into_iter().enumerate() {
             let mut len = 0.0;
-            for (term, count) in d.terms {
-                len += f64::from(count);
-                postings.entry(term).or_default().push((i as u32, count));
+            let mut counts: HashMap<&str, u32> = HashMap::new();
+            for (term, count) in &d.terms {
+                len += f64::from(*count);
+                for t in expand(term) {
+                    *counts.entry(t).or_insert(0) += count;
+                }
+            }
+            for (term, count) in counts {
+                postings.entry(term.to_owned()).or_default().push((i as u32, count));
             }
             let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
             docs.push(Doc {
-                title_terms: tokens(&d.title),
-                tag_terms: tokens(&tag_lower.join(" ")),
+                title_terms: expand_all(tokens(&d.title)),
+                tag_terms: expand_all(tokens(&tag_lower.join(" "))),
                 tag_lower,
                 id_lower: d.id.to_lowercase(),
                 path_lower: d.path.to_lowercase(),
@@ -288,6 +308,13 @@ mod tests {
         assert_eq!(ids(&r)[2], "project:lens", "a body mention alone ranks last: {:?}", ids(&r));
         let r = s.search(&Query { text: Some("flaky"), ..Default::default() });
         assert_eq!(ids(&r), ["publication:flaky"]);
+    }
+
+    #[test]
+    fn compound_terms_match_their_parts() {
+        let s = searcher();
+        let r = s.search(&Query { text: Some("cache"), ..Default::default() });
+        assert_eq!(ids(&r)[0], "project:cachewarden");
     }
 
     #[test]

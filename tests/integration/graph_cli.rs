@@ -1,0 +1,142 @@
+// `vitaecontext graph init | validate | index` as a person runs them.
+
+use std::fs;
+
+use serde_json::Value;
+
+use crate::util::{Cmd, example, repo_root};
+
+fn fixture() -> std::path::PathBuf {
+    repo_root().join("tests/fixtures/graph-every-code")
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t)
+        } else {
+            fs::copy(e.path(), &t).map(|_| ()).unwrap()
+        }
+    }
+}
+
+#[test]
+fn init_creates_the_layout_and_refuses_a_non_empty_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    let (st, out, err) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    assert!(out.contains("Initialized VitaeGraph"));
+    for p in
+        ["VITAEGRAPH.md", "index.md", "projects", "experience", "education", "certifications", "awards", "publications"]
+    {
+        assert!(root.join(p).exists(), "{p}");
+    }
+    let (st, _, err) = Cmd::new(["graph", "validate", "--root", root.to_str().unwrap()]).output();
+    assert!(st.success(), "a fresh graph validates: {err}");
+    fs::write(root.join("index.md"), "mine").unwrap();
+    let (st, _, err) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap()]).output();
+    assert_eq!(st.code(), Some(1));
+    assert!(err.contains("not empty") && err.contains("--force"), "{err}");
+    assert_eq!(fs::read_to_string(root.join("index.md")).unwrap(), "mine");
+    let (st, _, _) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap(), "--force"]).output();
+    assert!(st.success());
+    assert_ne!(fs::read_to_string(root.join("index.md")).unwrap(), "mine");
+}
+
+#[test]
+fn every_validation_code_matches_vitaecontext_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&fixture(), &root);
+    let (st, out, _) = Cmd::new(["graph", "validate", "--root", root.to_str().unwrap(), "--json"]).output();
+    assert_eq!(st.code(), Some(1));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["valid"], false);
+    let (st, _, err) = Cmd::new(["graph", "index", "--root", root.to_str().unwrap()]).output();
+    assert_eq!(st.code(), Some(1));
+    assert!(err.contains("wrote only") && err.contains("diagnostics.json"), "{err}");
+    let ours = fs::read(root.join(".generated/diagnostics.json")).unwrap();
+    let golden = fs::read(repo_root().join("tests/fixtures/graph-every-code.diagnostics.json")).unwrap();
+    assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(golden).unwrap());
+    assert!(!root.join(".generated/graph.json").exists());
+    let codes: std::collections::BTreeSet<String> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(v["warnings"].as_array().unwrap())
+        .map(|d| d["code"].as_str().unwrap().to_owned())
+        .collect();
+    for code in [
+        "missing_required_file",
+        "missing_frontmatter",
+        "missing_id",
+        "invalid_id",
+        "duplicate_id",
+        "missing_field",
+        "invalid_record_type",
+        "record_id_type_mismatch",
+        "record_type_directory_mismatch",
+        "invalid_visibility",
+        "invalid_list_field",
+        "self_record_reference",
+        "missing_record_reference",
+        "invalid_parent_reference",
+        "missing_parent_reference",
+        "self_parent_reference",
+        "invalid_parent_type",
+        "missing_parent",
+        "parent_cycle",
+        "invalid_internal_link",
+        "broken_internal_link",
+        "legacy_record_layout",
+    ] {
+        assert!(codes.contains(code), "{code} not raised");
+    }
+}
+
+#[test]
+fn human_output_names_the_file_line_and_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&fixture(), &root);
+    let (st, _, err) = Cmd::new(["graph", "validate", "--root", root.to_str().unwrap()]).output();
+    assert_eq!(st.code(), Some(1));
+    assert!(err.contains("vitaecontext::graph::invalid_visibility"), "{err}");
+    assert!(err.contains("projects/vis/project.md:5"), "the front-matter line is named: {err}");
+    assert!(err.contains("visibility: secret"), "the offending line is shown: {err}");
+    assert!(err.contains("Use `visibility: private` or `visibility: public`"), "{err}");
+}
+
+#[test]
+fn index_reruns_are_byte_identical_and_match_the_committed_example() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&example("vitaegraph"), &root);
+    let files = ["graph.json", "search-index.json", "diagnostics.json"];
+    let committed: Vec<Vec<u8>> = files.iter().map(|f| fs::read(root.join(".generated").join(f)).unwrap()).collect();
+    fs::remove_dir_all(root.join(".generated")).unwrap();
+    for _ in 0..2 {
+        let (st, out, err) = Cmd::new(["graph", "index", "--root", root.to_str().unwrap()]).output();
+        assert!(st.success(), "{err}");
+        assert!(out.contains("Indexed 21"), "{out}");
+        for (f, bytes) in files.iter().zip(&committed) {
+            assert_eq!(&fs::read(root.join(".generated").join(f)).unwrap(), bytes, "{f}");
+        }
+    }
+}
+
+#[test]
+fn usage_errors() {
+    let (st, _, err) = Cmd::new(["graph", "validate", "--root", "/no/such/graph"]).output();
+    assert_eq!(st.code(), Some(2));
+    assert!(err.contains("does not exist"), "{err}");
+    let (st, _, _) = Cmd::new(["graph", "index", "--root", "a", "--vitaegraph", "b"]).output();
+    assert_eq!(st.code(), Some(2));
+    // Without --root: $VITAEGRAPH_ROOT, then ~/.vitaecontext/vitaegraph.
+    let (st, out, _) = Cmd::new(["graph", "validate"]).env("VITAEGRAPH_ROOT", example("vitaegraph")).output();
+    assert!(st.success(), "{out}");
+}

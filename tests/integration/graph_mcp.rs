@@ -1,0 +1,331 @@
+// The VitaeGraph over MCP: the index resource, records with every confinement case, listing,
+// completion and search, over real stdio.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::util::{Cmd, Server, example, tool_text};
+
+const SECRET: &str = "TOP-SECRET-CONTENT";
+
+/// A copy of the example graph, indexed, inside a temp dir that also holds an `outside` folder
+/// with a secret and a `root-sib` folder whose name starts with the root's.
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    base: PathBuf,
+    root: PathBuf,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t)
+        } else {
+            fs::copy(e.path(), &t).map(|_| ()).unwrap()
+        }
+    }
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("root");
+        copy_dir(&example("vitaegraph"), &root);
+        for d in ["outside", "root-sib"] {
+            fs::create_dir_all(base.join(d)).unwrap();
+            fs::write(base.join(d).join("secret.md"), SECRET).unwrap();
+        }
+        Fixture { _tmp: tmp, base, root }
+    }
+
+    fn server(&self) -> Server {
+        Server::mcp(&["--root", self.root.to_str().unwrap()])
+    }
+
+    /// Rewrites graph.json with extra nodes pointing at `path`s, one per (id, path).
+    fn add_nodes(&self, nodes: &[(&str, &str)]) {
+        let file = self.root.join(".generated/graph.json");
+        let mut g: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+        for (id, path) in nodes {
+            g["nodes"].as_array_mut().unwrap().push(json!({
+                "id": id, "type": "Project", "label": id, "path": path, "parent": null, "tags": []
+            }));
+        }
+        fs::write(&file, serde_json::to_string_pretty(&g).unwrap()).unwrap();
+    }
+}
+
+fn read(s: &mut Server, uri: &str) -> Value {
+    let id = json!(format!("read {uri}"));
+    s.request(id, "resources/read", json!({"uri": uri}))
+}
+
+fn assert_refused(r: &Value, uri: &str, code: i64) {
+    let e = &r["error"];
+    assert_eq!(e["code"], code, "{uri}: {r}");
+    assert_eq!(e["data"]["uri"], uri, "{uri}");
+    let text = r.to_string();
+    assert!(!text.contains(SECRET), "{uri} leaked content");
+    assert!(!text.contains("/tmp") && !text.contains("/root/"), "{uri} leaked a path: {text}");
+}
+
+#[test]
+fn index_and_records_are_served() {
+    let f = Fixture::new();
+    let mut s = f.server();
+    let r = read(&mut s, "vitaegraph://index");
+    assert_eq!(r["result"]["contents"][0]["mimeType"], "application/json");
+    let text = r["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(text, fs::read_to_string(f.root.join(".generated/graph.json")).unwrap());
+    let r = read(&mut s, "vitaegraph://record/project:cachewarden");
+    assert_eq!(r["result"]["contents"][0]["mimeType"], "text/markdown");
+    assert!(r["result"]["contents"][0]["text"].as_str().unwrap().contains("# cachewarden"));
+    // Percent-decoded once.
+    let r = read(&mut s, "vitaegraph://record/project%3Acachewarden");
+    assert!(r["result"]["contents"][0]["text"].as_str().unwrap().contains("# cachewarden"));
+}
+
+#[test]
+fn a_missing_index_says_how_to_build_it() {
+    let f = Fixture::new();
+    fs::remove_dir_all(f.root.join(".generated")).unwrap();
+    let mut s = f.server();
+    let r = read(&mut s, "vitaegraph://index");
+    assert_refused(&r, "vitaegraph://index", -32002);
+    assert!(r["error"]["message"].as_str().unwrap().contains("vitaecontext graph index"));
+    assert_refused(
+        &read(&mut s, "vitaegraph://record/project:cachewarden"),
+        "vitaegraph://record/project:cachewarden",
+        -32002,
+    );
+    let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "rust"}}));
+    assert_eq!(r["isError"], true);
+    assert!(tool_text(&r).contains("vitaecontext graph index"));
+}
+
+#[test]
+fn ids_are_checked_before_any_lookup() {
+    let f = Fixture::new();
+    let mut s = f.server();
+    for uri in [
+        "vitaegraph://record/project/cachewarden",
+        "vitaegraph://record/project%2Fcachewarden",
+        "vitaegraph://record/..%5C..%5Csecret",
+        "vitaegraph://record/",
+        "vitaegraph://record/%zz",
+    ] {
+        assert_refused(&read(&mut s, uri), uri, -32602);
+    }
+    for uri in [
+        "vitaegraph://record/Project:cachewarden",
+        "vitaegraph://record/project:",
+        "vitaegraph://record/project:nope",
+        "vitaegraph://record/..",
+        "vitaegraph://record/project%253Acachewarden",
+    ] {
+        assert_refused(&read(&mut s, uri), uri, -32002);
+    }
+}
+
+#[test]
+fn stored_paths_that_escape_are_refused() {
+    let f = Fixture::new();
+    let outside = f.base.join("outside/secret.md");
+    fs::write(f.root.join("nul.md"), b"has a \0 byte").unwrap();
+    fs::write(f.root.join("latin1.md"), b"caf\xe9").unwrap();
+    fs::write(f.root.join("big.md"), vec![b'x'; 5 * 1024 * 1024]).unwrap();
+    std::os::unix::fs::symlink(&outside, f.root.join("link-out.md")).unwrap();
+    std::os::unix::fs::symlink(f.base.join("outside"), f.root.join("dir-out")).unwrap();
+    std::os::unix::fs::symlink("loop-b.md", f.root.join("loop-a.md")).unwrap();
+    std::os::unix::fs::symlink("loop-a.md", f.root.join("loop-b.md")).unwrap();
+    std::process::Command::new("mkfifo").arg(f.root.join("fifo.md")).status().unwrap();
+    fs::create_dir(f.root.join("folder.md")).unwrap();
+    let cases = [
+        ("project:dotdot", "../outside/secret.md"),
+        ("project:absolute", outside.to_str().unwrap()),
+        ("project:sibling", "../root-sib/secret.md"),
+        ("project:link-file", "link-out.md"),
+        ("project:link-dir", "dir-out/secret.md"),
+        ("project:loop", "loop-a.md"),
+        ("project:fifo", "fifo.md"),
+        ("project:folder", "folder.md"),
+        ("project:big", "big.md"),
+        ("project:nul", "nul.md"),
+        ("project:latin1", "latin1.md"),
+        ("project:hidden-dotdot", "projects/../../outside/secret.md"),
+    ];
+    f.add_nodes(&cases);
+    let mut s = f.server();
+    for (id, _) in cases {
+        let uri = format!("vitaegraph://record/{id}");
+        assert_refused(&read(&mut s, &uri), &uri, -32002);
+    }
+    // A refusal does not poison the rest.
+    assert!(read(&mut s, "vitaegraph://record/project:cachewarden")["result"].is_object());
+}
+
+#[test]
+fn a_symlinked_generated_folder_or_graph_leading_outside_is_not_served() {
+    let f = Fixture::new();
+    let out_gen = f.base.join("outside/.generated");
+    fs::rename(f.root.join(".generated"), &out_gen).unwrap();
+    std::os::unix::fs::symlink(&out_gen, f.root.join(".generated")).unwrap();
+    let mut s = f.server();
+    assert_refused(&read(&mut s, "vitaegraph://index"), "vitaegraph://index", -32002);
+    drop(s);
+
+    let f = Fixture::new();
+    let moved = f.base.join("outside/graph.json");
+    fs::rename(f.root.join(".generated/graph.json"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, f.root.join(".generated/graph.json")).unwrap();
+    let mut s = f.server();
+    assert_refused(&read(&mut s, "vitaegraph://index"), "vitaegraph://index", -32002);
+}
+
+#[test]
+fn a_symlinked_root_works() {
+    let f = Fixture::new();
+    let alias = f.base.join("alias");
+    std::os::unix::fs::symlink(&f.root, &alias).unwrap();
+    let mut s = Server::mcp(&["--vitaegraph", alias.to_str().unwrap()]);
+    assert!(read(&mut s, "vitaegraph://record/project:cachewarden")["result"].is_object());
+}
+
+#[test]
+fn the_index_reloads_when_it_changes_on_disk() {
+    let f = Fixture::new();
+    let mut s = f.server();
+    let search = |s: &mut Server, q: &str| -> Value {
+        let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": q}}));
+        serde_json::from_str(tool_text(&r)).unwrap()
+    };
+    assert_eq!(search(&mut s, "zeppelin")["matchCount"], 0);
+    assert!(read(&mut s, "vitaegraph://record/project:zeppelin")["error"].is_object());
+    fs::create_dir_all(f.root.join("projects/zeppelin")).unwrap();
+    fs::write(
+        f.root.join("projects/zeppelin/project.md"),
+        "---\ntype: project\nid: project:zeppelin\ntitle: Zeppelin\n---\n# Zeppelin\nAirships.\n",
+    )
+    .unwrap();
+    let (st, _, err) = Cmd::new(["graph", "index", "--root", f.root.to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    assert_eq!(search(&mut s, "zeppelin")["records"][0]["id"], "project:zeppelin");
+    assert!(read(&mut s, "vitaegraph://record/project:zeppelin")["result"].is_object());
+}
+
+#[test]
+fn records_are_listed_paged_and_completed() {
+    let f = Fixture::new();
+    let mut s = f.server();
+    let first = s.ok("resources/list", json!({}));
+    let items = first["resources"].as_array().unwrap();
+    assert!(items.iter().any(|r| r["uri"] == "vitaegraph://index"));
+    let rec = items.iter().find(|r| r["uri"] == "vitaegraph://record/project:cachewarden").expect("records are listed");
+    assert_eq!(rec["name"], "cachewarden: remote build-cache auditing");
+    let templates = s.ok("resources/templates/list", json!({}));
+    assert!(
+        templates["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["uriTemplate"] == "vitaegraph://record/{id}")
+    );
+    let c = s.ok(
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "vitaegraph://record/{id}"}, "argument": {"name": "id", "value": "course:"}}),
+    );
+    assert_eq!(
+        c["completion"]["values"],
+        json!(["course:compilers", "course:databases", "course:distributed-systems"])
+    );
+}
+
+#[test]
+fn large_graphs_page_by_one_hundred() {
+    let f = Fixture::new();
+    for i in 0..230 {
+        let dir = f.root.join(format!("projects/p{i:03}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("project.md"), format!("---\ntype: project\nid: project:p{i:03}\ntitle: P{i}\n---\nbody\n"))
+            .unwrap();
+    }
+    let (st, _, err) = Cmd::new(["graph", "index", "--root", f.root.to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    let mut s = f.server();
+    let mut cursor: Option<String> = None;
+    let mut seen = Vec::new();
+    loop {
+        let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
+        let page = s.ok("resources/list", params);
+        let items = page["resources"].as_array().unwrap();
+        assert!(items.len() <= 100);
+        seen.extend(items.iter().map(|r| r["uri"].as_str().unwrap().to_owned()));
+        match page.get("nextCursor") {
+            Some(c) => cursor = Some(c.as_str().unwrap().to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 5 + 21 + 230);
+    let unique: std::collections::BTreeSet<_> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len());
+}
+
+#[test]
+fn search_ranks_filters_and_validates_arguments() {
+    let f = Fixture::new();
+    let mut s = f.server();
+    let search = |s: &mut Server, args: Value| -> Value {
+        let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": args}));
+        assert!(r.get("isError").is_none(), "{r}");
+        serde_json::from_str(tool_text(&r)).unwrap()
+    };
+    let ids = |v: &Value| -> Vec<String> {
+        v["records"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect()
+    };
+
+    // Known order on the example: the records titled or tagged with the term come first.
+    let r = search(&mut s, json!({"query": "flaky"}));
+    assert_eq!(ids(&r)[..2], ["publication:flaky-tests-supply-chain", "project:flaky-quarantine"]);
+    let r = search(&mut s, json!({"query": "cachewarden"}));
+    assert_eq!(ids(&r)[0], "project:cachewarden");
+    let hit = &r["records"][0];
+    for key in ["id", "type", "title", "path", "tags", "score", "excerpt"] {
+        assert!(hit.get(key).is_some(), "{key} missing: {hit}");
+    }
+    assert_eq!(hit["type"], "Project");
+
+    let r = search(&mut s, json!({"type": "course"}));
+    assert_eq!(ids(&r), ["course:compilers", "course:databases", "course:distributed-systems"]);
+    assert_eq!(search(&mut s, json!({"type": "Course"}))["matchCount"], 3);
+    let r = search(&mut s, json!({"tag": "RUST"}));
+    assert!(ids(&r).contains(&"project:cachewarden".to_string()) && r["matchCount"].as_u64().unwrap() >= 3);
+    let r = search(&mut s, json!({"query": "rust", "type": "publication"}));
+    assert_eq!(ids(&r), ["publication:cache-poisoning-talk"]);
+    let r = search(&mut s, json!({}));
+    assert_eq!(r["matchCount"], 21);
+    assert_eq!(r["records"].as_array().unwrap().len(), 20);
+    let all = ids(&r);
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted, "no query lists in id order");
+
+    for args in [json!({"type": "talk"}), json!({"query": 5}), json!({"limit": 3}), json!({"tag": ["a"]})] {
+        assert_eq!(
+            s.err("tools/call", json!({"name": "search_vitaegraph", "arguments": args.clone()}))["code"],
+            -32602,
+            "{args}"
+        );
+    }
+    let tools = s.ok("tools/list", json!({}));
+    let def = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "search_vitaegraph").unwrap();
+    assert_eq!(
+        def["inputSchema"],
+        json!({"type": "object", "properties": {"query": {"type": "string"}, "type": {"type": "string"}, "tag": {"type": "string"}}, "additionalProperties": false})
+    );
+}
