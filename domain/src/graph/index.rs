@@ -3,16 +3,11 @@
 //! the same on every machine; VitaeContext 2.x used locale-aware comparison, which agrees on
 //! ordinary data.
 
-use std::collections::BTreeMap;
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::frontmatter::FmValue;
 use super::page::Page;
 use super::validate::{GraphDiagnostic, GraphValidation};
-use crate::career::text::JS_SPACE_CLASS;
 
 pub const VERSION: &str = "2.0.0";
 
@@ -81,7 +76,60 @@ pub struct Document {
     pub path: String,
     pub text: String,
     pub tags: Vec<Tag>,
-    pub terms: BTreeMap<String, u32>,
+    pub terms: Terms,
+}
+
+/// Term counts, sorted by term (byte order), written as a JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Terms(pub Vec<(String, u32)>);
+
+impl Terms {
+    pub fn get(&self, term: &str) -> Option<u32> {
+        self.0.binary_search_by(|(t, _)| t.as_str().cmp(term)).ok().map(|i| self.0[i].1)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(t, _)| t.as_str())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.0.iter().map(|(t, c)| (t.as_str(), *c))
+    }
+}
+
+impl Serialize for Terms {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (t, c) in &self.0 {
+            map.serialize_entry(t, c)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Terms {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Terms;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of term counts")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Terms, A::Error> {
+                let mut v: Vec<(String, u32)> = Vec::with_capacity(m.size_hint().unwrap_or(0));
+                while let Some(entry) = m.next_entry()? {
+                    v.push(entry);
+                }
+                // Files from 2.x list integer-like terms first: restore byte order.
+                if !v.windows(2).all(|w| w[0].0 <= w[1].0) {
+                    v.sort_by(|a, b| a.0.cmp(&b.0));
+                }
+                Ok(Terms(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,36 +173,158 @@ pub fn pascal_case(t: &str) -> String {
         .collect()
 }
 
-static FENCED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"```(?s:.)*?```").expect("fence"));
-static IMAGE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"!\[[^\]]*\]\([^)]+\)").expect("image"));
-static LINK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[([^\]]+)\]\([^)]+\)").expect("link"));
-static PUNCT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[#>*_`|~-]").expect("punct"));
-static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("{JS_SPACE_CLASS}+")).expect("spaces"));
-static TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[a-z0-9][a-z0-9+.#-]*").expect("token"));
+/// Removes ```...``` spans (the shortest, leftmost first), each replaced by one space.
+fn strip_fences(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(a) = s[i..].find("```").map(|a| a + i) {
+        let Some(b) = s[a + 3..].find("```").map(|b| b + a + 3) else { break };
+        out.push_str(&s[i..a]);
+        out.push(' ');
+        i = b + 3;
+    }
+    out.push_str(&s[i..]);
+    out
+}
 
-/// A record body as plain text. Only the leading front matter was stripped (by the parser);
-/// unlike 2.x, text between two `---` rules in the body is kept.
+/// At `open` (a `[`), a `[text](target)` with the given minimum text length: the index of the
+/// closing `]` and of the closing `)`.
+fn bracket_link(s: &str, open: usize, min_text: usize) -> Option<(usize, usize)> {
+    let close = s[open + 1..].find(']')? + open + 1;
+    if close - (open + 1) < min_text || s.as_bytes().get(close + 1) != Some(&b'(') {
+        return None;
+    }
+    let paren = s[close + 2..].find(')')? + close + 2;
+    (paren > close + 2).then_some((close, paren))
+}
+
+/// `![alt](target)` -> one space; then `[text](target)` -> `text`.
+fn strip_links(s: &str) -> String {
+    let mut no_images = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(a) = s[i..].find("![").map(|a| a + i) {
+        match bracket_link(s, a + 1, 0) {
+            Some((_, paren)) => {
+                no_images.push_str(&s[i..a]);
+                no_images.push(' ');
+                i = paren + 1;
+            }
+            None => {
+                no_images.push_str(&s[i..a + 1]);
+                i = a + 1;
+            }
+        }
+    }
+    no_images.push_str(&s[i..]);
+    let s = no_images;
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(a) = s[i..].find('[').map(|a| a + i) {
+        match bracket_link(&s, a, 1) {
+            Some((close, paren)) => {
+                out.push_str(&s[i..a]);
+                out.push_str(&s[a + 1..close]);
+                i = paren + 1;
+            }
+            None => {
+                out.push_str(&s[i..a + 1]);
+                i = a + 1;
+            }
+        }
+    }
+    out.push_str(&s[i..]);
+    out
+}
+
+/// A record body as plain text: fenced code, images and link targets dropped, Markdown
+/// punctuation `# > * _ ` | ~ -` replaced by spaces, white space folded. Only the leading front
+/// matter was stripped (by the parser); unlike 2.x, text between two `---` rules is kept.
 pub fn plain_text(body: &str) -> String {
-    let s = FENCED.replace_all(body, " ");
-    let s = IMAGE.replace_all(&s, " ");
-    let s = LINK.replace_all(&s, "$1");
-    let s = PUNCT.replace_all(&s, " ");
-    let s = SPACES.replace_all(&s, " ");
-    crate::career::text::trim(&s).to_owned()
+    let s = strip_links(&strip_fences(body));
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    if s.is_ascii() {
+        let mut bytes = Vec::with_capacity(s.len());
+        for &b in s.as_bytes() {
+            let b = if matches!(b, b'#' | b'>' | b'*' | b'_' | b'`' | b'|' | b'~' | b'-') { b' ' } else { b };
+            if matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+                pending_space = !bytes.is_empty();
+            } else {
+                if pending_space {
+                    bytes.push(b' ');
+                    pending_space = false;
+                }
+                bytes.push(b);
+            }
+        }
+        return String::from_utf8(bytes).expect("ASCII in, ASCII out");
+    }
+    for c in s.chars() {
+        let c = if matches!(c, '#' | '>' | '*' | '_' | '`' | '|' | '~' | '-') { ' ' } else { c };
+        if crate::career::text::is_js_space(c) {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_token_start(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
+}
+
+fn is_token_byte(b: u8) -> bool {
+    is_token_start(b) || matches!(b, b'+' | b'.' | b'#' | b'-')
+}
+
+/// Calls `f` with each token `[a-z0-9][a-z0-9+.#-]*` of `lower` (already lower-cased).
+fn each_token<'a>(lower: &'a str, mut f: impl FnMut(&'a str)) {
+    let b = lower.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if is_token_start(b[i]) {
+            let start = i;
+            while i < b.len() && is_token_byte(b[i]) {
+                i += 1;
+            }
+            f(&lower[start..i]);
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// Lower-cased tokens `[a-z0-9][a-z0-9+.#-]*`, in order.
 pub fn tokens(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
-    TOKEN.find_iter(&lower).map(|m| m.as_str().to_owned()).collect()
+    let lower = lowercase(text);
+    let mut out = Vec::new();
+    each_token(&lower, |t| out.push(t.to_owned()));
+    out
 }
 
-pub fn term_counts(text: &str) -> BTreeMap<String, u32> {
-    let mut terms = BTreeMap::new();
-    for t in tokens(text) {
-        *terms.entry(t).or_insert(0) += 1;
+/// Lower case as JavaScript's `toLowerCase`, without the Unicode tables for ASCII text.
+fn lowercase(text: &str) -> String {
+    if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() }
+}
+
+pub fn term_counts(text: &str) -> Terms {
+    let lower = lowercase(text);
+    let mut all: Vec<&str> = Vec::new();
+    each_token(&lower, |t| all.push(t));
+    all.sort_unstable();
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for t in all {
+        match out.last_mut() {
+            Some((last, n)) if last == t => *n += 1,
+            _ => out.push((t.to_owned(), 1)),
+        }
     }
-    terms
+    Terms(out)
 }
 
 fn sorted_tags(page: &Page) -> Vec<Tag> {
@@ -190,24 +360,28 @@ pub fn build(pages: &[Page]) -> (Graph, SearchIndex) {
         }
     }
     edges.sort_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
-    let documents = records
-        .iter()
-        .zip(&nodes)
-        .map(|(r, n)| {
-            let text = plain_text(&r.body);
-            let tag_text: Vec<String> = n.tags.iter().map(Tag::text).collect();
-            let terms = term_counts(&format!("{} {} {}", n.label, tag_text.join(" "), text));
-            Document {
-                id: n.id.clone(),
-                kind: n.kind.clone(),
-                title: n.label.clone(),
-                path: n.path.clone(),
-                text,
-                tags: n.tags.clone(),
-                terms,
-            }
-        })
-        .collect();
+    let document = |(r, n): (&&Page, &Node)| {
+        let text = plain_text(&r.body);
+        let tag_text: Vec<String> = n.tags.iter().map(Tag::text).collect();
+        let terms = term_counts(&format!("{} {} {}", n.label, tag_text.join(" "), text));
+        Document {
+            id: n.id.clone(),
+            kind: n.kind.clone(),
+            title: n.label.clone(),
+            path: n.path.clone(),
+            text,
+            tags: n.tags.clone(),
+            terms,
+        }
+    };
+    // Documents are independent: build them on two threads, keeping their order.
+    let half = records.len() / 2;
+    let documents = std::thread::scope(|scope| {
+        let second = scope.spawn(|| records[half..].iter().zip(&nodes[half..]).map(document).collect::<Vec<_>>());
+        let mut first: Vec<Document> = records[..half].iter().zip(&nodes[..half]).map(document).collect();
+        first.extend(second.join().expect("document builder thread"));
+        first
+    });
     (
         Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges },
         SearchIndex { version: VERSION.into(), algorithm: "lexical-term-frequency".into(), documents },
@@ -229,9 +403,36 @@ mod tests {
     #[test]
     fn terms_are_lowercase_counts_in_byte_order() {
         let t = term_counts("Rust rust C++ c# 2024 node.js");
-        let keys: Vec<&str> = t.keys().map(String::as_str).collect();
+        let keys: Vec<&str> = t.keys().collect();
         assert_eq!(keys, ["2024", "c#", "c++", "node.js", "rust"]);
-        assert_eq!(t["rust"], 2);
+        assert_eq!(t.get("rust"), Some(2));
+    }
+
+    /// The format's rules written as regexes, as 2.x applies them (an oracle for the scanner).
+    fn plain_text_by_regex(body: &str) -> String {
+        use regex::Regex;
+        let s = Regex::new(r"```(?s:.)*?```").unwrap().replace_all(body, " ");
+        let s = Regex::new(r"!\[[^\]]*\]\([^)]+\)").unwrap().replace_all(&s, " ");
+        let s = Regex::new(r"\[([^\]]+)\]\([^)]+\)").unwrap().replace_all(&s, "$1");
+        let s = Regex::new(r"[#>*_`|~-]").unwrap().replace_all(&s, " ");
+        let s = Regex::new(&format!("{}+", crate::career::text::JS_SPACE_CLASS)).unwrap().replace_all(&s, " ");
+        crate::career::text::trim(&s).to_owned()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+        #[test]
+        fn the_scanner_equals_the_regex_rules(body in "[a-z\\[\\]()!`#>*_|~ \n\u{a0}\u{3000}-]{0,80}") {
+            proptest::prop_assert_eq!(plain_text(&body), plain_text_by_regex(&body));
+        }
+
+        #[test]
+        fn tokens_equal_the_regex(text in "[a-zA-Z0-9+.#\\- \u{130}\u{212a}é]{0,60}") {
+            let re = regex::Regex::new(r"[a-z0-9][a-z0-9+.#-]*").unwrap();
+            let lower = text.to_lowercase();
+            let expected: Vec<String> = re.find_iter(&lower).map(|m| m.as_str().to_owned()).collect();
+            proptest::prop_assert_eq!(tokens(&text), expected);
+        }
     }
 
     #[test]

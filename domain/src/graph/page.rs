@@ -37,18 +37,20 @@ impl Page {
             Some((a, end)) => (Some(a), content[end..].to_owned()),
             None => (None, content.to_owned()),
         };
-        let heading = HEADING.captures(&body).map(|c| crate::career::text::trim(&c[1]).to_owned());
         let title = match attributes.as_ref().and_then(|a| a.get("title")) {
-            Some(FmValue::Null) | None => heading.map(FmValue::Str),
+            Some(FmValue::Null) | None => {
+                HEADING.captures(&body).map(|c| FmValue::Str(crate::career::text::trim(&c[1]).to_owned()))
+            }
             Some(t) => Some(t.clone()),
         };
+        let front_lines: Vec<&str> = content[..content.len() - body.len()].lines().collect();
         let key_lines = match &attributes {
             Some(a) => a
                 .entries
                 .iter()
                 .map(|(k, _)| {
-                    let line = content
-                        .lines()
+                    let line = front_lines
+                        .iter()
                         .position(|l| l.strip_prefix(k.as_str()).is_some_and(|r| r.starts_with(':')))
                         .map_or(1, |i| i + 1);
                     (k.clone(), line)

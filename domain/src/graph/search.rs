@@ -107,7 +107,8 @@ impl Searcher {
         for (i, d) in documents.into_iter().enumerate() {
             let mut len = 0.0;
             let mut counts: HashMap<&str, u32> = HashMap::new();
-            for (term, count) in &d.terms {
+            for (term, count) in d.terms.iter() {
+                let count = &count;
                 len += f64::from(*count);
                 for t in expand(term) {
                     *counts.entry(t).or_insert(0) += count;

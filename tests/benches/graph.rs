@@ -1,0 +1,267 @@
+//! Benchmark: the VitaeGraph at 10,000 and 100,000 records.
+//!
+//! Method: a generator writes a valid synthetic graph (every record type, parents, related
+//! records, tags, ~600-byte bodies) into a temp dir. `graph index` runs as the release binary,
+//! 3 times per size (the first run also creates `.generated/`); wall time is the median and peak
+//! memory the child's max RSS (getrusage via python3's `resource`, as Rust's std has no wait4).
+//! Then one `vitaecontext mcp` process serves the graph: the first `search_vitaegraph` call is
+//! "cold" (it loads the search index), then 1,000 varied queries are timed one by one over
+//! stdio (median, p99), then 1,000 `vitaegraph://record/{id}` reads. Sizes can be chosen with
+//! `VITAEGRAPH_BENCH_SIZES=10000,100000` (the default). Run with `scripts/bench`.
+//! `VITAEGRAPH_BENCH_GENERATE=DIR:N` only writes a synthetic graph of N records into DIR.
+
+#![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+
+#[path = "support.rs"]
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const WORDS: &[&str] = &[
+    "rust",
+    "go",
+    "kubernetes",
+    "bazel",
+    "postgresql",
+    "latency",
+    "pipeline",
+    "cache",
+    "compiler",
+    "distributed",
+    "consensus",
+    "observability",
+    "terraform",
+    "migration",
+    "throughput",
+    "scheduler",
+    "storage",
+    "query",
+    "index",
+    "search",
+    "mentoring",
+    "platform",
+    "api",
+    "security",
+    "testing",
+    "release",
+    "monorepo",
+    "profiling",
+    "network",
+    "database",
+    "streaming",
+    "kafka",
+    "python",
+    "typescript",
+    "react",
+    "design",
+    "research",
+    "paper",
+    "award",
+];
+
+/// A tiny deterministic generator (xorshift) so every run writes the same graph.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// Writes a valid graph of about `n` records: per group of 10, 1 education with 2 courses and
+/// a thesis, 1 experience with 2 projects, 1 certification, 1 award, 1 publication.
+pub fn generate(root: &Path, n: usize) -> usize {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    std::fs::write(root.join("VITAEGRAPH.md"), "# Synthetic VitaeGraph\n").expect("write");
+    std::fs::write(root.join("index.md"), "# Index\n").expect("write");
+    let mut count = 0;
+    let body = |rng: &mut Rng, title: &str| -> String {
+        let mut b = format!("# {title}\n\n");
+        for _ in 0..8 {
+            let line: Vec<&str> = (0..10).map(|_| rng.pick(WORDS)).collect();
+            b.push_str(&format!("- Worked on {} with {}% improvement.\n", line.join(" "), rng.next() % 100));
+        }
+        b
+    };
+    let mut write = |rel: String, fm: String, text: String| {
+        let path = root.join(&rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, format!("---\n{fm}---\n\n{text}")).expect("write");
+        count += 1;
+    };
+    for g in 0..n.div_ceil(10) {
+        let tags = |rng: &mut Rng| format!("tags: [{}, {}]\n", rng.pick(WORDS), rng.pick(WORDS));
+        let edu = format!("education:edu-{g}");
+        write(
+            format!("education/edu-{g}/education.md"),
+            format!("type: education\nid: {edu}\ntitle: Degree {g}\n{}", tags(&mut rng)),
+            body(&mut rng, "Degree"),
+        );
+        for c in 0..2 {
+            write(
+                format!("education/edu-{g}/courses/c{c}.md"),
+                format!("type: course\nid: course:c{g}-{c}\ntitle: Course {g} {c}\nparent: {edu}\n{}", tags(&mut rng)),
+                body(&mut rng, "Course"),
+            );
+        }
+        write(
+            format!("education/edu-{g}/thesis.md"),
+            format!("type: thesis\nid: thesis:t-{g}\ntitle: Thesis {g}\nparent: {edu}\n"),
+            body(&mut rng, "Thesis"),
+        );
+        let exp = format!("experience:job-{g}");
+        write(
+            format!("experience/job-{g}/experience.md"),
+            format!("type: experience\nid: {exp}\ntitle: Role {g}\n{}", tags(&mut rng)),
+            body(&mut rng, "Role"),
+        );
+        for p in 0..2 {
+            write(
+                format!("projects/p-{g}-{p}/project.md"),
+                format!(
+                    "type: project\nid: project:p-{g}-{p}\ntitle: Project {g} {p} {}\nparent: {exp}\nrelated_records: [publication:pub-{g}]\n{}",
+                    rng.pick(WORDS),
+                    tags(&mut rng)
+                ),
+                body(&mut rng, "Project"),
+            );
+        }
+        write(
+            format!("certifications/cert-{g}.md"),
+            format!("type: certification\nid: certification:cert-{g}\ntitle: Cert {g}\n"),
+            body(&mut rng, "Cert"),
+        );
+        write(
+            format!("awards/award-{g}.md"),
+            format!("type: award\nid: award:award-{g}\ntitle: Award {g}\nrelated_records: [project:p-{g}-0]\n"),
+            body(&mut rng, "Award"),
+        );
+        write(
+            format!("publications/pub-{g}.md"),
+            format!(
+                "type: publication\nid: publication:pub-{g}\ntitle: Paper {g} on {}\n{}",
+                rng.pick(WORDS),
+                tags(&mut rng)
+            ),
+            body(&mut rng, "Paper"),
+        );
+    }
+    count
+}
+
+/// Runs `graph index` and returns (wall seconds, peak RSS in KiB).
+fn index_once(bin: &Path, root: &Path) -> (f64, u64) {
+    let script = "import resource,subprocess,sys,time\nt=time.perf_counter()\nr=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)\nd=time.perf_counter()-t\nassert r.returncode==0, r.returncode\nprint(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(bin)
+        .args(["graph", "index", "--root"])
+        .arg(root)
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace();
+    (
+        parts.next().and_then(|s| s.parse().ok()).expect("seconds"),
+        parts.next().and_then(|s| s.parse().ok()).expect("rss"),
+    )
+}
+
+fn bench_size(n: usize) {
+    let bin = support::release_bin();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("graph");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let start = Instant::now();
+    let written = generate(&root, n);
+    println!("\n== {written} records (generated in {:.2?})", start.elapsed());
+
+    let runs: Vec<(f64, u64)> = (0..3).map(|_| index_once(&bin, &root)).collect();
+    let mut secs: Vec<f64> = runs.iter().map(|r| r.0).collect();
+    secs.sort_by(f64::total_cmp);
+    let peak = runs.iter().map(|r| r.1).max().unwrap_or(0);
+    let size = |f: &str| std::fs::metadata(root.join(".generated").join(f)).map_or(0, |m| m.len());
+    println!(
+        "graph index: median {:.3} s (runs: {:?}), peak RSS {:.1} MiB; graph.json {:.1} MiB, search-index.json {:.1} MiB",
+        secs[1],
+        secs.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>(),
+        peak as f64 / 1024.0,
+        size("graph.json") as f64 / 1048576.0,
+        size("search-index.json") as f64 / 1048576.0
+    );
+
+    let mut child = Command::new(&bin)
+        .args(["mcp", "--root"])
+        .arg(&root)
+        .env("HOME", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let mut call = |req: String| {
+        writeln!(stdin, "{req}").expect("write");
+        stdin.flush().expect("flush");
+        line.clear();
+        stdout.read_line(&mut line).expect("read");
+        assert!(line.contains("\"result\""), "{line}");
+    };
+    call(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#.into());
+    let search = |q: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"search_vitaegraph","arguments":{{"query":"{q}"}}}}}}"#
+        )
+    };
+    let cold = Instant::now();
+    call(search("rust latency"));
+    println!("search_vitaegraph cold (loads the index): {:.3?}", cold.elapsed());
+    let mut rng = Rng(42);
+    let queries: Vec<String> = (0..1010).map(|_| format!("{} {}", rng.pick(WORDS), rng.pick(WORDS))).collect();
+    let mut qi = queries.iter().cycle();
+    let stats = support::time(1000, 10, || call(search(qi.next().expect("cycle"))));
+    println!("{}", stats.line("search_vitaegraph warm, 2-word queries"));
+    let mut rng = Rng(7);
+    let groups = n.div_ceil(10) as u64;
+    let ids: Vec<String> = (0..1010).map(|_| format!("project:p-{}-{}", rng.next() % groups, rng.next() % 2)).collect();
+    let mut ii = ids.iter().cycle();
+    let read = |id: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"vitaegraph://record/{id}"}}}}"#)
+    };
+    let stats = support::time(1000, 10, || call(read(ii.next().expect("cycle"))));
+    println!("{}", stats.line("vitaegraph://record read"));
+    drop(stdin);
+    let _ = child.wait();
+}
+
+fn main() {
+    // `VITAEGRAPH_BENCH_GENERATE=DIR:N` only writes a synthetic graph of N records into DIR.
+    if let Some((dir, n)) = std::env::var("VITAEGRAPH_BENCH_GENERATE").ok().and_then(|v| {
+        let (d, n) = v.rsplit_once(':')?;
+        Some((std::path::PathBuf::from(d), n.parse::<usize>().ok()?))
+    }) {
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        println!("wrote {} records to {}", generate(&dir, n), dir.display());
+        return;
+    }
+    let sizes: Vec<usize> = std::env::var("VITAEGRAPH_BENCH_SIZES")
+        .unwrap_or_else(|_| "10000,100000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    for n in sizes {
+        bench_size(n);
+    }
+}
