@@ -4,23 +4,10 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::util::{Cmd, example, repo_root};
+use crate::util::{Cmd, copy_dir, example, repo_root};
 
 fn fixture() -> std::path::PathBuf {
     repo_root().join("tests/fixtures/graph-every-code")
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t)
-        } else {
-            fs::copy(e.path(), &t).map(|_| ()).unwrap()
-        }
-    }
 }
 
 #[test]

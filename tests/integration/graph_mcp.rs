@@ -2,11 +2,11 @@
 // completion and search, over real stdio.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::util::{Cmd, Server, example, tool_text};
+use crate::util::{Cmd, Server, copy_dir, example, tool_text};
 
 const SECRET: &str = "TOP-SECRET-CONTENT";
 
@@ -16,19 +16,6 @@ struct Fixture {
     _tmp: tempfile::TempDir,
     base: PathBuf,
     root: PathBuf,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t)
-        } else {
-            fs::copy(e.path(), &t).map(|_| ()).unwrap()
-        }
-    }
 }
 
 impl Fixture {

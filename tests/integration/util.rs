@@ -34,6 +34,20 @@ pub fn example(rel: &str) -> PathBuf {
     repo_root().join("examples").join(rel)
 }
 
+/// Copies a folder tree (plain files and folders).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("file type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
 /// The text of the first content item of a tool result.
 pub fn tool_text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text content: {result}"))

@@ -5,7 +5,7 @@
 //! its own line, never a guess: this is what VitaeContext 2.x accepts, and files written for it
 //! must read the same here.
 
-use super::text::{is_js_space, is_line_terminator, js_number, trim, trim_start};
+use super::text::{is_js_space, is_line_terminator, js_number, strip_quotes, trim, trim_start};
 
 /// A QUICK REFERENCE value as JavaScript would hold it.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,12 +89,6 @@ impl QuickReference {
     }
 }
 
-/// Removes one leading and one trailing quote character (either kind, independently).
-fn strip_quotes(s: &str) -> &str {
-    let s = s.strip_prefix(['"', '\'']).unwrap_or(s);
-    s.strip_suffix(['"', '\'']).unwrap_or(s)
-}
-
 fn is_number(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s);
     let (int, frac) = match digits.split_once('.') {
@@ -148,20 +142,7 @@ fn key_line(raw: &str) -> Option<(&str, &str)> {
 
 /// `^\s{2,}-\s+(.+)$` -> the captured item text.
 pub(crate) fn list_item(line: &str) -> Option<&str> {
-    let indent = line.len() - line.trim_start_matches(is_js_space).len();
-    if line[..indent].chars().count() < 2 {
-        return None;
-    }
-    let rest = line[indent..].strip_prefix('-')?;
-    let ws: Vec<usize> = rest.char_indices().take_while(|(_, c)| is_js_space(*c)).map(|(i, _)| i).collect();
-    if ws.is_empty() {
-        return None;
-    }
-    let ws_end = rest.char_indices().find(|(_, c)| !is_js_space(*c)).map_or(rest.len(), |(i, _)| i);
-    // Greedy `\s+` gives back characters one by one until `(.+)$` matches.
-    let mut starts: Vec<usize> = ws.iter().skip(1).copied().collect();
-    starts.push(ws_end);
-    starts.into_iter().rev().map(|i| &rest[i..]).find(|cap| !cap.is_empty() && !cap.chars().any(is_line_terminator))
+    super::text::list_item(line, 2)
 }
 
 /// `^\s+\S`

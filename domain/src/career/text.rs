@@ -64,6 +64,35 @@ pub fn js_number(n: f64) -> String {
     }
 }
 
+/// After a list dash: `\s+(.+)$` as JavaScript's backtracking resolves it. Greedy `\s+` gives
+/// back characters one by one until `(.+)$` (no line terminator) matches; returns the capture.
+pub fn after_dash(rest: &str) -> Option<&str> {
+    let ws: Vec<usize> = rest.char_indices().take_while(|(_, c)| is_js_space(*c)).map(|(i, _)| i).collect();
+    if ws.is_empty() {
+        return None;
+    }
+    let ws_end = rest.char_indices().find(|(_, c)| !is_js_space(*c)).map_or(rest.len(), |(i, _)| i);
+    let mut starts: Vec<usize> = ws.iter().skip(1).copied().collect();
+    starts.push(ws_end);
+    starts.into_iter().rev().map(|i| &rest[i..]).find(|cap| !cap.is_empty() && !cap.chars().any(is_line_terminator))
+}
+
+/// `^\s{min,}-\s+(.+)$`: a list item indented by at least `min` white-space characters.
+pub fn list_item(line: &str, min_indent: usize) -> Option<&str> {
+    let body = trim_start(line);
+    let indent = &line[..line.len() - body.len()];
+    if indent.chars().count() < min_indent {
+        return None;
+    }
+    after_dash(body.strip_prefix('-')?)
+}
+
+/// `.replace(/^["']|["']$/g, "")`: one leading and one trailing quote, either kind.
+pub fn strip_quotes(s: &str) -> &str {
+    let s = s.strip_prefix(['"', '\'']).unwrap_or(s);
+    s.strip_suffix(['"', '\'']).unwrap_or(s)
+}
+
 /// Char-based column (1-based) of a byte offset in `line`.
 pub fn column_of(line: &str, byte: usize) -> usize {
     line[..byte].chars().count() + 1

@@ -98,10 +98,7 @@ fn scalar(value: &str) -> FmValue {
         "true" => FmValue::Bool(true),
         "false" => FmValue::Bool(false),
         "null" => FmValue::Null,
-        _ => {
-            let t = t.strip_prefix(['"', '\'']).unwrap_or(t);
-            FmValue::Str(t.strip_suffix(['"', '\'']).unwrap_or(t).to_owned())
-        }
+        _ => FmValue::Str(crate::career::text::strip_quotes(t).to_owned()),
     }
 }
 
@@ -157,19 +154,7 @@ fn field(line: &str) -> Option<(&str, &str)> {
 
 /// `^\s+-\s+(.+)$` -> the item text.
 fn list_item(line: &str) -> Option<&str> {
-    let t = line.trim_start_matches(is_js_space);
-    if t.len() == line.len() {
-        return None;
-    }
-    let rest = t.strip_prefix('-')?;
-    let ws: Vec<usize> = rest.char_indices().take_while(|(_, c)| is_js_space(*c)).map(|(i, _)| i).collect();
-    if ws.is_empty() {
-        return None;
-    }
-    let ws_end = rest.char_indices().find(|(_, c)| !is_js_space(*c)).map_or(rest.len(), |(i, _)| i);
-    let mut starts: Vec<usize> = ws.iter().skip(1).copied().collect();
-    starts.push(ws_end);
-    starts.into_iter().rev().map(|i| &rest[i..]).find(|cap| !cap.is_empty() && !cap.chars().any(is_line_terminator))
+    crate::career::text::list_item(line, 1)
 }
 
 /// The front matter and where the body starts; `None` when the text has no leading block.
