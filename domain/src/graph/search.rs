@@ -25,21 +25,27 @@ struct Doc {
     text: String,
     tags: Vec<Tag>,
     tag_lower: Vec<String>,
-    title_terms: Vec<String>,
-    tag_terms: Vec<String>,
-    id_lower: String,
-    path_lower: String,
-    len: f64,
 }
 
-/// A search index ready to answer queries: postings per term, document lengths.
+/// The documents containing one term, with each document's weight for it: the BM25
+/// term-frequency part plus the title and tag boosts. A query adds `idf * weight`.
+#[derive(Debug)]
+struct Posting {
+    idf: f64,
+    entries: Vec<(u32, f32)>,
+}
+
+/// A search index ready to answer queries: postings per term with precomputed weights, and
+/// every id and path in one lower-cased haystack for substring matching.
 #[derive(Debug)]
 pub struct Searcher {
     /// In id order, so "by score then id" is "by score then index".
     docs: Vec<Doc>,
-    /// term -> (document index, term frequency).
-    postings: HashMap<String, Vec<(u32, u32)>>,
-    avg_len: f64,
+    postings: HashMap<String, Posting>,
+    /// `id \0 path \0` of every document, lower-cased, in document order.
+    haystack: Vec<u8>,
+    /// Where each document's part of the haystack starts.
+    starts: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -102,40 +108,64 @@ impl Searcher {
     pub fn new(index: SearchIndex) -> Self {
         let mut documents = index.documents;
         documents.sort_by(|a, b| a.id.cmp(&b.id));
-        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-        let mut docs = Vec::with_capacity(documents.len());
-        for (i, d) in documents.into_iter().enumerate() {
-            let mut len = 0.0;
+        // First pass: per-document term counts (compound terms expanded) and lengths.
+        let mut per_doc: Vec<(Vec<(String, u32)>, f64)> = Vec::with_capacity(documents.len());
+        for d in &documents {
             let mut counts: HashMap<&str, u32> = HashMap::new();
+            let mut len = 0.0;
             for (term, count) in d.terms.iter() {
-                let count = &count;
-                len += f64::from(*count);
+                len += f64::from(count);
                 for t in expand(term) {
                     *counts.entry(t).or_insert(0) += count;
                 }
             }
-            for (term, count) in counts {
-                postings.entry(term.to_owned()).or_default().push((i as u32, count));
-            }
+            per_doc.push((counts.into_iter().map(|(t, c)| (t.to_owned(), c)).collect(), len));
+        }
+        let n = documents.len() as f64;
+        let avg_len = if per_doc.is_empty() { 1.0 } else { (per_doc.iter().map(|p| p.1).sum::<f64>() / n).max(1.0) };
+        let mut postings: HashMap<String, Posting> = HashMap::new();
+        let mut docs = Vec::with_capacity(documents.len());
+        let mut haystack = Vec::new();
+        let mut starts = Vec::with_capacity(documents.len());
+        for (i, (d, (counts, len))) in documents.into_iter().zip(per_doc).enumerate() {
+            let title_terms = expand_all(tokens(&d.title));
             let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
+            let tag_terms = expand_all(tokens(&tag_lower.join(" ")));
+            for (term, tf) in counts {
+                let tf = f64::from(tf);
+                let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
+                if title_terms.binary_search(&term).is_ok() {
+                    w += TITLE_BOOST;
+                }
+                if tag_terms.binary_search(&term).is_ok() {
+                    w += TAG_BOOST;
+                }
+                postings
+                    .entry(term)
+                    .or_insert_with(|| Posting { idf: 0.0, entries: Vec::new() })
+                    .entries
+                    .push((i as u32, w as f32));
+            }
+            starts.push(haystack.len() as u32);
+            haystack.extend(d.id.to_lowercase().bytes());
+            haystack.push(0);
+            haystack.extend(d.path.to_lowercase().bytes());
+            haystack.push(0);
             docs.push(Doc {
-                title_terms: expand_all(tokens(&d.title)),
-                tag_terms: expand_all(tokens(&tag_lower.join(" "))),
-                tag_lower,
-                id_lower: d.id.to_lowercase(),
-                path_lower: d.path.to_lowercase(),
-                len,
                 id: d.id,
                 kind: d.kind,
                 title: d.title,
                 path: d.path,
                 text: d.text,
                 tags: d.tags,
+                tag_lower,
             });
         }
-        let avg_len =
-            if docs.is_empty() { 1.0 } else { (docs.iter().map(|d| d.len).sum::<f64>() / docs.len() as f64).max(1.0) };
-        Searcher { docs, postings, avg_len }
+        for p in postings.values_mut() {
+            let df = p.entries.len() as f64;
+            p.idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        }
+        Searcher { docs, postings, haystack, starts }
     }
 
     pub fn len(&self) -> usize {
@@ -146,24 +176,16 @@ impl Searcher {
         self.docs.is_empty()
     }
 
-    fn idf(&self, term: &str) -> f64 {
-        let n = self.docs.len() as f64;
-        let df = self.postings.get(term).map_or(0, Vec::len) as f64;
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-    }
-
-    fn passes(&self, d: &Doc, q: &Query<'_>) -> bool {
-        q.kind.is_none_or(|k| d.kind == k)
-            && q.tag.is_none_or(|t| {
-                let t = t.to_lowercase();
-                d.tag_lower.contains(&t)
-            })
+    fn passes(&self, d: &Doc, q: &Query<'_>, tag: Option<&str>) -> bool {
+        q.kind.is_none_or(|k| d.kind == k) && tag.is_none_or(|t| d.tag_lower.iter().any(|x| x == t))
     }
 
     pub fn search(&self, q: &Query<'_>) -> Results {
+        let tag = q.tag.map(str::to_lowercase);
+        let tag = tag.as_deref();
         let text = q.text.map(str::trim).filter(|t| !t.is_empty());
         let Some(text) = text else {
-            let matching: Vec<usize> = (0..self.docs.len()).filter(|&i| self.passes(&self.docs[i], q)).collect();
+            let matching: Vec<usize> = (0..self.docs.len()).filter(|&i| self.passes(&self.docs[i], q, tag)).collect();
             return Results {
                 match_count: matching.len(),
                 records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &[])).collect(),
@@ -172,40 +194,50 @@ impl Searcher {
         let mut terms = tokens(text);
         terms.sort();
         terms.dedup();
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+        let mut scores = vec![0.0f64; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
         for term in &terms {
-            let idf = self.idf(term);
-            if let Some(list) = self.postings.get(term) {
-                for &(doc, tf) in list {
-                    let d = &self.docs[doc as usize];
-                    let tf = f64::from(tf);
-                    let bm25 = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * d.len / self.avg_len));
-                    let mut s = bm25;
-                    if d.title_terms.iter().any(|t| t == term) {
-                        s += TITLE_BOOST * idf;
+            if let Some(p) = self.postings.get(term) {
+                for &(doc, w) in &p.entries {
+                    let s = &mut scores[doc as usize];
+                    if *s == 0.0 {
+                        touched.push(doc);
                     }
-                    if d.tag_terms.iter().any(|t| t == term) {
-                        s += TAG_BOOST * idf;
-                    }
-                    *scores.entry(doc).or_insert(0.0) += s;
+                    *s += p.idf * f64::from(w);
                 }
             }
         }
-        // Ids and paths match by substring: a query term, or the whole query when it has none.
+        // Ids and paths match by substring: each query term, or the whole query when it has
+        // none; a document counts once per needle.
         let lower = text.to_lowercase();
         let needles: Vec<&str> =
             if terms.is_empty() { vec![lower.as_str()] } else { terms.iter().map(String::as_str).collect() };
-        for (i, d) in self.docs.iter().enumerate() {
-            let hits = needles.iter().filter(|n| d.id_lower.contains(*n) || d.path_lower.contains(*n)).count();
-            if hits > 0 {
-                *scores.entry(i as u32).or_insert(0.0) += ID_PATH_WEIGHT * hits as f64;
+        let mut last_needle = vec![u16::MAX; if needles.is_empty() { 0 } else { self.docs.len() }];
+        for (k, needle) in needles.iter().enumerate().filter(|(_, n)| !n.is_empty() && !n.contains('\0')) {
+            for pos in memchr::memmem::find_iter(&self.haystack, needle.as_bytes()) {
+                let doc = self.starts.partition_point(|&s| s as usize <= pos) - 1;
+                if last_needle[doc] != k as u16 {
+                    last_needle[doc] = k as u16;
+                    if scores[doc] == 0.0 {
+                        touched.push(doc as u32);
+                    }
+                    scores[doc] += ID_PATH_WEIGHT;
+                }
             }
         }
-        let mut ranked: Vec<(u32, f64)> =
-            scores.into_iter().filter(|(i, s)| *s > 0.0 && self.passes(&self.docs[*i as usize], q)).collect();
+        let mut ranked: Vec<(u32, f64)> = touched
+            .into_iter()
+            .map(|d| (d, scores[d as usize]))
+            .filter(|&(d, s)| s > 0.0 && self.passes(&self.docs[d as usize], q, tag))
+            .collect();
         let match_count = ranked.len();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let records = ranked.iter().take(MAX_RESULTS).map(|&(i, s)| self.hit(i as usize, s, &needles)).collect();
+        let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if ranked.len() > MAX_RESULTS {
+            ranked.select_nth_unstable_by(MAX_RESULTS - 1, order);
+            ranked.truncate(MAX_RESULTS);
+        }
+        ranked.sort_by(order);
+        let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &needles)).collect();
         Results { match_count, records }
     }
 
