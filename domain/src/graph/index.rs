@@ -411,11 +411,20 @@ mod tests {
     /// The format's rules written as regexes, as 2.x applies them (an oracle for the scanner).
     fn plain_text_by_regex(body: &str) -> String {
         use regex::Regex;
-        let s = Regex::new(r"```(?s:.)*?```").unwrap().replace_all(body, " ");
-        let s = Regex::new(r"!\[[^\]]*\]\([^)]+\)").unwrap().replace_all(&s, " ");
-        let s = Regex::new(r"\[([^\]]+)\]\([^)]+\)").unwrap().replace_all(&s, "$1");
-        let s = Regex::new(r"[#>*_`|~-]").unwrap().replace_all(&s, " ");
-        let s = Regex::new(&format!("{}+", crate::career::text::JS_SPACE_CLASS)).unwrap().replace_all(&s, " ");
+        use std::sync::LazyLock;
+        static RULES: LazyLock<[(Regex, &str); 5]> = LazyLock::new(|| {
+            [
+                (Regex::new(r"```(?s:.)*?```").unwrap(), " "),
+                (Regex::new(r"!\[[^\]]*\]\([^)]+\)").unwrap(), " "),
+                (Regex::new(r"\[([^\]]+)\]\([^)]+\)").unwrap(), "$1"),
+                (Regex::new(r"[#>*_`|~-]").unwrap(), " "),
+                (Regex::new(&format!("{}+", crate::career::text::JS_SPACE_CLASS)).unwrap(), " "),
+            ]
+        });
+        let mut s = body.to_owned();
+        for (re, with) in RULES.iter() {
+            s = re.replace_all(&s, *with).into_owned();
+        }
         crate::career::text::trim(&s).to_owned()
     }
 
@@ -428,7 +437,9 @@ mod tests {
 
         #[test]
         fn tokens_equal_the_regex(text in "[a-zA-Z0-9+.#\\- \u{130}\u{212a}é]{0,60}") {
-            let re = regex::Regex::new(r"[a-z0-9][a-z0-9+.#-]*").unwrap();
+            static TOKEN: std::sync::LazyLock<regex::Regex> =
+                std::sync::LazyLock::new(|| regex::Regex::new(r"[a-z0-9][a-z0-9+.#-]*").unwrap());
+            let re = &*TOKEN;
             let lower = text.to_lowercase();
             let expected: Vec<String> = re.find_iter(&lower).map(|m| m.as_str().to_owned()).collect();
             proptest::prop_assert_eq!(tokens(&text), expected);
