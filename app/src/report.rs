@@ -7,16 +7,15 @@ use std::io::IsTerminal;
 use domain::career::{Code, Diagnostic, Severity, Validation};
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 
-/// One finding about one file, as miette wants it.
+/// One finding about one file, as miette wants it: a namespaced code, the message, a help
+/// line, and (when the place is known) the source with a label under the span.
 #[derive(Debug)]
 pub struct Finding {
     code: String,
     message: String,
     help: &'static str,
-    severity: Severity,
-    label: String,
-    span: SourceSpan,
-    source: NamedSource<String>,
+    severity: miette::Severity,
+    at: Option<(NamedSource<String>, SourceSpan, String)>,
 }
 
 impl fmt::Display for Finding {
@@ -32,19 +31,24 @@ impl miette::Diagnostic for Finding {
         Some(Box::new(&self.code))
     }
     fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-        })
+        Some(self.severity)
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.help))
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.source)
+        self.at.as_ref().map(|(s, _, _)| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(self.label.clone()), self.span))))
+        let (_, span, label) = self.at.as_ref()?;
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(label.clone()), *span))))
+    }
+}
+
+fn severity(s: Severity) -> miette::Severity {
+    match s {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
     }
 }
 
@@ -94,10 +98,8 @@ pub fn findings(path: &str, content: &str, v: &Validation) -> Vec<Finding> {
                 code: format!("vitaecontext::context::{}", d.code.as_str()),
                 message: format!("{} (line {})", d.message, d.line),
                 help: d.code.help(),
-                severity: d.severity,
-                label: label(d),
-                span: SourceSpan::from(a..b),
-                source: NamedSource::new(path, text.clone()),
+                severity: severity(d.severity),
+                at: Some((NamedSource::new(path, text.clone()), SourceSpan::from(a..b), label(d))),
             }
         })
         .collect()
@@ -111,20 +113,6 @@ pub fn stderr_color() -> bool {
 /// Renders every finding, in order, as one text.
 pub fn render(findings: &[Finding], width: usize, color: bool) -> String {
     render_all(findings, width, color)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use domain::career::{FileFacts, validate};
-
-    #[test]
-    fn findings_render_with_code_label_and_help() {
-        let text = "# Ada Lovelace\n\n## QUICK REFERENCE\n```yaml\nname: Ada\npositioning_summary: n/a\n```\nScope.\n\n<!-- VERIFIED FACTS: a=1 -->\n\n## GOALS AND TARGETING\nWorked 2020-2019 on [your project].\n\n## SKILLS INDEX\n\n### Analyst [ROLE]\n";
-        let v = validate(text, FileFacts::default());
-        let out = render(&findings("career-context.md", text, &v), 100, false);
-        insta::assert_snapshot!(out);
-    }
 }
 
 /// How to fix each VitaeGraph diagnostic, in one sentence.
@@ -158,50 +146,18 @@ pub fn graph_help(code: &str) -> &'static str {
     }
 }
 
-/// A VitaeGraph finding: the file, and the front-matter line when one is known.
-#[derive(Debug)]
-pub struct GraphFinding {
-    code: String,
-    message: String,
-    help: &'static str,
-    warning: bool,
-    source: Option<(NamedSource<String>, SourceSpan)>,
-}
-
-impl fmt::Display for GraphFinding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for GraphFinding {}
-
-impl miette::Diagnostic for GraphFinding {
-    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.code))
-    }
-    fn severity(&self) -> Option<miette::Severity> {
-        Some(if self.warning { miette::Severity::Warning } else { miette::Severity::Error })
-    }
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.help))
-    }
-    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.source.as_ref().map(|(s, _)| s as &dyn miette::SourceCode)
-    }
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let (_, span) = self.source.as_ref()?;
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some("here".into()), *span))))
-    }
-}
-
 /// Builds a finding; `text` is the file's content when it could be read.
-pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Option<&str>) -> GraphFinding {
-    let source = match (d.line, text) {
+/// A VitaeGraph finding: the file, and the front-matter line when one is known.
+pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Option<&str>) -> Finding {
+    let at = match (d.line, text) {
         (Some(line), Some(text)) => {
             let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
             let len = text[start.min(text.len())..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
-            Some((NamedSource::new(d.path.clone(), text.to_owned()), SourceSpan::from(start..start + len)))
+            Some((
+                NamedSource::new(d.path.clone(), text.to_owned()),
+                SourceSpan::from(start..start + len),
+                "here".into(),
+            ))
         }
         _ => None,
     };
@@ -209,12 +165,12 @@ pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Op
         Some(line) => format!("{}:{line}", d.path),
         None => d.path.clone(),
     };
-    GraphFinding {
+    Finding {
         code: format!("vitaecontext::graph::{}", d.code),
         message: format!("{location}: {}", d.message),
         help: graph_help(d.code),
-        warning,
-        source,
+        severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
+        at,
     }
 }
 
@@ -228,4 +184,18 @@ pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool)
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::career::{FileFacts, validate};
+
+    #[test]
+    fn findings_render_with_code_label_and_help() {
+        let text = "# Ada Lovelace\n\n## QUICK REFERENCE\n```yaml\nname: Ada\npositioning_summary: n/a\n```\nScope.\n\n<!-- VERIFIED FACTS: a=1 -->\n\n## GOALS AND TARGETING\nWorked 2020-2019 on [your project].\n\n## SKILLS INDEX\n\n### Analyst [ROLE]\n";
+        let v = validate(text, FileFacts::default());
+        let out = render(&findings("career-context.md", text, &v), 100, false);
+        insta::assert_snapshot!(out);
+    }
 }

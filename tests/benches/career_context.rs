@@ -11,8 +11,6 @@
 #[path = "support.rs"]
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use domain::career::{FileFacts, Surface, packet, validate};
@@ -56,32 +54,11 @@ fn main() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("bench-career-context.md");
     std::fs::write(&file, &text).expect("write");
-    let mut child = Command::new(support::release_bin())
-        .args(["mcp", "--context", file.to_str().expect("utf-8 path")])
-        .env("HOME", dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn vitaecontext");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let mut roundtrip = |req: &str| {
-        writeln!(stdin, "{req}").expect("write");
-        stdin.flush().expect("flush");
-        line.clear();
-        stdout.read_line(&mut line).expect("read");
-        assert!(line.contains("\"result\""), "{line}");
-        line.len()
-    };
-    roundtrip(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
+    let mut server = support::McpChild::start(&["--context".as_ref(), file.as_os_str()], dir.path());
     let req = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_career_context","arguments":{"for":"cv"}}}"#;
-    let bytes = roundtrip(req);
+    let bytes = server.call(req);
     let start = Instant::now();
-    let stats = support::time(200, 10, || roundtrip(req));
+    let stats = support::time(200, 10, || server.call(req));
     println!("{}", stats.line(&format!("get_career_context cv over stdio ({bytes} B)")));
     println!("  200 round trips in {:.2?}", start.elapsed());
-    drop(stdin);
-    let _ = child.wait();
 }

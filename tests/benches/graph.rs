@@ -15,9 +15,8 @@
 #[path = "support.rs"]
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 const WORDS: &[&str] = &[
@@ -200,38 +199,19 @@ fn bench_size(n: usize) {
         size("search-index.json") as f64 / 1048576.0
     );
 
-    let mut child = Command::new(&bin)
-        .args(["mcp", "--root"])
-        .arg(&root)
-        .env("HOME", dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let mut call = |req: String| {
-        writeln!(stdin, "{req}").expect("write");
-        stdin.flush().expect("flush");
-        line.clear();
-        stdout.read_line(&mut line).expect("read");
-        assert!(line.contains("\"result\""), "{line}");
-    };
-    call(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#.into());
+    let mut server = support::McpChild::start(&["--root".as_ref(), root.as_os_str()], dir.path());
     let search = |q: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"search_vitaegraph","arguments":{{"query":"{q}"}}}}}}"#
         )
     };
     let cold = Instant::now();
-    call(search("rust latency"));
+    server.call(&search("rust latency"));
     println!("search_vitaegraph cold (loads the index): {:.3?}", cold.elapsed());
     let mut rng = Rng(42);
     let queries: Vec<String> = (0..1010).map(|_| format!("{} {}", rng.pick(WORDS), rng.pick(WORDS))).collect();
     let mut qi = queries.iter().cycle();
-    let stats = support::time(1000, 10, || call(search(qi.next().expect("cycle"))));
+    let stats = support::time(1000, 10, || server.call(&search(qi.next().expect("cycle"))));
     println!("{}", stats.line("search_vitaegraph warm, 2-word queries"));
     let mut rng = Rng(7);
     let groups = n.div_ceil(10) as u64;
@@ -240,10 +220,8 @@ fn bench_size(n: usize) {
     let read = |id: &str| {
         format!(r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"vitaegraph://record/{id}"}}}}"#)
     };
-    let stats = support::time(1000, 10, || call(read(ii.next().expect("cycle"))));
+    let stats = support::time(1000, 10, || server.call(&read(ii.next().expect("cycle"))));
     println!("{}", stats.line("vitaegraph://record read"));
-    drop(stdin);
-    let _ = child.wait();
 }
 
 fn main() {

@@ -53,3 +53,51 @@ pub fn release_bin() -> PathBuf {
     assert!(bin.exists(), "{} is missing: run `cargo build --release` before `cargo bench`", bin.display());
     bin
 }
+
+/// A `vitaecontext mcp` child spoken to one request line at a time.
+pub struct McpChild {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    line: String,
+}
+
+impl McpChild {
+    /// Starts the release binary with `args` (after `mcp`) and initializes it.
+    pub fn start(args: &[&std::ffi::OsStr], home: &std::path::Path) -> Self {
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(release_bin())
+            .arg("mcp")
+            .args(args)
+            .env("HOME", home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn vitaecontext");
+        let stdin = child.stdin.take();
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut me = McpChild { child, stdin, stdout, line: String::new() };
+        me.call(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
+        me
+    }
+
+    /// Sends one request line and reads one response line; returns its length.
+    pub fn call(&mut self, request: &str) -> usize {
+        use std::io::{BufRead, Write};
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{request}").expect("write");
+        stdin.flush().expect("flush");
+        self.line.clear();
+        self.stdout.read_line(&mut self.line).expect("read");
+        assert!(self.line.contains("\"result\""), "{}", self.line);
+        self.line.len()
+    }
+}
+
+impl Drop for McpChild {
+    fn drop(&mut self) {
+        self.stdin.take();
+        let _ = self.child.wait();
+    }
+}
