@@ -1,14 +1,13 @@
 //! `vitaecontext`: parse arguments, build adapters, run, map the outcome to an exit code.
 
-mod career;
 mod cli;
 mod commands;
-mod graph;
 mod graph_store;
 mod logging;
 mod mcp;
 mod report;
 mod sources;
+mod usecase;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -5,6 +5,6 @@
 
 pub mod career;
 pub mod graph;
-pub mod pagination;
 pub mod prompts;
+pub mod text;
 pub mod wiki;

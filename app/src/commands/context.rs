@@ -9,9 +9,9 @@ use miette::miette;
 use ports::fs::{FileSystem, FsErrorKind};
 
 use super::{Failure, Outcome};
-use crate::career::{self as usecase, LoadError, Loaded};
 use crate::report;
 use crate::sources::Sources;
+use crate::usecase::career::{self as usecase, LoadError, Loaded};
 
 fn out(text: &str) {
     // A closed stdout (`| head`) is not an error worth a panic.

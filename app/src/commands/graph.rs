@@ -10,9 +10,9 @@ use ports::Clock;
 use ports::fs::FileSystem;
 
 use super::{Failure, Outcome};
-use crate::graph::{self as usecase, GraphError, InitError, Progress};
 use crate::report;
 use crate::sources::Sources;
+use crate::usecase::graph::{self as usecase, GraphError, InitError, Progress};
 
 fn out(text: &str) {
     let _ = std::io::stdout().write_all(text.as_bytes());

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use ports::fs::FileSystem;
 
 use super::jsonrpc::RpcError;
+use super::pagination::{self, PAGE_SIZE};
 use super::{Handler, prompts, resources, tools};
 use crate::graph_store::GraphStore;
 use crate::sources::Sources;
-use domain::pagination::{self, PAGE_SIZE};
 
 /// The protocol version this server speaks (the contract's).
 pub const PROTOCOL_VERSION: &str = "2024-11-05";

@@ -7,6 +7,7 @@
 
 pub mod jsonrpc;
 pub mod methods;
+pub mod pagination;
 pub mod prompts;
 pub mod resources;
 pub mod tools;

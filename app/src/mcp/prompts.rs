@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
-use crate::career;
+use crate::usecase::career;
 use domain::career::Selection;
 use domain::career::quickref::QValue;
 use domain::prompts::{Grounding, PromptArgs, PromptName, assemble};

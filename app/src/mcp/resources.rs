@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
-use crate::career;
+use crate::usecase::career;
 use domain::career::Selection;
 use domain::graph::is_valid_id;
 use domain::graph::validate::decode_uri_component;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
-use crate::career;
+use crate::usecase::career;
 use domain::career::{Selection, Surface};
 
 /// A tool's outcome: text, and whether it reports a problem.

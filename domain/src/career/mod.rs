@@ -7,7 +7,6 @@ pub mod packet;
 pub mod quickref;
 pub mod scan;
 pub mod select;
-pub mod text;
 pub mod validate;
 
 pub use packet::{InvalidContext, Packet, Surface, packet};

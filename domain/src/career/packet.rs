@@ -184,7 +184,7 @@ pub fn packet(validation: &Validation, file_name: &str, surface: Surface) -> Res
         parts.push(s.content.clone());
         parts.push(String::new());
     }
-    let mut content = super::text::trim_end(&parts.join("\n")).to_owned();
+    let mut content = crate::text::trim_end(&parts.join("\n")).to_owned();
     content.push('\n');
     Ok(Packet { surface, selected_sections: selected.iter().map(|s| s.normalized.clone()).collect(), content })
 }

@@ -5,7 +5,7 @@
 //! its own line, never a guess: this is what VitaeContext 2.x accepts, and files written for it
 //! must read the same here.
 
-use super::text::{is_js_space, is_line_terminator, js_number, strip_quotes, trim, trim_start};
+use crate::text::{is_js_space, is_line_terminator, js_number, strip_quotes, trim, trim_start};
 
 /// A QUICK REFERENCE value as JavaScript would hold it.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,7 +142,7 @@ fn key_line(raw: &str) -> Option<(&str, &str)> {
 
 /// `^\s{2,}-\s+(.+)$` -> the captured item text.
 pub(crate) fn list_item(line: &str) -> Option<&str> {
-    super::text::list_item(line, 2)
+    crate::text::list_item(line, 2)
 }
 
 /// `^\s+\S`

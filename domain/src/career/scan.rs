@@ -1,6 +1,6 @@
 //! Reading a Career Context as lines, headings and sections, with fenced code hidden.
 
-use super::text::{is_js_space, is_line_terminator, trim, trim_start};
+use crate::text::{is_js_space, is_line_terminator, trim, trim_start};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heading {

@@ -8,7 +8,7 @@ use regex::Regex;
 
 use super::quickref::{self, QValue, QuickReference};
 use super::scan::{Heading, Scan, tag};
-use super::text::{JS_SPACE_CLASS, ascii_ci, column_of, is_line_terminator, trim};
+use crate::text::{JS_SPACE_CLASS, ascii_ci, column_of, is_line_terminator, trim};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -240,7 +240,7 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
                     for e in &quick.errors {
                         let line = start + e.line + 1;
                         let l = scan.lines[line - 1];
-                        let lead = l.len() - super::text::trim_start(l).len();
+                        let lead = l.len() - crate::text::trim_start(l).len();
                         let span = (lead, lead + trim(&l[lead..]).len());
                         c.at_span(Code::QuickReferenceYaml, line, span, e.message.clone(), Severity::Error);
                     }
@@ -387,9 +387,9 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
 fn has_spaced_dash(title: &str) -> bool {
     let chars: Vec<char> = title.chars().collect();
     chars.windows(3).any(|w| {
-        super::text::is_js_space(w[0])
+        crate::text::is_js_space(w[0])
             && matches!(w[1], '-' | '\u{2013}' | '\u{2014}')
-            && super::text::is_js_space(w[2])
+            && crate::text::is_js_space(w[2])
     })
 }
 

@@ -5,7 +5,7 @@
 //! by indented `- item` lines. Other lines are ignored. This is VitaeContext 2.x's grammar, so a
 //! title like `Rust: the hard parts` works unquoted.
 
-use crate::career::text::{is_js_space, is_line_terminator};
+use crate::text::{is_js_space, is_line_terminator};
 
 /// A front-matter value as JavaScript would hold it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,12 +93,12 @@ impl Attributes {
 }
 
 fn scalar(value: &str) -> FmValue {
-    let t = crate::career::text::trim(value);
+    let t = crate::text::trim(value);
     match t {
         "true" => FmValue::Bool(true),
         "false" => FmValue::Bool(false),
         "null" => FmValue::Null,
-        _ => FmValue::Str(crate::career::text::strip_quotes(t).to_owned()),
+        _ => FmValue::Str(crate::text::strip_quotes(t).to_owned()),
     }
 }
 
@@ -154,7 +154,7 @@ fn field(line: &str) -> Option<(&str, &str)> {
 
 /// `^\s+-\s+(.+)$` -> the item text.
 fn list_item(line: &str) -> Option<&str> {
-    crate::career::text::list_item(line, 1)
+    crate::text::list_item(line, 1)
 }
 
 /// The front matter and where the body starts; `None` when the text has no leading block.

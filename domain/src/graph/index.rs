@@ -162,7 +162,7 @@ impl Diagnostics {
 
 /// `project` -> `Project`, `some-type_x` -> `SomeTypeX`.
 pub fn pascal_case(t: &str) -> String {
-    t.split(|c: char| c == '-' || c == '_' || crate::career::text::is_js_space(c))
+    t.split(|c: char| c == '-' || c == '_' || crate::text::is_js_space(c))
         .map(|part| {
             let mut chars = part.chars();
             match chars.next() {
@@ -261,7 +261,7 @@ pub fn plain_text(body: &str) -> String {
     }
     for c in s.chars() {
         let c = if matches!(c, '#' | '>' | '*' | '_' | '`' | '|' | '~' | '-') { ' ' } else { c };
-        if crate::career::text::is_js_space(c) {
+        if crate::text::is_js_space(c) {
             pending_space = !out.is_empty();
         } else {
             if pending_space {
@@ -418,14 +418,14 @@ mod tests {
                 (Regex::new(r"!\[[^\]]*\]\([^)]+\)").unwrap(), " "),
                 (Regex::new(r"\[([^\]]+)\]\([^)]+\)").unwrap(), "$1"),
                 (Regex::new(r"[#>*_`|~-]").unwrap(), " "),
-                (Regex::new(&format!("{}+", crate::career::text::JS_SPACE_CLASS)).unwrap(), " "),
+                (Regex::new(&format!("{}+", crate::text::JS_SPACE_CLASS)).unwrap(), " "),
             ]
         });
         let mut s = body.to_owned();
         for (re, with) in RULES.iter() {
             s = re.replace_all(&s, *with).into_owned();
         }
-        crate::career::text::trim(&s).to_owned()
+        crate::text::trim(&s).to_owned()
     }
 
     proptest::proptest! {

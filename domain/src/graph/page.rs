@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::frontmatter::{self, Attributes, FmValue};
-use crate::career::text::JS_SPACE_CLASS;
+use crate::text::JS_SPACE_CLASS;
 
 /// The folders whose pages must be records.
 pub const RECORD_DIRECTORIES: &[&str] =
@@ -39,7 +39,7 @@ impl Page {
         };
         let title = match attributes.as_ref().and_then(|a| a.get("title")) {
             Some(FmValue::Null) | None => {
-                HEADING.captures(&body).map(|c| FmValue::Str(crate::career::text::trim(&c[1]).to_owned()))
+                HEADING.captures(&body).map(|c| FmValue::Str(crate::text::trim(&c[1]).to_owned()))
             }
             Some(t) => Some(t.clone()),
         };
@@ -58,7 +58,7 @@ impl Page {
                 .collect(),
             None => Vec::new(),
         };
-        let links = LINK.captures_iter(content).map(|c| crate::career::text::trim(&c[1]).to_owned()).collect();
+        let links = LINK.captures_iter(content).map(|c| crate::text::trim(&c[1]).to_owned()).collect();
         Page { path: path.to_owned(), attributes, body, key_lines, title, links }
     }
 

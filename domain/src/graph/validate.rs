@@ -247,7 +247,7 @@ fn check_record<'a>(
         }
     }
     for field in ["type", "title"] {
-        if page.attr(field).and_then(FmValue::as_str).is_none_or(|v| crate::career::text::trim(v).is_empty()) {
+        if page.attr(field).and_then(FmValue::as_str).is_none_or(|v| crate::text::trim(v).is_empty()) {
             out.error(page, "missing_field", Some(field), format!("Missing required field: {field}"));
         }
     }

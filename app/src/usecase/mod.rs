@@ -1,0 +1,5 @@
+//! Use cases: one per concept, over the ports, called from every edge (CLI commands, MCP
+//! methods). Named so as not to collide with `domain::graph` and `commands::graph`.
+
+pub mod career;
+pub mod graph;
