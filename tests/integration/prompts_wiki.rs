@@ -67,10 +67,15 @@ fn without_a_career_context_prompts_still_answer_with_the_notice() {
 fn an_invalid_file_turns_intake_into_a_repair() {
     let mut s = Server::mcp(&["--context", example("broken/placeholder.md").to_str().unwrap()]);
     let t = prompt_text(&mut s, "career_context_intake", json!({}));
-    assert!(t.contains("does not validate") && t.contains("line 105"), "{t}");
+    assert!(t.contains("is not valid") && t.contains("line 105"), "{t}");
     assert!(t.contains("[Add your strongest language here]"), "the current file is included");
     let t = prompt_text(&mut s, "cv_tailoring", json!({"targetRole": "Engineer"}));
-    assert!(t.contains("does not validate") && !t.contains("[Add your strongest language here]"));
+    assert!(t.contains("is not valid") && !t.contains("[Add your strongest language here]"));
+    // One wording for an invalid file: the tool's notice is the one the prompts embed.
+    let r = s.ok("tools/call", json!({"name": "get_career_context", "arguments": {"for": "cv"}}));
+    assert_eq!(r["isError"], true);
+    let notice = crate::util::tool_text(&r);
+    assert!(t.contains(notice.trim_end()), "{notice}");
 }
 
 #[test]

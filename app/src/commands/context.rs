@@ -1,6 +1,5 @@
 //! `vitaecontext context validate | summary | init`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -8,19 +7,10 @@ use domain::career::{self, Selection, Surface};
 use miette::miette;
 use ports::fs::{FileSystem, FsErrorKind};
 
-use super::{Failure, Outcome};
+use super::{Failure, Outcome, err, out, pretty};
 use crate::report;
 use crate::sources::Sources;
 use crate::usecase::career::{self as usecase, LoadError, Loaded};
-
-fn out(text: &str) {
-    // A closed stdout (`| head`) is not an error worth a panic.
-    let _ = std::io::stdout().write_all(text.as_bytes());
-}
-
-fn err(text: &str) {
-    let _ = std::io::stderr().write_all(text.as_bytes());
-}
 
 /// FILE if given, else the server's selection (said on stderr, with the rule that chose it).
 fn resolve(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>) -> Result<PathBuf, Failure> {
@@ -74,10 +64,6 @@ pub fn validate(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>, jso
         }
     }
     Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-fn pretty(v: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }
 
 /// Writes `bytes` to `path` atomically; refuses an existing file unless `force`.

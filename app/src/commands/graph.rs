@@ -1,6 +1,5 @@
 //! `vitaecontext graph init | validate | index`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -9,18 +8,10 @@ use miette::miette;
 use ports::Clock;
 use ports::fs::FileSystem;
 
-use super::{Failure, Outcome};
+use super::{Failure, Outcome, err, out};
 use crate::report;
 use crate::sources::Sources;
 use crate::usecase::graph::{self as usecase, GraphError, InitError, Progress};
-
-fn out(text: &str) {
-    let _ = std::io::stdout().write_all(text.as_bytes());
-}
-
-fn err(text: &str) {
-    let _ = std::io::stderr().write_all(text.as_bytes());
-}
 
 /// Progress lines on stderr.
 struct Stderr;

@@ -3,7 +3,23 @@
 pub mod context;
 pub mod graph;
 
+use std::io::Write;
 use std::process::ExitCode;
+
+/// Prints on stdout; a closed stdout (`| head`) is not an error worth a panic.
+pub fn out(text: &str) {
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+/// Prints on stderr.
+pub fn err(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// JSON as the `--json` modes print it: pretty, two-space indented.
+pub fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
 
 /// A command that could not do what was asked: a miette report and the exit code to leave with.
 #[derive(Debug)]

@@ -1,34 +1,69 @@
 //! The MCP methods after the handshake: lists, reads, calls.
 //!
-//! Each method takes the request's params object and returns a result or a typed error; the
-//! connection loop in `mod.rs` owns framing, lifecycle and concurrency.
-
-use serde_json::{Map, Value, json};
+//! A method name is parsed once into [`Method`] and matched exhaustively; each method
+//! deserialises its params into a typed struct (`params.rs`) and returns a result or a typed
+//! error. The connection loop in `mod.rs` owns framing, lifecycle and concurrency.
 
 use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
 
 use ports::fs::FileSystem;
 
 use super::jsonrpc::RpcError;
 use super::pagination::{self, PAGE_SIZE};
-use super::{Handler, prompts, resources, tools};
+use super::params::{self, ListParams, NamedCall, ReadParams};
+use super::tools::ToolRegistry;
+use super::{Handler, completion, prompts, resources};
 use crate::graph_store::GraphStore;
 use crate::sources::Sources;
+use crate::usecase::career::{ContextCache, Current};
 
 /// The protocol version this server speaks (the contract's).
 pub const PROTOCOL_VERSION: &str = "2024-11-05";
 
-/// Methods this server answers once initialized; any other is -32601.
-pub const METHODS: &[&str] = &[
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-];
+/// The methods this server answers once initialized; any other name is -32601.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    ResourcesList,
+    ResourcesTemplatesList,
+    ResourcesRead,
+    ToolsList,
+    ToolsCall,
+    PromptsList,
+    PromptsGet,
+    CompletionComplete,
+}
+
+impl Method {
+    pub const ALL: [Method; 8] = [
+        Method::ResourcesList,
+        Method::ResourcesTemplatesList,
+        Method::ResourcesRead,
+        Method::ToolsList,
+        Method::ToolsCall,
+        Method::PromptsList,
+        Method::PromptsGet,
+        Method::CompletionComplete,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::ResourcesList => "resources/list",
+            Method::ResourcesTemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::ToolsList => "tools/list",
+            Method::ToolsCall => "tools/call",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::CompletionComplete => "completion/complete",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+}
 
 /// The `initialize` result, exactly as the contract gives it. Whatever version the client asks
 /// for, the answer is ours: the client then decides whether it can speak it.
@@ -52,6 +87,8 @@ pub struct Methods {
     fs: Arc<dyn FileSystem>,
     sources: Sources,
     graph: GraphStore,
+    career: ContextCache,
+    tools: ToolRegistry,
 }
 
 impl std::fmt::Debug for Methods {
@@ -63,7 +100,7 @@ impl std::fmt::Debug for Methods {
 impl Methods {
     pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
         let graph = GraphStore::new(sources.graph_root());
-        Self { fs, sources, graph }
+        Self { fs, sources, graph, career: ContextCache::default(), tools: ToolRegistry::builtin() }
     }
 
     pub fn graph(&self) -> &GraphStore {
@@ -74,58 +111,59 @@ impl Methods {
         &*self.fs
     }
 
-    pub fn sources(&self) -> &Sources {
-        &self.sources
+    /// The current Career Context (selected, read, validated; cached while the file is
+    /// unchanged), or the notice saying why there is none.
+    pub fn career_context(&self) -> Current {
+        self.career.current(self.fs(), &self.sources)
+    }
+
+    fn call_tool(&self, params: Map<String, Value>) -> Result<Value, RpcError> {
+        let mut call: NamedCall = params::parse(params)?;
+        let tool = self.tools.get(&call.name).ok_or_else(|| {
+            let names: Vec<&str> = self.tools.names().collect();
+            RpcError::invalid_params(format!("unknown tool {:?} (available: {})", call.name, names.join(", ")))
+        })?;
+        (tool.call)(self, call.take_arguments()).map(super::tools::ToolResult::into_value)
     }
 }
 
 impl Handler for Methods {
-    fn knows(&self, method: &str) -> bool {
-        METHODS.contains(&method)
+    type Method = Method;
+
+    fn method(&self, name: &str) -> Option<Method> {
+        Method::parse(name)
     }
 
-    fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
-        match method {
-            "resources/list" => resources::list(self, cursor(params)?),
-            "resources/templates/list" => list_page(params, "resourceTemplates", resources::templates(self)),
-            "tools/list" => list_page(params, "tools", tools::definitions()),
-            "prompts/list" => list_page(params, "prompts", prompts::list()),
-            "prompts/get" => prompts::get(self, params),
-            "completion/complete" => prompts::complete(self, params),
-            "resources/read" => resources::read(self, required_str(params, "uri")?),
-            "tools/call" => {
-                let name = required_str(params, "name")?;
-                if !tools::known(name) {
-                    return Err(RpcError::invalid_params(format!("unknown tool {name:?}")));
-                }
-                let empty = Map::new();
-                let args = match params.get("arguments") {
-                    None | Some(Value::Null) => &empty,
-                    Some(Value::Object(a)) => a,
-                    Some(_) => return Err(RpcError::invalid_params("\"arguments\" must be an object")),
-                };
-                tools::call(self, name, args).map(tools::ToolResult::into_value)
+    fn initialize(&self, params: &Map<String, Value>) -> Value {
+        if let Some(v) = params.get("protocolVersion").and_then(Value::as_str) {
+            if v != PROTOCOL_VERSION {
+                tracing::info!("client asked for protocol {v}; answering with {PROTOCOL_VERSION}");
             }
-            other => Err(RpcError::method_not_found(other)),
+        }
+        initialize_result()
+    }
+
+    fn call(&self, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
+        match method {
+            Method::ResourcesList => resources::list(self, list_params(params)?.cursor.as_deref()),
+            Method::ResourcesTemplatesList => {
+                list_page(list_params(params)?, "resourceTemplates", resources::templates())
+            }
+            Method::ToolsList => list_page(list_params(params)?, "tools", self.tools.definitions()),
+            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list()),
+            Method::PromptsGet => prompts::get(self, params),
+            Method::CompletionComplete => completion::complete(self, params),
+            Method::ResourcesRead => {
+                let ReadParams { uri } = params::parse(params)?;
+                resources::read(self, &uri)
+            }
+            Method::ToolsCall => self.call_tool(params),
         }
     }
 }
 
-fn required_str<'a>(params: &'a Map<String, Value>, key: &str) -> Result<&'a str, RpcError> {
-    match params.get(key) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(RpcError::invalid_params(format!("\"{key}\" must be a string"))),
-        None => Err(RpcError::invalid_params(format!("\"{key}\" is required"))),
-    }
-}
-
-/// The `cursor` param of a `*/list` request.
-pub fn cursor(params: &Map<String, Value>) -> Result<Option<&str>, RpcError> {
-    match params.get("cursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(c)) => Ok(Some(c.as_str())),
-        Some(_) => Err(RpcError::invalid_params("\"cursor\" must be a string")),
-    }
+fn list_params(params: Map<String, Value>) -> Result<ListParams, RpcError> {
+    params::parse(params)
 }
 
 /// One page of a list of `len` items under `key`; only the page's items are built.
@@ -145,8 +183,8 @@ pub fn lazy_page(
 }
 
 /// One page of a `*/list` answer under `key`, with `nextCursor` when more remain.
-fn list_page(params: &Map<String, Value>, key: &str, items: Vec<Value>) -> Result<Value, RpcError> {
-    lazy_page(cursor(params)?, key, items.len(), |i| items[i].clone())
+fn list_page(params: ListParams, key: &str, items: Vec<Value>) -> Result<Value, RpcError> {
+    lazy_page(params.cursor.as_deref(), key, items.len(), |i| items[i].clone())
 }
 
 #[cfg(test)]
@@ -154,15 +192,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_method_parses_back_from_its_name() {
+        for m in Method::ALL {
+            assert_eq!(Method::parse(m.as_str()), Some(m));
+        }
+        assert_eq!(Method::parse("initialize"), None, "the loop owns the lifecycle");
+        assert_eq!(Method::parse("server/discover"), None);
+    }
+
+    #[test]
     fn lists_page_with_cursors() {
         let items: Vec<Value> = (0..230).map(|i| json!(i)).collect();
-        let first = list_page(&Map::new(), "tools", items.clone()).unwrap();
+        let first = list_page(ListParams::default(), "tools", items.clone()).unwrap();
         assert_eq!(first["tools"].as_array().unwrap().len(), 100);
-        let mut p = Map::new();
-        p.insert("cursor".into(), first["nextCursor"].clone());
-        let second = list_page(&p, "tools", items.clone()).unwrap();
+        let next = ListParams { cursor: first["nextCursor"].as_str().map(str::to_owned) };
+        let second = list_page(next, "tools", items.clone()).unwrap();
         assert_eq!(second["tools"][0], json!(100));
-        p.insert("cursor".into(), json!("bogus"));
-        assert_eq!(list_page(&p, "tools", items).unwrap_err().code, -32602);
+        let bogus = ListParams { cursor: Some("bogus".into()) };
+        assert_eq!(list_page(bogus, "tools", items).unwrap_err().code, -32602);
     }
 }

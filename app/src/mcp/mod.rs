@@ -5,9 +5,11 @@
 //! pool, concurrently with later ones. Every request id gets exactly one response, except one
 //! the client cancelled while it ran.
 
+pub mod completion;
 pub mod jsonrpc;
 pub mod methods;
 pub mod pagination;
+pub mod params;
 pub mod prompts;
 pub mod resources;
 pub mod tools;
@@ -22,12 +24,17 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use jsonrpc::{Id, Message, RpcError};
 
-/// What a connection serves once initialized. `call` runs on the blocking pool, so it may do
-/// filesystem work directly.
+/// What a connection serves. The loop owns the lifecycle methods (`initialize`, `ping`) and the
+/// notifications; everything else is parsed once into the handler's own method type and matched
+/// there. `call` runs on the blocking pool, so it may do filesystem work directly.
 pub trait Handler: Send + Sync + 'static {
-    /// Whether `method` exists here (the rest are -32601).
-    fn knows(&self, method: &str) -> bool;
-    fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError>;
+    /// The methods served after the handshake.
+    type Method: Send + 'static;
+    /// The method named `name`, or `None` for one this server does not have (-32601).
+    fn method(&self, name: &str) -> Option<Self::Method>;
+    /// The `initialize` result for these params (the protocol version and what is served).
+    fn initialize(&self, params: &Map<String, Value>) -> Value;
+    fn call(&self, method: Self::Method, params: Map<String, Value>) -> Result<Value, RpcError>;
 }
 
 /// Why the server loop ended.
@@ -198,23 +205,20 @@ fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admit
                     "the session is already initialized; send initialize only once",
                 ));
             }
-            if let Some(v) = params.get("protocolVersion").and_then(Value::as_str) {
-                if v != methods::PROTOCOL_VERSION {
-                    tracing::info!("client asked for protocol {v}; answering with {}", methods::PROTOCOL_VERSION);
-                }
-            }
-            Admitted::Ready(Some(jsonrpc::success(&id, methods::initialize_result())))
+            Admitted::Ready(Some(jsonrpc::success(&id, methods.initialize(&params))))
         }
         "ping" => Admitted::Ready(Some(jsonrpc::success(&id, json!({})))),
-        m if !methods.knows(m) => refuse(RpcError::method_not_found(m)),
-        m if !session.initialized.load(Ordering::SeqCst) => {
-            refuse(RpcError::invalid_request(format!("the server is not initialized; send initialize before {m}")))
-        }
-        _ => {
+        name => {
+            let Some(method) = methods.method(name) else { return refuse(RpcError::method_not_found(name)) };
+            if !session.initialized.load(Ordering::SeqCst) {
+                return refuse(RpcError::invalid_request(format!(
+                    "the server is not initialized; send initialize before {name}"
+                )));
+            }
             let cancelled = Arc::new(AtomicBool::new(false));
             session.in_flight().insert(id.key(), Arc::clone(&cancelled));
             let methods = Arc::clone(methods);
-            let handle = tokio::task::spawn_blocking(move || methods.call(&method, &params));
+            let handle = tokio::task::spawn_blocking(move || methods.call(method, params));
             Admitted::Running { id, cancelled, handle }
         }
     }

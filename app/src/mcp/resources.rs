@@ -4,8 +4,7 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
-use crate::usecase::career;
-use domain::career::Selection;
+use crate::usecase::career::Current;
 use domain::graph::is_valid_id;
 use domain::graph::validate::decode_uri_component;
 use domain::wiki::WikiModule;
@@ -19,7 +18,7 @@ pub const RECORD_TEMPLATE: &str = "vitaegraph://record/{id}";
 
 /// The fixed resources, then every record of the graph (when it is indexed), paged.
 pub fn list(m: &Methods, cursor: Option<&str>) -> Result<Value, RpcError> {
-    let fixed = fixed(m);
+    let fixed = fixed();
     let graph = m.graph().graph(m.fs()).ok();
     let records = graph.as_ref().map_or(0, |g| g.graph.nodes.len());
     super::methods::lazy_page(cursor, "resources", fixed.len() + records, |i| {
@@ -36,7 +35,7 @@ pub fn list(m: &Methods, cursor: Option<&str>) -> Result<Value, RpcError> {
     })
 }
 
-fn fixed(_m: &Methods) -> Vec<Value> {
+fn fixed() -> Vec<Value> {
     let mut out = vec![json!({
         "uri": CAREER_CONTEXT_URI,
         "name": "Current Career Context",
@@ -60,7 +59,7 @@ fn fixed(_m: &Methods) -> Vec<Value> {
     out
 }
 
-pub fn templates(_m: &Methods) -> Vec<Value> {
+pub fn templates() -> Vec<Value> {
     vec![
         json!({
             "uriTemplate": RECORD_TEMPLATE,
@@ -135,11 +134,9 @@ fn text(uri: &str, mime: &str, text: String) -> Value {
 
 pub fn read(m: &Methods, uri: &str) -> Result<Value, RpcError> {
     if uri == CAREER_CONTEXT_URI {
-        let body = match career::select(m.fs(), m.sources()) {
-            Selection::Selected { path, .. } => {
-                career::read_text(m.fs(), &path).unwrap_or_else(|e| career::load_notice(&path, &e))
-            }
-            other => career::selection_notice(&other).unwrap_or_default(),
+        let body = match m.career_context() {
+            Current::Loaded(loaded) => loaded.text.clone(),
+            Current::Unavailable(notice) => notice,
         };
         return Ok(text(uri, "text/markdown", body));
     }

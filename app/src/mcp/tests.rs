@@ -45,10 +45,14 @@ struct TestHandler {
 }
 
 impl Handler for TestHandler {
-    fn knows(&self, method: &str) -> bool {
-        matches!(method, "slow" | "fast" | "boom")
+    type Method = &'static str;
+    fn method(&self, name: &str) -> Option<&'static str> {
+        ["slow", "fast", "boom"].into_iter().find(|m| *m == name)
     }
-    fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    fn initialize(&self, _: &Map<String, Value>) -> Value {
+        json!({"serverInfo": {"name": "vitaecontext"}})
+    }
+    fn call(&self, method: &'static str, params: Map<String, Value>) -> Result<Value, RpcError> {
         self.calls.lock().unwrap().push(method.to_owned());
         match method {
             "slow" => {

@@ -1,17 +1,22 @@
-//! MCP tools: definitions (`tools/list`) and calls (`tools/call`).
+//! MCP tools: a registry that owns each tool's name, definition and call.
 //!
 //! Bad arguments (an unknown property, a wrong type, a value outside an enum) are protocol
-//! errors (-32602); a problem with the person's files is a tool result with `isError`, in words
-//! a model can pass on.
+//! errors (-32602), decided by each tool's typed arguments; a problem with the person's files is
+//! a tool result with `isError`, in words a model can pass on.
 
+use std::sync::Arc;
+
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
-use crate::usecase::career;
-use domain::career::{Selection, Surface};
+use super::params::{self, NoArguments};
+use crate::usecase::career::{self, Current};
+use domain::career::Surface;
 
 /// A tool's outcome: text, and whether it reports a problem.
+#[derive(Debug)]
 pub struct ToolResult {
     pub text: String,
     pub is_error: bool,
@@ -33,138 +38,170 @@ impl ToolResult {
     }
 }
 
-pub fn definitions() -> Vec<Value> {
-    vec![
-        json!({
-            "name": "get_career_context",
-            "description": "Get the person's Career Context: their own curated, self-declared career facts, cut to one surface (cv, github, linkedin, portfolio, x, or general). Call this before writing or reviewing a CV, LinkedIn section, GitHub profile README, portfolio page or X bio, and use only the facts it returns. If it reports a problem (no file, several files, an invalid file), tell the person what it says instead of inventing facts.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "for": {
-                        "type": "string",
-                        "enum": ["cv", "github", "linkedin", "portfolio", "x", "general"],
-                        "default": "general"
-                    }
-                },
-                "additionalProperties": false
-            }
-        }),
-        json!({
-            "name": "search_vitaegraph",
-            "description": "Search the person's VitaeGraph: their detailed career records (projects, roles, degrees, courses, theses, certifications, awards, publications). Rank by `query` (keywords; title and tag matches count most, ids and paths match too), filter by record `type` and `tag`, or give no query to list records in id order. Returns JSON {matchCount, records: [{id, type, title, path, tags, score, excerpt}]} with the top 20; read a full record with the resource vitaegraph://record/{id}.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "query": { "type": "string" },
-                    "type": { "type": "string" },
-                    "tag": { "type": "string" }
-                },
-                "additionalProperties": false
-            }
-        }),
-        json!({
-            "name": "validate_career_context",
-            "description": "Check the person's Career Context file against the format and return JSON: valid, path, title, section names, and errors and warnings with line numbers and codes. Call it after the person edits their Career Context, or when get_career_context reports that the file is invalid, to explain exactly what to fix.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {},
-                "additionalProperties": false
-            }
-        }),
-    ]
+/// What calling a tool does: its arguments (an object) in, a result or a protocol error out.
+pub type Call = Arc<dyn Fn(&Methods, Map<String, Value>) -> Result<ToolResult, RpcError> + Send + Sync>;
+
+/// One tool: everything about it in one entry.
+pub struct Tool {
+    pub name: String,
+    /// The `tools/list` entry: name, description, inputSchema.
+    pub definition: Value,
+    pub call: Call,
 }
 
-pub fn known(name: &str) -> bool {
-    matches!(name, "get_career_context" | "validate_career_context" | "search_vitaegraph")
-}
-
-fn optional_str<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, RpcError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(RpcError::invalid_params(format!("\"{key}\" must be a string, got {other}"))),
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("name", &self.name).finish_non_exhaustive()
     }
 }
 
-fn search(m: &Methods, args: &Map<String, Value>) -> Result<ToolResult, RpcError> {
-    use domain::graph::search::{Query, parse_type};
-    only(args, "search_vitaegraph", &["query", "type", "tag"])?;
-    let text = optional_str(args, "query")?;
-    let kind = optional_str(args, "type")?.map(parse_type).transpose().map_err(RpcError::invalid_params)?;
-    let tag = optional_str(args, "tag")?;
-    let searcher = match m.graph().searcher(m.fs()) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::debug!("search index unavailable: {e}");
-            return Ok(ToolResult::error(
-                "The VitaeGraph search index was not found. Ask the person to run `vitaecontext graph index` \
-                 (with `--root DIR` if their VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search again."
-                    .into(),
-            ));
+impl Tool {
+    fn new(
+        name: &str,
+        description: &str,
+        input_schema: Value,
+        call: impl Fn(&Methods, Map<String, Value>) -> Result<ToolResult, RpcError> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            name: name.to_owned(),
+            definition: json!({ "name": name, "description": description, "inputSchema": input_schema }),
+            call: Arc::new(call),
         }
-    };
-    let results = searcher.search(&Query { text, kind: kind.as_deref(), tag });
-    let records: Vec<Value> = results
-        .records
-        .iter()
-        .map(|h| {
-            json!({
-                "id": h.id, "type": h.kind, "title": h.title, "path": h.path,
-                "tags": h.tags, "score": h.score, "excerpt": h.excerpt
-            })
-        })
-        .collect();
-    let body = json!({ "matchCount": results.match_count, "records": records });
-    Ok(ToolResult::ok(serde_json::to_string_pretty(&body).map_err(RpcError::internal)?))
-}
-
-/// Refuses any argument not in `allowed`.
-pub fn only(args: &Map<String, Value>, tool: &str, allowed: &[&str]) -> Result<(), RpcError> {
-    match args.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(RpcError::invalid_params(format!(
-            "{tool} does not take an argument {k:?}{}",
-            if allowed.is_empty() {
-                String::from(" (it takes none)")
-            } else {
-                format!(" (it takes: {})", allowed.join(", "))
-            }
-        ))),
-        None => Ok(()),
     }
 }
 
-pub fn call(m: &Methods, name: &str, args: &Map<String, Value>) -> Result<ToolResult, RpcError> {
-    match name {
-        "get_career_context" => {
-            only(args, name, &["for"])?;
-            let surface = match args.get("for") {
-                None => Surface::General,
-                Some(Value::String(s)) => s.parse::<Surface>().map_err(RpcError::invalid_params)?,
-                Some(other) => {
-                    return Err(RpcError::invalid_params(format!("\"for\" must be a string, got {other}")));
+/// The tools a server offers, in listing order; a new tool is one entry.
+#[derive(Debug, Default)]
+pub struct ToolRegistry {
+    tools: Vec<Tool>,
+}
+
+impl ToolRegistry {
+    /// The built-in tools of the contract.
+    pub fn builtin() -> Self {
+        Self { tools: vec![get_career_context(), search_vitaegraph(), validate_career_context()] }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn definitions(&self) -> Vec<Value> {
+        self.tools.iter().map(|t| t.definition.clone()).collect()
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|t| t.name.as_str())
+    }
+}
+
+fn pretty(v: &Value) -> Result<String, RpcError> {
+    serde_json::to_string_pretty(v).map_err(RpcError::internal)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GetCareerContextArgs {
+    #[serde(rename = "for", default)]
+    surface: Surface,
+}
+
+fn get_career_context() -> Tool {
+    let surfaces: Vec<&str> = Surface::ALL.iter().map(|s| s.as_str()).collect();
+    Tool::new(
+        "get_career_context",
+        "Get the person's Career Context: their own curated, self-declared career facts, cut to one surface (cv, github, linkedin, portfolio, x, or general). Call this before writing or reviewing a CV, LinkedIn section, GitHub profile README, portfolio page or X bio, and use only the facts it returns. If it reports a problem (no file, several files, an invalid file), tell the person what it says instead of inventing facts.",
+        json!({
+            "type": "object",
+            "properties": {
+                "for": { "type": "string", "enum": surfaces, "default": Surface::default().as_str() }
+            },
+            "additionalProperties": false
+        }),
+        |m, args| {
+            let GetCareerContextArgs { surface } = params::parse(args)?;
+            Ok(match m.career_context() {
+                Current::Loaded(loaded) => match career::packet_of(&loaded, surface) {
+                    Ok(text) => ToolResult::ok(text),
+                    Err(notice) => ToolResult::error(notice),
+                },
+                Current::Unavailable(notice) => ToolResult::error(notice),
+            })
+        },
+    )
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    #[serde(default)]
+    query: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    tag: Option<String>,
+}
+
+fn search_vitaegraph() -> Tool {
+    Tool::new(
+        "search_vitaegraph",
+        "Search the person's VitaeGraph: their detailed career records (projects, roles, degrees, courses, theses, certifications, awards, publications). Rank by `query` (keywords; title and tag matches count most, ids and paths match too), filter by record `type` and `tag`, or give no query to list records in id order. Returns JSON {matchCount, records: [{id, type, title, path, tags, score, excerpt}]} with the top 20; read a full record with the resource vitaegraph://record/{id}.",
+        json!({
+            "type": "object",
+            "properties": {
+                "query": { "type": "string" },
+                "type": { "type": "string" },
+                "tag": { "type": "string" }
+            },
+            "additionalProperties": false
+        }),
+        |m, args| {
+            use domain::graph::search::{Query, parse_type};
+            let SearchArgs { query, kind, tag } = params::parse(args)?;
+            let kind = kind.as_deref().map(parse_type).transpose().map_err(RpcError::invalid_params)?;
+            let searcher = match m.graph().searcher(m.fs()) {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::debug!("search index unavailable: {e}");
+                    return Ok(ToolResult::error(
+                        "The VitaeGraph search index was not found. Ask the person to run `vitaecontext graph index` \
+                         (with `--root DIR` if their VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search again."
+                            .into(),
+                    ));
                 }
             };
-            Ok(match career::packet_text(m.fs(), m.sources(), surface) {
-                Ok(text) => ToolResult::ok(text),
-                Err(problem) => ToolResult::error(problem),
+            let results =
+                searcher.search(&Query { text: query.as_deref(), kind: kind.as_deref(), tag: tag.as_deref() });
+            let records: Vec<Value> = results
+                .records
+                .iter()
+                .map(|h| {
+                    json!({
+                        "id": h.id, "type": h.kind, "title": h.title, "path": h.path,
+                        "tags": h.tags, "score": h.score, "excerpt": h.excerpt
+                    })
+                })
+                .collect();
+            Ok(ToolResult::ok(pretty(&json!({ "matchCount": results.match_count, "records": records }))?))
+        },
+    )
+}
+
+fn validate_career_context() -> Tool {
+    Tool::new(
+        "validate_career_context",
+        "Check the person's Career Context file against the format and return JSON: valid, path, title, section names, and errors and warnings with line numbers and codes. Call it after the person edits their Career Context, or when get_career_context reports that the file is invalid, to explain exactly what to fix.",
+        json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        |m, args| {
+            let NoArguments {} = params::parse(args)?;
+            Ok(match m.career_context() {
+                Current::Loaded(loaded) => {
+                    let mut v = career::validation_json(&loaded);
+                    v["sections"] = json!(loaded.validation.section_names());
+                    ToolResult::ok(pretty(&v)?)
+                }
+                Current::Unavailable(notice) => ToolResult::error(notice),
             })
-        }
-        "validate_career_context" => {
-            only(args, name, &[])?;
-            let path = match career::select(m.fs(), m.sources()) {
-                Selection::Selected { path, .. } => path,
-                other => return Ok(ToolResult::error(career::selection_notice(&other).unwrap_or_default())),
-            };
-            let loaded = match career::load(m.fs(), &path) {
-                Ok(l) => l,
-                Err(e) => return Ok(ToolResult::error(career::load_notice(&path, &e))),
-            };
-            let mut v = career::validation_json(&loaded);
-            v["sections"] = json!(loaded.validation.section_names());
-            Ok(ToolResult::ok(serde_json::to_string_pretty(&v).map_err(RpcError::internal)?))
-        }
-        "search_vitaegraph" => search(m, args),
-        other => Err(RpcError::invalid_params(format!("unknown tool {other:?}"))),
-    }
+        },
+    )
 }

@@ -1,6 +1,11 @@
 //! The Career Context use cases over the filesystem port: select, load, validate, packet.
+//!
+//! [`ContextCache::current`] is the one way the server gets "the current Career Context":
+//! select, read, parse and validate, or a notice saying why there is none. The resource, both
+//! tools, every prompt and completion call it.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use domain::career::{self, Diagnostic, FileFacts, Selection, Surface, Validation};
 use ports::fs::{FileSystem, FsErrorKind};
@@ -164,22 +169,72 @@ pub fn packet_json(loaded: &Loaded, p: &career::Packet, output: Option<&Path>) -
     v
 }
 
-/// The packet for `surface`, or why there is none, as text a model can act on.
-pub fn packet_text(fs: &dyn FileSystem, sources: &Sources, surface: Surface) -> Result<String, String> {
-    let path = match select(fs, sources) {
-        Selection::Selected { path, .. } => path,
-        other => return Err(selection_notice(&other).unwrap_or_default()),
-    };
-    let loaded = load(fs, &path).map_err(|e| load_notice(&path, &e))?;
-    career::packet(&loaded.validation, &file_name(&path), surface).map(|p| p.content).map_err(|e| {
-        format!(
-            "The Career Context at `{}` is not valid ({} error(s)), so no packet was produced. \
-             Ask the person to fix these, or to run `vitaecontext context validate` for details:\n{}",
-            path.display(),
-            e.errors,
-            first_errors(&loaded.validation, 10)
-        )
-    })
+/// The notice for a selected file that does not validate: one wording everywhere.
+pub fn invalid_notice(loaded: &Loaded) -> String {
+    format!(
+        "The Career Context at `{}` is not valid ({} error(s)), so no packet was produced. \
+         Ask the person to fix these, or to run `vitaecontext context validate` for details:\n{}",
+        loaded.path.display(),
+        loaded.validation.errors.len(),
+        first_errors(&loaded.validation, 10)
+    )
+}
+
+/// The packet for `surface`, or (for an invalid file) the notice saying why there is none.
+pub fn packet_of(loaded: &Loaded, surface: Surface) -> Result<String, String> {
+    career::packet(&loaded.validation, &file_name(&loaded.path), surface)
+        .map(|p| p.content)
+        .map_err(|_| invalid_notice(loaded))
+}
+
+/// The current Career Context as the server sees it.
+#[derive(Debug, Clone)]
+pub enum Current {
+    /// Selected, read and validated (valid or not).
+    Loaded(Arc<Loaded>),
+    /// None is usable (missing, ambiguous, unreadable): a notice saying why and what to do.
+    Unavailable(String),
+}
+
+/// What identifies one version of the file: its path, stamp and length, and whether it lies
+/// in a git work tree (a validation fact).
+type Key = (PathBuf, u128, u64, bool);
+
+/// The last Career Context loaded, kept while its file is unchanged, so that concurrent and
+/// repeated requests share one parsed copy instead of each reading up to 16 MiB.
+#[derive(Debug, Default)]
+pub struct ContextCache {
+    last: Mutex<Option<(Key, Arc<Loaded>)>>,
+}
+
+impl ContextCache {
+    /// Selects, reads, parses and validates the current Career Context, or says why there is
+    /// none. The file is read again only when its stamp or length changed; the lock is held
+    /// while loading so that concurrent callers wait for one load and share it.
+    pub fn current(&self, fs: &dyn FileSystem, sources: &Sources) -> Current {
+        let path = match select(fs, sources) {
+            Selection::Selected { path, .. } => path,
+            other => return Current::Unavailable(selection_notice(&other).unwrap_or_default()),
+        };
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let key = fs.metadata(&path).ok().map(|m| (path.clone(), m.stamp, m.len, in_git_worktree(fs, &path)));
+        if let (Some(key), Some((cached, loaded))) = (&key, last.as_ref()) {
+            if key == cached {
+                return Current::Loaded(Arc::clone(loaded));
+            }
+        }
+        match load(fs, &path) {
+            Ok(loaded) => {
+                let loaded = Arc::new(loaded);
+                *last = key.map(|k| (k, Arc::clone(&loaded)));
+                Current::Loaded(loaded)
+            }
+            Err(e) => {
+                *last = None;
+                Current::Unavailable(load_notice(&path, &e))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -200,9 +255,31 @@ mod tests {
             let loaded = load(&fs, path).unwrap();
             prop_assert_eq!(loaded.text.chars().count() > 0, !bytes.is_empty());
             let sources = Sources { context_flag: Some("/home/p/ctx.md".into()), cwd: "/".into(), ..Default::default() };
-            let packet = packet_text(&fs, &sources, Surface::Cv);
-            prop_assert_eq!(packet.is_ok(), loaded.validation.valid);
+            let Current::Loaded(current) = ContextCache::default().current(&fs, &sources) else {
+                return Err(TestCaseError::fail("a readable file is loaded"));
+            };
+            prop_assert_eq!(packet_of(&current, Surface::Cv).is_ok(), loaded.validation.valid);
         }
+    }
+
+    #[test]
+    fn an_unchanged_file_is_loaded_once_and_a_changed_one_again() {
+        let fs = MemoryFs::new();
+        let path = Path::new("/home/p/ctx.md");
+        fs.create_dir_all(Path::new("/home/p")).unwrap();
+        fs.write_atomic(path, b"# A\n").unwrap();
+        let sources = Sources { context_flag: Some("/home/p/ctx.md".into()), cwd: "/".into(), ..Default::default() };
+        let cache = ContextCache::default();
+        let (Current::Loaded(a), Current::Loaded(b)) = (cache.current(&fs, &sources), cache.current(&fs, &sources))
+        else {
+            panic!("loaded")
+        };
+        assert!(Arc::ptr_eq(&a, &b), "the second request shares the first load");
+        fs.write_atomic(path, b"# B\n").unwrap();
+        let Current::Loaded(c) = cache.current(&fs, &sources) else { panic!("loaded") };
+        assert_eq!(c.text, "# B\n", "an edited file is read again");
+        fs.remove_file(path).unwrap();
+        assert!(matches!(cache.current(&fs, &sources), Current::Unavailable(_)), "a removed file is not served");
     }
 
     #[test]

@@ -6,13 +6,16 @@ use std::str::FromStr;
 use super::validate::Validation;
 
 /// Where the text is going: which sections a packet carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Deserialised from its lower-case name (`cv`, ..., `general`); `general` is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Surface {
     Cv,
     Github,
     Linkedin,
     Portfolio,
     X,
+    #[default]
     General,
 }
 
