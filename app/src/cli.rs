@@ -37,6 +37,18 @@ pub enum LogLevel {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Set up vitaecontext for the first time, then print the next steps.
+    ///
+    /// Creates ~/.vitaecontext/ (readable by you only; a folder that exists with wider
+    /// permissions is tightened, and you are told), a starter Career Context unless the server
+    /// already finds yours, and an empty VitaeGraph in ~/.vitaecontext/vitaegraph (only what is
+    /// missing). Never overwrites anything; safe to run again.
+    Init {
+        /// Use DIR as the home folder (~/.vitaecontext becomes DIR/.vitaecontext).
+        #[arg(long, value_name = "DIR")]
+        home: Option<PathBuf>,
+    },
+
     /// Run the MCP server over stdio (newline-delimited JSON-RPC on stdin/stdout).
     ///
     /// stdout carries protocol frames only; logs go to stderr. The files it serves are chosen
@@ -62,12 +74,14 @@ pub struct RootArg {
 
 #[derive(Debug, Subcommand)]
 pub enum GraphCommand {
-    /// Create the layout: VITAEGRAPH.md, index.md and the record folders. Refuses a non-empty
-    /// folder without --force.
+    /// Create what is missing of the layout: the folder, VITAEGRAPH.md, index.md and the record
+    /// folders (readable by you only). Never replaces anything without --force, so it is safe
+    /// to run on a graph full of records.
     Init {
         #[command(flatten)]
         root: RootArg,
-        /// Write the starter files into a non-empty folder, replacing VITAEGRAPH.md and index.md.
+        /// Rewrite VITAEGRAPH.md and index.md from the starter text, keeping each replaced file
+        /// as `<name>.backup-<UTC time>` beside it.
         #[arg(long)]
         force: bool,
     },

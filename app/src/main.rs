@@ -38,6 +38,13 @@ fn run(cli: Cli) -> Outcome {
     let fs = fs_std::StdFs::new();
     match cli.command {
         Command::Mcp(args) => serve_stdio(args).map_err(Failure::failed),
+        Command::Init { home } => {
+            let mut sources = sources::Sources::from_process(None, None);
+            if let Some(h) = home {
+                sources.home = Some(sources.cwd.join(h));
+            }
+            commands::setup::init(&fs, &fs_std::SystemClock::default(), &sources)
+        }
         Command::Context(cmd) => {
             let sources = sources::Sources::from_process(None, None);
             match cmd {
@@ -64,7 +71,7 @@ fn run(cli: Cli) -> Outcome {
             let clock = fs_std::SystemClock::default();
             let root_of = |r: &cli::RootArg| sources::Sources::from_process(None, r.root.as_deref());
             match cmd {
-                GraphCommand::Init { root, force } => commands::graph::init(&fs, &root_of(&root), force),
+                GraphCommand::Init { root, force } => commands::graph::init(&fs, &clock, &root_of(&root), force),
                 GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
                 GraphCommand::Index { root } => commands::graph::index(&fs, &clock, &root_of(&root)),
             }

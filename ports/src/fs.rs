@@ -111,6 +111,12 @@ pub trait FileSystem: Send + Sync {
 
     /// Removes a file or a symlink (not a directory).
     fn remove_file(&self, path: &Path) -> Result<(), FsError>;
+
+    /// The permission bits (`0o7777` of the mode), following symlinks.
+    fn mode(&self, path: &Path) -> Result<u32, FsError>;
+
+    /// Sets the permission bits, following symlinks.
+    fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError>;
 }
 
 /// Any [`FileSystem`] seen through the two questions path confinement asks.

@@ -179,3 +179,26 @@ proptest! {
         }
     }
 }
+
+// Permission bits agree too: private folders are 0700 only where they were created, files
+// written atomically are 0600, and set_mode is read back (the real run assumes umask 022).
+#[test]
+fn modes_agree_with_the_real_filesystem() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real_world = tmp.path().canonicalize().unwrap();
+    let mem = MemoryFs::new();
+    let mem_world = PathBuf::from("/world");
+    mem.create_dir_all(&mem_world).unwrap();
+    let modes = |fs: &dyn FileSystem, w: &Path| {
+        fs.create_dir_all(&w.join("shared")).unwrap();
+        fs.set_mode(&w.join("shared"), 0o755).unwrap();
+        fs.create_private_dir_all(&w.join("shared/private/deeper")).unwrap();
+        fs.write_atomic(&w.join("shared/private/file"), b"x").unwrap();
+        fs.set_mode(&w.join("shared/private/file"), 0o644).unwrap();
+        fs.write_atomic(&w.join("shared/private/file2"), b"y").unwrap();
+        ["shared", "shared/private", "shared/private/deeper", "shared/private/file", "shared/private/file2"]
+            .map(|p| fs.mode(&w.join(p)).unwrap())
+    };
+    assert_eq!(modes(&StdFs::new(), &real_world), modes(&mem, &mem_world));
+    assert_eq!(modes(&mem, &mem_world), [0o755, 0o700, 0o700, 0o644, 0o600]);
+}

@@ -11,27 +11,40 @@ fn fixture() -> std::path::PathBuf {
 }
 
 #[test]
-fn init_creates_the_layout_and_refuses_a_non_empty_folder() {
+fn init_creates_the_layout_and_never_replaces_without_a_backup() {
+    use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("g");
     let (st, out, err) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap()]).output();
     assert!(st.success(), "{err}");
     assert!(out.contains("Initialized VitaeGraph"));
+    assert!(err.contains("graph add") && err.contains("graph index"), "the next step is printed: {err}");
     for p in
         ["VITAEGRAPH.md", "index.md", "projects", "experience", "education", "certifications", "awards", "publications"]
     {
         assert!(root.join(p).exists(), "{p}");
     }
+    assert_eq!(fs::metadata(root.join("projects")).unwrap().permissions().mode() & 0o777, 0o700);
     let (st, _, err) = Cmd::new(["graph", "validate", "--root", root.to_str().unwrap()]).output();
     assert!(st.success(), "a fresh graph validates: {err}");
+    // Regression: a person's own index.md and a missing VITAEGRAPH.md. `graph init` restores only
+    // what is missing; it used to need --force, which replaced index.md silently.
     fs::write(root.join("index.md"), "mine").unwrap();
-    let (st, _, err) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap()]).output();
-    assert_eq!(st.code(), Some(1));
-    assert!(err.contains("not empty") && err.contains("--force"), "{err}");
+    fs::remove_file(root.join("VITAEGRAPH.md")).unwrap();
+    let (st, out, err) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    assert!(out.contains("created") && out.contains("VITAEGRAPH.md"), "{out}");
     assert_eq!(fs::read_to_string(root.join("index.md")).unwrap(), "mine");
-    let (st, _, _) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap(), "--force"]).output();
+    let (st, out, _) = Cmd::new(["graph", "init", "--root", root.to_str().unwrap(), "--force"]).output();
     assert!(st.success());
     assert_ne!(fs::read_to_string(root.join("index.md")).unwrap(), "mine");
+    let backup = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("index.md.backup-"))
+        .expect("a backup of the replaced index.md");
+    assert_eq!(fs::read_to_string(&backup).unwrap(), "mine");
+    assert!(out.contains(backup.to_str().unwrap()), "the backup is named: {out}");
 }
 
 #[test]

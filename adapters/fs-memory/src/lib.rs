@@ -52,6 +52,9 @@ struct State {
     next_stamp: u128,
     /// Writes to these (physical or requested) paths fail with an injected error.
     failing_writes: BTreeSet<PathBuf>,
+    /// Permission bits set explicitly, by physical path. The rest have the defaults of the real
+    /// adapter: 0755 for folders (umask 022), 0600 for files (written through `tempfile`).
+    modes: BTreeMap<PathBuf, u32>,
 }
 
 /// An in-memory filesystem. Starts with an empty root directory `/`.
@@ -204,7 +207,9 @@ impl MemoryFs {
     pub fn new() -> Self {
         let mut nodes = BTreeMap::new();
         nodes.insert(PathBuf::from("/"), Node::Dir);
-        Self { state: Mutex::new(State { nodes, next_stamp: 0, failing_writes: BTreeSet::new() }) }
+        Self {
+            state: Mutex::new(State { nodes, next_stamp: 0, failing_writes: BTreeSet::new(), modes: BTreeMap::new() }),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -352,6 +357,8 @@ impl FileSystem for MemoryFs {
             return Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory"));
         }
         let stamp = s.stamp();
+        // A new file (inode) replaces the old one: it does not keep the old one's mode.
+        s.modes.remove(&slot);
         s.nodes.insert(slot, Node::File { bytes: bytes.to_vec(), stamp });
         Ok(())
     }
@@ -370,8 +377,32 @@ impl FileSystem for MemoryFs {
     }
 
     fn create_private_dir_all(&self, path: &Path) -> Result<(), FsError> {
-        // Permissions are not modelled: the folders are created like any other.
-        self.create_dir_all(path)
+        require_absolute(path)?;
+        let mut s = self.lock();
+        // Like `DirBuilder::mode(0o700).recursive(true)`: only the folders created get 0700.
+        let missing: Vec<PathBuf> =
+            path.ancestors().filter(|a| s.resolve(a, true, true).is_err()).map(Path::to_path_buf).collect();
+        s.create_dir_all(path)?;
+        for dir in missing {
+            if let Ok(physical) = s.resolve(&dir, true, true) {
+                s.modes.insert(physical, 0o700);
+            }
+        }
+        Ok(())
+    }
+
+    fn mode(&self, path: &Path) -> Result<u32, FsError> {
+        let s = self.lock();
+        let (physical, node) = s.node(path, true)?;
+        let default = if matches!(node, Node::Dir) { 0o755 } else { 0o600 };
+        Ok(s.modes.get(&physical).copied().unwrap_or(default))
+    }
+
+    fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError> {
+        let mut s = self.lock();
+        let (physical, _) = s.node(path, true)?;
+        s.modes.insert(physical, mode & 0o7777);
+        Ok(())
     }
 
     fn remove_file(&self, path: &Path) -> Result<(), FsError> {
@@ -383,6 +414,7 @@ impl FileSystem for MemoryFs {
             Some(Node::Dir) => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
             Some(_) => {
                 s.nodes.remove(&slot);
+                s.modes.remove(&slot);
                 Ok(())
             }
         }

@@ -222,6 +222,18 @@ impl FileSystem for StdFs {
         require_absolute(path)?;
         fs::remove_file(path).map_err(|e| err(path, e))
     }
+
+    fn mode(&self, path: &Path) -> Result<u32, FsError> {
+        use std::os::unix::fs::PermissionsExt;
+        require_absolute(path)?;
+        fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).map_err(|e| err(path, e))
+    }
+
+    fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError> {
+        use std::os::unix::fs::PermissionsExt;
+        require_absolute(path)?;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).map_err(|e| err(path, e))
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use ports::fs::FileSystem;
 use super::{Failure, Outcome, err, out};
 use crate::report;
 use crate::sources::Sources;
-use crate::usecase::graph::{self as usecase, GraphError, InitError, Progress};
+use crate::usecase::graph::{self as usecase, GraphError, Progress};
 
 /// Progress lines on stderr.
 struct Stderr;
@@ -49,19 +49,43 @@ fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphVal
     report::render_all(&findings, 100, report::stderr_color())
 }
 
-pub fn init(fs: &dyn FileSystem, sources: &Sources, force: bool) -> Outcome {
+pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, force: bool) -> Outcome {
     let root = root(sources)?;
-    usecase::init(fs, &root, force).map_err(|e| match e {
-        InitError::NotEmpty(_) => {
-            Failure::failed(miette!(help = "pass --force to write the starter files into it anyway", "{e}"))
-        }
-        InitError::Fs(e) if e.kind == ports::fs::FsErrorKind::AlreadyExists => {
-            Failure::failed(miette!(help = "pass --force to replace it", "{} already exists", e.path.display()))
-        }
-        other => Failure::failed(miette!("{other}")),
+    let report = usecase::init(fs, clock, &root, force).map_err(|e| {
+        Failure::failed(miette!(
+            help = "check that the folder is yours and writable",
+            "could not create the VitaeGraph: {e}"
+        ))
     })?;
-    out(&format!("Initialized VitaeGraph at {}\n", root.display()));
+    out(&describe_init(&root, &report));
+    err(&format!(
+        "Next: add a record with `vitaecontext graph add project my-project --title \"My project\"{}`, \
+         then run `vitaecontext graph index{}`.\n",
+        root_flag(sources),
+        root_flag(sources)
+    ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// ` --root DIR` when the root came from the flag (so a copied next step works as is).
+fn root_flag(sources: &Sources) -> String {
+    sources.root_flag.as_ref().map(|r| format!(" --root {r}")).unwrap_or_default()
+}
+
+/// What `graph init` did, one line per change, for a person.
+pub fn describe_init(root: &Path, report: &usecase::InitReport) -> String {
+    let mut text = if report.created.is_empty() && report.replaced.is_empty() {
+        format!("VitaeGraph at {} already complete; nothing was changed\n", root.display())
+    } else {
+        format!("Initialized VitaeGraph at {}\n", root.display())
+    };
+    for p in &report.created {
+        text.push_str(&format!("- created {}\n", p.display()));
+    }
+    for (p, backup) in &report.replaced {
+        text.push_str(&format!("- replaced {} (the old file is kept as {})\n", p.display(), backup.display()));
+    }
+    text
 }
 
 pub fn validate(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, json: bool) -> Outcome {

@@ -171,29 +171,57 @@ pub fn index(
     Ok(Indexed { validation, nodes, generated })
 }
 
-/// `graph init`: the layout, `VITAEGRAPH.md` and `index.md`.
-pub fn init(fs: &dyn FileSystem, root: &Path, force: bool) -> Result<(), InitError> {
-    if let Ok(entries) = fs.read_dir(root) {
-        if !entries.is_empty() && !force {
-            return Err(InitError::NotEmpty(root.to_path_buf()));
+/// What `graph init` did, part by part.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct InitReport {
+    /// Folders and files that did not exist and were created.
+    pub created: Vec<PathBuf>,
+    /// Parts that existed and were left as they were.
+    pub kept: Vec<PathBuf>,
+    /// Starter files replaced (with `--force`), each with the backup of what was there.
+    pub replaced: Vec<(PathBuf, PathBuf)>,
+}
+
+/// The record folders and `.generated/` that `graph init` creates.
+const LAYOUT_DIRS: [&str; 7] =
+    ["projects", "experience", "education", "certifications", "awards", "publications", GENERATED];
+
+/// `graph init`: creates whatever is missing of the layout (the root, the record folders,
+/// `VITAEGRAPH.md`, `index.md`), owner-only, and never replaces anything: with `force` the two
+/// starter files are rewritten, each after a backup of the file that was there
+/// (`<name>.backup-<UTC timestamp>`). Safe to run on a graph full of records.
+pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) -> Result<InitReport, FsError> {
+    let mut report = InitReport::default();
+    for dir in std::iter::once(root.to_path_buf()).chain(LAYOUT_DIRS.iter().map(|d| root.join(d))) {
+        match fs.metadata(&dir) {
+            Ok(_) => report.kept.push(dir),
+            Err(e) if e.kind == FsErrorKind::NotFound => {
+                fs.create_private_dir_all(&dir)?;
+                report.created.push(dir);
+            }
+            Err(e) => return Err(e),
         }
-    }
-    for dir in ["projects", "experience", "education", "certifications", "awards", "publications", GENERATED] {
-        fs.create_dir_all(&root.join(dir))?;
     }
     for (name, text) in [("VITAEGRAPH.md", VITAEGRAPH_MD), ("index.md", INDEX_MD)] {
         let path = root.join(name);
-        if force { fs.write_atomic(&path, text.as_bytes()) } else { fs.write_new(&path, text.as_bytes()) }?;
+        match fs.write_new(&path, text.as_bytes()) {
+            Ok(()) => report.created.push(path),
+            Err(e) if e.kind == FsErrorKind::AlreadyExists && force => {
+                let old = fs.read(&path, MAX_PAGE_BYTES)?;
+                if old == text.as_bytes() {
+                    report.kept.push(path);
+                    continue;
+                }
+                let backup = crate::usecase::backup_path(&path, clock.now());
+                fs.write_new(&backup, &old)?;
+                fs.write_atomic(&path, text.as_bytes())?;
+                report.replaced.push((path, backup));
+            }
+            Err(e) if e.kind == FsErrorKind::AlreadyExists => report.kept.push(path),
+            Err(e) => return Err(e),
+        }
     }
-    Ok(())
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum InitError {
-    #[error("{} is not empty; nothing was written", .0.display())]
-    NotEmpty(PathBuf),
-    #[error("{0}")]
-    Fs(#[from] FsError),
+    Ok(report)
 }
 
 pub const VITAEGRAPH_MD: &str = "\
@@ -275,7 +303,7 @@ mod tests {
     }
 
     fn graph(fs: &MemoryFs, root: &Path) {
-        init(fs, root, false).unwrap();
+        init(fs, &FixedClock, root, false).unwrap();
         fs.create_dir_all(&root.join("projects/a")).unwrap();
         fs.write_atomic(
             &root.join("projects/a/project.md"),
@@ -342,13 +370,21 @@ mod tests {
     }
 
     #[test]
-    fn init_refuses_a_non_empty_folder() {
+    fn init_creates_only_what_is_missing_and_force_keeps_a_backup() {
         let fs = MemoryFs::new();
         let root = Path::new("/g");
-        fs.create_dir_all(root).unwrap();
-        fs.write_atomic(&root.join("notes.txt"), b"x").unwrap();
-        assert!(matches!(init(&fs, root, false), Err(InitError::NotEmpty(_))));
-        init(&fs, root, true).unwrap();
-        assert!(read(&fs, &root.join("VITAEGRAPH.md")).is_some());
+        fs.create_dir_all(&root.join("projects/a")).unwrap();
+        fs.write_atomic(&root.join("index.md"), b"mine").unwrap();
+        let report = init(&fs, &FixedClock, root, false).unwrap();
+        assert_eq!(read(&fs, &root.join("index.md")).unwrap(), b"mine", "an existing file is kept");
+        assert!(report.created.contains(&root.join("VITAEGRAPH.md")) && report.kept.contains(&root.join("index.md")));
+        assert_eq!(fs.mode(&root.join("awards")).unwrap(), 0o700, "created folders are owner-only");
+        let report = init(&fs, &FixedClock, root, true).unwrap();
+        let (replaced, backup) = &report.replaced[0];
+        assert_eq!(replaced, &root.join("index.md"));
+        assert_eq!(backup, &root.join("index.md.backup-19700101T000000Z"));
+        assert_eq!(read(&fs, backup).unwrap(), b"mine", "--force keeps what it replaces");
+        assert_eq!(read(&fs, &root.join("index.md")).unwrap(), INDEX_MD.as_bytes());
+        assert!(init(&fs, &FixedClock, root, true).unwrap().replaced.is_empty(), "a starter file is not backed up");
     }
 }

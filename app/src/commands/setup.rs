@@ -1,0 +1,67 @@
+//! `vitaecontext init`: first-time set-up, then the next steps.
+
+use std::process::ExitCode;
+
+use miette::miette;
+use ports::Clock;
+use ports::fs::FileSystem;
+
+use super::{Failure, Outcome, err, out};
+use crate::sources::Sources;
+use crate::usecase::setup::{self, ContextSetup, SetupError};
+
+pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outcome {
+    let r = setup::init(fs, clock, sources).map_err(|e| match e {
+        SetupError::NoHome => Failure::usage(miette!(help = "set HOME, or pass --home DIR", "{e}")),
+        SetupError::NotAFolder(_) => {
+            Failure::failed(miette!(help = "move that file out of the way, then run `vitaecontext init` again", "{e}"))
+        }
+        SetupError::Fs(_) => Failure::failed(miette!("could not set up {e}")),
+    })?;
+    let mut text = String::new();
+    if r.dir_created {
+        text.push_str(&format!("Created {} (readable by you only)\n", r.dir.display()));
+    } else if let Some(old) = r.tightened_from {
+        text.push_str(&format!(
+            "Tightened {} from {old:04o} to 0700: it holds personal data, so only you may read it\n",
+            r.dir.display()
+        ));
+    }
+    let context = match &r.context {
+        ContextSetup::Created(path) => {
+            text.push_str(&format!("Created a starter Career Context at {}\n", path.display()));
+            Some(path)
+        }
+        ContextSetup::Existing(path, rule) => {
+            text.push_str(&format!("Kept your Career Context at {} ({})\n", path.display(), rule.describe()));
+            Some(path)
+        }
+        ContextSetup::Ambiguous(candidates) => {
+            text.push_str("Found several Career Context files and wrote none; choose one with --context, or rename it to career-context.md:\n");
+            for c in candidates {
+                text.push_str(&format!("- {}\n", c.display()));
+            }
+            None
+        }
+    };
+    text.push_str(&super::graph::describe_init(&r.graph_root, &r.graph));
+    out(&text);
+    let mut next = String::from("\nNext steps:\n");
+    let mut n = 0;
+    let mut step = |s: String| {
+        n += 1;
+        next.push_str(&format!("  {n}. {s}\n"));
+    };
+    if let Some(path) = context {
+        step(format!("Fill {} with your own facts (replace every [bracketed] placeholder).", path.display()));
+        step(format!("Check it: vitaecontext context validate {}", path.display()));
+    }
+    step("Add records to your VitaeGraph: vitaecontext graph add project my-project --title \"My project\"".into());
+    step("Index them: vitaecontext graph index".into());
+    step(
+        "Wire the server into your assistant: vitaecontext register --client claude-desktop (or cursor, vscode, ...)"
+            .into(),
+    );
+    err(&next);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,42 @@
+// `vitaecontext init`: a first-time set-up that never overwrites and says what to do next.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+
+use crate::util::Cmd;
+
+fn mode(p: &std::path::Path) -> u32 {
+    fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn init_sets_up_a_fresh_home_then_changes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().to_str().unwrap();
+    let (st, out, err) = Cmd::new(["init", "--home", h]).output();
+    assert!(st.success(), "{err}");
+    let dir = home.path().join(".vitaecontext");
+    assert_eq!(mode(&dir), 0o700);
+    assert!(dir.join("career-context.md").is_file() && dir.join("vitaegraph/index.md").is_file(), "{out}");
+    assert_eq!(mode(&dir.join("vitaegraph/projects")), 0o700);
+    for step in ["context validate", "graph add", "graph index", "register"] {
+        assert!(err.contains(step), "next step {step:?} is printed: {err}");
+    }
+    fs::write(dir.join("career-context.md"), "# Mine\n").unwrap();
+    let (st, out, err) = Cmd::new(["init", "--home", h]).output();
+    assert!(st.success(), "{err}");
+    assert_eq!(fs::read_to_string(dir.join("career-context.md")).unwrap(), "# Mine\n", "never overwritten");
+    assert!(out.contains("Kept your Career Context") && out.contains("nothing was changed"), "{out}");
+}
+
+#[test]
+fn init_tightens_a_world_readable_folder_and_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".vitaecontext");
+    fs::create_dir(&dir).unwrap();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    let (st, out, err) = Cmd::new(["init", "--home", home.path().to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    assert_eq!(mode(&dir), 0o700);
+    assert!(out.contains("Tightened") && out.contains("0755"), "{out}");
+}
