@@ -4,6 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// Below this, even an `initialize` request may not fit: every message would fail.
+const MIN_FRAME_BYTES: u64 = 4096;
+
 const ABOUT: &str = "Give AI assistants the truth about your career, from files you own.";
 
 const LONG_ABOUT: &str = "\
@@ -64,10 +67,27 @@ pub enum Command {
     Graph(GraphCommand),
 }
 
+impl Command {
+    /// Whether the command was asked for `--json`: its failures are then printed as a JSON
+    /// object on stdout too, so a script never reads an empty stdout.
+    pub fn wants_json(&self) -> bool {
+        match self {
+            Command::Context(
+                ContextCommand::Validate { json, .. }
+                | ContextCommand::Summary { json, .. }
+                | ContextCommand::Init { json, .. },
+            )
+            | Command::Graph(GraphCommand::Validate { json, .. }) => *json,
+            _ => false,
+        }
+    }
+}
+
 /// Where the VitaeGraph is: `--root`, else $VITAEGRAPH_ROOT, else ~/.vitaecontext/vitaegraph.
 #[derive(Debug, Args)]
 pub struct RootArg {
-    /// The VitaeGraph folder (`~` expands).
+    /// The VitaeGraph folder (`~` expands). Default: $VITAEGRAPH_ROOT, then
+    /// ~/.vitaecontext/vitaegraph.
     #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
     pub root: Option<PathBuf>,
 }
@@ -108,10 +128,10 @@ pub enum GraphCommand {
 pub enum ContextCommand {
     /// Check a Career Context against the format: every finding with its line, and how to fix it.
     ///
-    /// Without FILE, the file the server would serve is checked (--context is FILE here;
-    /// then $VITAECONTEXT_CAREER_CONTEXT, ~/.vitaecontext/career-context.md, the one matching
-    /// file in ~/.vitaecontext/). Exit status: 0 valid (warnings allowed), 1 invalid, 2 bad
-    /// usage or unreadable file.
+    /// Without FILE, the file the server would serve is checked: $VITAECONTEXT_CAREER_CONTEXT,
+    /// then ~/.vitaecontext/career-context.md, then the one *-career-context.md or *.context.md
+    /// file in ~/.vitaecontext/ (stderr says which). Exit status: 0 valid (warnings allowed),
+    /// 1 invalid, 2 bad usage or unreadable file.
     Validate {
         /// The Career Context file (`~` expands).
         file: Option<PathBuf>,
@@ -125,7 +145,7 @@ pub enum ContextCommand {
         /// The Career Context file; without it, the same selection as `validate`.
         file: Option<PathBuf>,
         /// The surface to cut for.
-        #[arg(long = "for", value_name = "SURFACE", value_enum, default_value_t = SurfaceArg::General)]
+        #[arg(long = "for", value_name = "SURFACE", value_enum, ignore_case = true, default_value_t = SurfaceArg::General)]
         surface: SurfaceArg,
         /// Write the packet to this file (atomically) instead of stdout.
         #[arg(long, short, value_name = "PATH")]
@@ -191,9 +211,10 @@ pub struct McpArgs {
     #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
     pub root: Option<PathBuf>,
 
-    /// The longest message accepted, in bytes; a longer one is answered with a parse error
-    /// (-32700) and skipped.
-    #[arg(long, value_name = "BYTES", default_value_t = stdio::DEFAULT_MAX_FRAME_BYTES, value_parser = clap::value_parser!(usize))]
+    /// The longest message accepted, in bytes (at least 4096); a longer one is answered with a
+    /// parse error (-32700) and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = stdio::DEFAULT_MAX_FRAME_BYTES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(MIN_FRAME_BYTES..))]
     pub max_frame_bytes: usize,
 }
 
@@ -205,6 +226,20 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_frame_cap_too_small_for_any_message_is_refused() {
+        let e = Cli::try_parse_from(["vitaecontext", "mcp", "--max-frame-bytes", "0"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(Cli::try_parse_from(["vitaecontext", "mcp", "--max-frame-bytes", "4096"]).is_ok());
+    }
+
+    #[test]
+    fn surfaces_are_accepted_in_any_case() {
+        let cli = Cli::try_parse_from(["vitaecontext", "context", "summary", "--for", "CV"]).unwrap();
+        let Command::Context(ContextCommand::Summary { surface, .. }) = cli.command else { panic!("summary") };
+        assert_eq!(surface, SurfaceArg::Cv);
     }
 
     #[test]

@@ -24,11 +24,14 @@ fn main() -> ExitCode {
     let _ = miette::set_hook(Box::new(|_| {
         Box::new(miette::MietteHandlerOpts::new().color(report::stderr_color()).build())
     }));
+    let json = cli.command.wants_json();
     match run(cli) {
         Ok(code) => code,
         Err(failure) => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "{:?}", failure.report);
+            if json {
+                commands::out(&format!("{}\n", commands::pretty(&failure.json())));
+            }
+            commands::err(&format!("{:?}\n", failure.report));
             failure.exit_code()
         }
     }
@@ -87,7 +90,7 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
         .into_diagnostic()
         .wrap_err("could not start the async runtime")?;
     let sources = sources::Sources::from_process(args.context.as_deref(), args.root.as_deref());
-    tracing::info!(context = ?sources.context_flag, graph_root = ?sources.graph_root(), "starting the MCP server on stdio");
+    announce(&fs_std::StdFs::new(), &sources);
     let (source, sink) = stdio::stdio(args.max_frame_bytes);
     let methods = Arc::new(mcp::methods::Methods::new(Arc::new(fs_std::StdFs::new()), sources));
     let ended = runtime.block_on(mcp::serve(source, Arc::new(sink), methods));
@@ -95,6 +98,46 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
     // The reader thread may still be blocked on stdin; it must not keep the process alive.
     runtime.shutdown_background();
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says once, on stderr, what the server will serve and which rule chose it; a file or folder
+/// configured explicitly that does not exist is a warning, since nothing will work until fixed.
+fn announce(fs: &dyn ports::fs::FileSystem, sources: &sources::Sources) {
+    use domain::career::{Rule, Selection};
+    let context = match usecase::career::select(fs, sources) {
+        Selection::Selected { path, rule } => {
+            if matches!(rule, Rule::Flag | Rule::Env) && fs.metadata(&path).is_err() {
+                tracing::warn!(
+                    "the Career Context {} ({}) does not exist; create it with `vitaecontext context init --output {}`",
+                    path.display(),
+                    rule.describe(),
+                    path.display()
+                );
+            }
+            format!("{} ({})", path.display(), rule.describe())
+        }
+        Selection::Missing { .. } => "none found (run `vitaecontext init` to create one)".into(),
+        Selection::Ambiguous { candidates } => format!("none chosen among {} candidates", candidates.len()),
+    };
+    let (root_rule, explicit) = match (&sources.root_flag, &sources.root_env) {
+        (Some(_), _) => ("chosen by --root", true),
+        (None, Some(_)) => ("chosen by VITAEGRAPH_ROOT", true),
+        _ => ("the default ~/.vitaecontext/vitaegraph", false),
+    };
+    let root = match sources.graph_root() {
+        Some(root) => {
+            if explicit && fs.metadata(&root).is_err() {
+                tracing::warn!(
+                    "the VitaeGraph root {} ({root_rule}) does not exist; create it with `vitaecontext graph init --root {}`",
+                    root.display(),
+                    root.display()
+                );
+            }
+            format!("{} ({root_rule})", root.display())
+        }
+        None => "none (HOME is not set)".into(),
+    };
+    tracing::info!(target: logging::STARTUP, "serving Career Context: {context}; VitaeGraph: {root}");
 }
 
 /// glibc malloc showed up at ~15% of `graph index` (arena growth and many small frees across

@@ -72,7 +72,7 @@ fn validate_without_a_file_uses_the_server_selection_and_says_which() {
 
     let (st, _, err) = Cmd::new(["context", "validate"]).output();
     assert_eq!(st.code(), Some(2));
-    assert!(err.contains("not found"), "{err}");
+    assert!(err.contains("No Career Context found"), "{err}");
 }
 
 #[test]

@@ -5,6 +5,7 @@ mod career_mcp;
 mod cli;
 mod clients;
 mod confine_model;
+mod first_hour;
 mod fs_model;
 mod graph_cli;
 mod graph_mcp;

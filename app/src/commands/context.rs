@@ -23,11 +23,10 @@ fn resolve(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>) -> Resul
             err(&format!("Using {} ({})\n", path.display(), rule.describe()));
             Ok(path)
         }
-        other => Err(Failure::usage(miette!(
-            help = "pass the file to check as an argument, or see the notice above",
-            "{}",
-            usecase::selection_notice(&other).unwrap_or_default().trim_end()
-        ))),
+        other => {
+            let (what, help) = usecase::selection_problem(&other).unwrap_or_default();
+            Err(Failure::usage(miette!(help = help, "{what}")))
+        }
     }
 }
 
@@ -68,6 +67,14 @@ pub fn validate(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>, jso
 
 /// Writes `bytes` to `path` atomically; refuses an existing file unless `force`.
 fn write_output(fs: &dyn FileSystem, path: &Path, bytes: &[u8], force: bool, private_dir: bool) -> Result<(), Failure> {
+    if fs.metadata(path).is_ok_and(|m| m.kind == ports::fs::FileKind::Dir) {
+        let example = if private_dir { "career-context.md" } else { "packet.md" };
+        return Err(Failure::usage(miette!(
+            help = format!("give the path of the file to write, for example {}", path.join(example).display()),
+            "{} is a folder, not a file; nothing was written",
+            path.display()
+        )));
+    }
     if let Some(dir) = path.parent() {
         let made = if private_dir { fs.create_private_dir_all(dir) } else { fs.create_dir_all(dir) };
         made.map_err(|e| Failure::failed(miette!("could not create the folder {}: {}", dir.display(), e.detail)))?;

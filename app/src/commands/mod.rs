@@ -43,6 +43,15 @@ impl Failure {
     pub fn exit_code(&self) -> ExitCode {
         ExitCode::from(self.code)
     }
+
+    /// `{"error": {"message", "help", "exitCode"}}`: what `--json` modes print on failure.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({ "error": {
+            "message": self.report.to_string(),
+            "help": self.report.help().map(|h| h.to_string()),
+            "exitCode": self.code,
+        }})
+    }
 }
 
 pub type Outcome = Result<ExitCode, Failure>;

@@ -103,15 +103,55 @@ pub fn selection_notice(selection: &Selection) -> Option<String> {
     }
 }
 
-/// The notice for a selected file that cannot be read.
+/// The notice for a selected file that cannot be read: what is wrong, and what to do about
+/// that particular problem (a folder is not "created" with `context init`).
 pub fn load_notice(path: &Path, error: &LoadError) -> String {
-    format!(
-        "# Career Context unavailable\n\n{error}\n\n\
-         The server was configured to use `{}`. Create it with `vitaecontext context init --output {}`, \
-         or point `--context` / `VITAECONTEXT_CAREER_CONTEXT` at an existing Career Context.\n",
-        path.display(),
-        path.display()
-    )
+    let p = path.display();
+    let fix = match error {
+        LoadError::NotFound(_) => format!(
+            "Create it with `vitaecontext context init --output {p}`, or point `--context` / \
+             `VITAECONTEXT_CAREER_CONTEXT` at an existing Career Context."
+        ),
+        LoadError::NotAFile(_) => format!(
+            "`{p}` is a folder (or another kind of non-file), not a Markdown file. Point `--context` / \
+             `VITAECONTEXT_CAREER_CONTEXT` at the Career Context file itself, for example `{}`.",
+            path.join(career::select::CANONICAL_NAME).display()
+        ),
+        LoadError::TooLarge(_) => "A Career Context is a curated summary of a few pages; split the rest into \
+             VitaeGraph records."
+            .into(),
+        LoadError::Unreadable(_) => "Check that the file is readable by the user the server runs as.".into(),
+    };
+    format!("# Career Context unavailable\n\n{error}\n\nThe server was configured to use `{p}`. {fix}\n")
+}
+
+/// Why no Career Context is selected, in words for a person at a terminal: (what, what to do).
+pub fn selection_problem(selection: &Selection) -> Option<(String, String)> {
+    match selection {
+        Selection::Selected { .. } => None,
+        Selection::Missing { looked_in } => {
+            let places: Vec<String> = looked_in.iter().map(|p| p.display().to_string()).collect();
+            let what = if places.is_empty() {
+                "No Career Context found: HOME is not set, so ~/.vitaecontext/ could not be searched".to_owned()
+            } else {
+                format!("No Career Context found (looked for {})", places.join(", "))
+            };
+            Some((
+                what,
+                "create one with `vitaecontext init`, or pass the file as FILE, or set VITAECONTEXT_CAREER_CONTEXT"
+                    .into(),
+            ))
+        }
+        Selection::Ambiguous { candidates } => {
+            let list: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+            Some((
+                format!("Several Career Context files in ~/.vitaecontext/ and none is chosen: {}", list.join(", ")),
+                "pass the one you mean as FILE, set VITAECONTEXT_CAREER_CONTEXT, or rename it to \
+                 ~/.vitaecontext/career-context.md"
+                    .into(),
+            ))
+        }
+    }
 }
 
 pub fn diagnostic_json(d: &Diagnostic) -> Value {

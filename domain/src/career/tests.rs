@@ -15,6 +15,7 @@ macro_rules! broken {
 }
 
 broken!(
+    empty_file,
     h1_count,
     h1_descriptor,
     missing_quick_reference,
