@@ -11,13 +11,12 @@ use std::sync::{Arc, Mutex};
 use domain::graph::confine::{self, ConfinedPath, Deny};
 use domain::graph::index::Graph;
 use domain::graph::search::Searcher;
+use domain::graph::{GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, generated_path};
 use ports::fs::{ConfineView, FileSystem, Metadata};
 use sha2::{Digest, Sha256};
 
 /// The largest generated file loaded (a 100,000-record search index is a few hundred MB).
 const MAX_INDEX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
-/// The largest record served.
-pub const MAX_RECORD_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Why the graph (or a record) cannot be served. Shown to clients only as "not found".
 #[derive(Debug, thiserror::Error)]
@@ -119,9 +118,9 @@ impl GraphStore {
     }
 
     pub fn graph(&self, fs: &dyn FileSystem) -> Result<Arc<LoadedGraph>, Unavailable> {
-        self.load(fs, &self.graph, ".generated/graph.json", |bytes| {
+        self.load(fs, &self.graph, &generated_path(GRAPH_FILE), |bytes| {
             let raw = String::from_utf8(bytes)
-                .map_err(|e| Unavailable::Json(serde::de::Error::custom(format!("graph.json is not UTF-8: {e}"))))?;
+                .map_err(|e| Unavailable::Json(serde::de::Error::custom(format!("{GRAPH_FILE} is not UTF-8: {e}"))))?;
             let graph: Graph = serde_json::from_str(&raw)?;
             let by_id = graph.nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i)).collect();
             let mut sorted_ids: Vec<String> = graph.nodes.iter().map(|n| n.id.clone()).collect();
@@ -131,7 +130,7 @@ impl GraphStore {
     }
 
     pub fn searcher(&self, fs: &dyn FileSystem) -> Result<Arc<Searcher>, Unavailable> {
-        self.load(fs, &self.search, ".generated/search-index.json", |bytes| {
+        self.load(fs, &self.search, &generated_path(SEARCH_INDEX_FILE), |bytes| {
             Ok(Searcher::new(serde_json::from_slice(&bytes)?))
         })
     }

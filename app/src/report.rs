@@ -53,13 +53,14 @@ fn severity(s: Severity) -> miette::Severity {
 }
 
 /// What the label under the span says: what was expected, or what was found.
-fn label(d: &Diagnostic) -> String {
+fn label(d: &Diagnostic, v: &Validation) -> String {
     match d.code {
         Code::H1Count => "expected exactly one `# Name - Descriptor` title".into(),
         Code::H1Descriptor => "expected `Full Name - Positioning descriptor`".into(),
         Code::MissingQuickReference => "expected a `## QUICK REFERENCE` section after this".into(),
         Code::QuickReferencePosition => "expected as the first H2".into(),
-        Code::QuickReferenceYaml if d.message.starts_with("QUICK REFERENCE must begin") => {
+        // On the heading itself it is about the missing fence; other lines lie inside the block.
+        Code::QuickReferenceYaml if is_quick_reference_heading(v, d.line) => {
             "expected a closed ```yaml fence right after this heading".into()
         }
         Code::QuickReferenceYaml => "not accepted in the flat QUICK REFERENCE YAML".into(),
@@ -76,6 +77,10 @@ fn label(d: &Diagnostic) -> String {
         Code::TrackedWorkspacePath => "this file is inside a git work tree".into(),
         Code::EmptyFile => "the file has no text".into(),
     }
+}
+
+fn is_quick_reference_heading(v: &Validation, line: usize) -> bool {
+    v.sections.iter().any(|s| s.normalized == "quick reference" && s.line == line)
 }
 
 /// Byte offset in `text` of a 1-based (line, char column).
@@ -100,7 +105,7 @@ pub fn findings(path: &str, content: &str, v: &Validation) -> Vec<Finding> {
                 message: format!("{} (line {})", d.message, d.line),
                 help: d.code.help(),
                 severity: severity(d.severity),
-                at: Some((NamedSource::new(path, text.clone()), SourceSpan::from(a..b), label(d))),
+                at: Some((NamedSource::new(path, text.clone()), SourceSpan::from(a..b), label(d, v))),
             }
         })
         .collect()
@@ -114,37 +119,6 @@ pub fn stderr_color() -> bool {
 /// Renders every finding, in order, as one text.
 pub fn render(findings: &[Finding], width: usize, color: bool) -> String {
     render_all(findings, width, color)
-}
-
-/// How to fix each VitaeGraph diagnostic, in one sentence.
-pub fn graph_help(code: &str) -> &'static str {
-    match code {
-        "missing_required_file" => "Create it (`vitaecontext graph init --force` writes both starter files).",
-        "missing_frontmatter" => "Start the file with a `---` block holding at least type, id and title.",
-        "missing_id" => "Add `id: type:slug` to the front matter, e.g. `id: project:my-project`.",
-        "invalid_id" => "Use `type:slug` in lower case letters, digits and dashes, e.g. `project:my-project`.",
-        "duplicate_id" => "Give each record its own id; rename one of the two.",
-        "missing_field" => "Add the missing key (type and title are required) with a non-empty value.",
-        "invalid_record_type" => {
-            "Use one of: project, experience, education, course, thesis, certification, award, publication."
-        }
-        "record_id_type_mismatch" => "Make the id's prefix equal the record's type.",
-        "record_type_directory_mismatch" => "Move the file to its type's folder, or correct the type.",
-        "invalid_visibility" => "Use `visibility: private` or `visibility: public`.",
-        "invalid_list_field" => "Write it as a list: `[a, b]` or one `- item` per line.",
-        "self_record_reference" => "Remove the record's own id from related_records.",
-        "missing_record_reference" => "Point related_records at an existing id, or create that record.",
-        "invalid_parent_reference" => "Set parent to a valid id (`type:slug`).",
-        "missing_parent_reference" => "Point parent at an existing record, or create it.",
-        "self_parent_reference" => "A record cannot contain itself; set parent to another record.",
-        "invalid_parent_type" => "Courses and theses belong to an education record: set parent to its id.",
-        "missing_parent" => "Add `parent:` with the id of the education record this belongs to.",
-        "parent_cycle" => "Break the loop: one record in the chain must not have a parent inside it.",
-        "invalid_internal_link" => "Fix the link's percent-encoding.",
-        "broken_internal_link" => "Point the link at an existing file (relative to this file), or remove it.",
-        "legacy_record_layout" => "Move the record to its canonical path, e.g. projects/<slug>/project.md.",
-        _ => "See the vitaegraph wiki module for the format.",
-    }
 }
 
 /// Builds a finding; `text` is the file's content when it could be read.
@@ -169,7 +143,7 @@ pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Op
     Finding {
         code: format!("vitaecontext::graph::{}", d.code),
         message: format!("{location}: {}", d.message),
-        help: graph_help(d.code),
+        help: d.code.help(),
         severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
         at,
     }
@@ -198,5 +172,20 @@ mod tests {
         let v = validate(text, FileFacts::default());
         let out = render(&findings("career-context.md", text, &v), 100, false);
         insta::assert_snapshot!(out);
+    }
+
+    /// The two kinds of `quick_reference_yaml` get their own labels, told apart by where they
+    /// are (the heading, or a line inside the block), not by the message's wording.
+    #[test]
+    fn quick_reference_yaml_labels_follow_the_place() {
+        let label_of = |text: &str| {
+            let v = validate(text, FileFacts::default());
+            render(&findings("c.md", text, &v), 100, false)
+        };
+        let missing = label_of("# Ada - Analyst\n\n## QUICK REFERENCE\nname: Ada\n\n## SKILLS INDEX\n");
+        assert!(missing.contains("expected a closed ```yaml fence right after this heading"), "{missing}");
+        let bad_line = label_of("# Ada - Analyst\n\n## QUICK REFERENCE\n```yaml\nnot yaml\n```\n");
+        assert!(bad_line.contains("not accepted in the flat QUICK REFERENCE YAML"), "{bad_line}");
+        assert!(!bad_line.contains("right after this heading"), "{bad_line}");
     }
 }

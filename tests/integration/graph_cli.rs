@@ -140,3 +140,42 @@ fn usage_errors() {
     let (st, out, _) = Cmd::new(["graph", "validate"]).env("VITAEGRAPH_ROOT", example("vitaegraph")).output();
     assert!(st.success(), "{out}");
 }
+
+/// Regression: `graph index` read records up to 8 MiB while the server refused them over 4 MiB;
+/// a record over the one cap is now an error naming its file, and nothing is indexed.
+#[test]
+fn a_record_over_4_mib_is_reported_with_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&example("vitaegraph"), &root);
+    let big_dir = root.join("projects/huge");
+    fs::create_dir_all(&big_dir).unwrap();
+    let mut big = b"---\ntype: project\nid: project:huge\ntitle: Huge\n---\n".to_vec();
+    big.resize(5 * 1024 * 1024, b'a');
+    fs::write(big_dir.join("project.md"), &big).unwrap();
+
+    let (st, out, _) = Cmd::new(["graph", "validate", "--root", root.to_str().unwrap(), "--json"]).output();
+    assert_eq!(st.code(), Some(1));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["errors"],
+        serde_json::json!([{
+            "code": "record_too_large",
+            "path": "projects/huge/project.md",
+            "message": "File is larger than 4 MiB and was not read"
+        }])
+    );
+    let (st, _, err) = Cmd::new(["graph", "validate", "--root", root.to_str().unwrap()]).output();
+    assert_eq!(st.code(), Some(1));
+    assert!(err.contains("vitaecontext::graph::record_too_large") && err.contains("projects/huge/project.md"), "{err}");
+    assert!(err.contains("the limit is 4 MiB"), "the help names the cap: {err}");
+
+    let (st, _, err) = Cmd::new(["graph", "index", "--root", root.to_str().unwrap()]).output();
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("wrote only"), "{err}");
+    assert!(!root.join(".generated/graph.json").exists() && !root.join(".generated/search-index.json").exists());
+    let diag: Value = serde_json::from_slice(&fs::read(root.join(".generated/diagnostics.json")).unwrap()).unwrap();
+    assert_eq!(diag["valid"], false);
+    assert_eq!(diag["errors"][0]["code"], "record_too_large");
+    assert_eq!(diag["errors"][0]["path"], "projects/huge/project.md");
+}

@@ -36,7 +36,9 @@ fn graph_failure(e: GraphError) -> Failure {
 
 fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphValidation) -> String {
     let text_of = |path: &str| {
-        fs.read(&root.join(path), usecase::MAX_PAGE_BYTES).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+        fs.read(&root.join(path), domain::graph::MAX_RECORD_BYTES)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
     };
     let findings: Vec<_> = v
         .errors
@@ -129,7 +131,7 @@ pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outco
             help = "fix the errors above and run `vitaecontext graph index` again; the stale graph and search index were removed",
             "VitaeGraph validation failed with {} error(s); wrote only {}",
             v.errors.len(),
-            done.generated.join("diagnostics.json").display()
+            done.generated.join(domain::graph::DIAGNOSTICS_FILE).display()
         )));
     }
     if !v.warnings.is_empty() {

@@ -4,13 +4,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use domain::graph::index::{self, Diagnostics};
-use domain::graph::{GraphValidation, Page};
+use domain::graph::{
+    DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType, SEARCH_INDEX_FILE,
+};
 use ports::Clock;
 use ports::fs::{FileSystem, FsError, FsErrorKind};
-
-/// The largest record file read while indexing.
-pub const MAX_PAGE_BYTES: u64 = 8 * 1024 * 1024;
-pub const GENERATED: &str = ".generated";
 
 /// Reports progress of long work (stderr for the CLI, nothing in tests).
 pub trait Progress: Sync {
@@ -48,9 +46,13 @@ pub fn read_pages(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
     let parse = |path: &PathBuf| -> Result<Page, GraphError> {
-        let bytes = fs.read(path, MAX_PAGE_BYTES)?;
         let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/");
-        let page = Page::parse(&rel, &String::from_utf8_lossy(&bytes));
+        // A file over the cap is a finding about that file (`record_too_large`), not a failed run.
+        let page = match fs.read(path, MAX_RECORD_BYTES) {
+            Ok(bytes) => Page::parse(&rel, &String::from_utf8_lossy(&bytes)),
+            Err(e) if e.kind == FsErrorKind::TooLarge => Page::oversized(&rel),
+            Err(e) => return Err(e.into()),
+        };
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if n % 5000 == 0 {
             progress.update(n, total, clock.monotonic().saturating_sub(start));
@@ -85,10 +87,13 @@ fn markdown_files(fs: &dyn FileSystem, root: &Path) -> Result<Vec<PathBuf>, Grap
     let entries = fs.read_dir(root)?;
     let mut files: Vec<PathBuf> =
         entries.iter().filter(|e| e.kind == FileKind::File).map(|e| root.join(&e.name)).filter(is_md).collect();
-    let dirs: Vec<PathBuf> =
-        entries.iter().filter(|e| e.kind == FileKind::Dir && e.name != GENERATED).map(|e| root.join(&e.name)).collect();
+    let dirs: Vec<PathBuf> = entries
+        .iter()
+        .filter(|e| e.kind == FileKind::Dir && e.name != GENERATED_DIR)
+        .map(|e| root.join(&e.name))
+        .collect();
     let walked: Vec<Result<Vec<PathBuf>, FsError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = dirs.iter().map(|d| s.spawn(move || fs.walk_files(d, &[GENERATED]))).collect();
+        let handles: Vec<_> = dirs.iter().map(|d| s.spawn(move || fs.walk_files(d, &[GENERATED_DIR]))).collect();
         handles.into_iter().map(|h| h.join().expect("walker thread")).collect()
     });
     for w in walked {
@@ -130,18 +135,18 @@ pub fn index(
     let validation = validate_pages(fs, root, &pages);
     let t2 = clock.monotonic();
     tracing::debug!(pages = pages.len(), read = ?(t1 - t0), validate = ?(t2 - t1), "graph index: read and validated");
-    let generated = root.join(GENERATED);
+    let generated = root.join(GENERATED_DIR);
     fs.create_dir_all(&generated)?;
     let diagnostics = json_bytes(&Diagnostics::of(&validation));
     if !validation.valid {
-        for stale in ["graph.json", "search-index.json"] {
+        for stale in [GRAPH_FILE, SEARCH_INDEX_FILE] {
             match fs.remove_file(&generated.join(stale)) {
                 Ok(()) => {}
                 Err(e) if e.kind == FsErrorKind::NotFound => {}
                 Err(e) => return Err(e.into()),
             }
         }
-        fs.write_atomic(&generated.join("diagnostics.json"), &diagnostics)?;
+        fs.write_atomic(&generated.join(DIAGNOSTICS_FILE), &diagnostics)?;
         return Ok(Indexed { validation, nodes: 0, generated });
     }
     let t3 = clock.monotonic();
@@ -155,13 +160,13 @@ pub fn index(
     let t5 = clock.monotonic();
     // Each file is written atomically on its own; their syncs overlap.
     let (graph_written, search_written) = std::thread::scope(|s| {
-        let g = s.spawn(|| fs.write_atomic(&generated.join("graph.json"), &graph_bytes));
-        let i = fs.write_atomic(&generated.join("search-index.json"), &search_bytes);
+        let g = s.spawn(|| fs.write_atomic(&generated.join(GRAPH_FILE), &graph_bytes));
+        let i = fs.write_atomic(&generated.join(SEARCH_INDEX_FILE), &search_bytes);
         (g.join().expect("writer thread"), i)
     });
     graph_written?;
     search_written?;
-    fs.write_atomic(&generated.join("diagnostics.json"), &diagnostics)?;
+    fs.write_atomic(&generated.join(DIAGNOSTICS_FILE), &diagnostics)?;
     let t6 = clock.monotonic();
     tracing::debug!(build = ?(t4 - t3), serialise = ?(t5 - t4), write = ?(t6 - t5), "graph index: built and written");
     let nodes = graph.nodes.len();
@@ -182,17 +187,15 @@ pub struct InitReport {
     pub replaced: Vec<(PathBuf, PathBuf)>,
 }
 
-/// The record folders and `.generated/` that `graph init` creates.
-const LAYOUT_DIRS: [&str; 7] =
-    ["projects", "experience", "education", "certifications", "awards", "publications", GENERATED];
-
 /// `graph init`: creates whatever is missing of the layout (the root, the record folders,
 /// `VITAEGRAPH.md`, `index.md`), owner-only, and never replaces anything: with `force` the two
 /// starter files are rewritten, each after a backup of the file that was there
 /// (`<name>.backup-<UTC timestamp>`). Safe to run on a graph full of records.
 pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) -> Result<InitReport, FsError> {
     let mut report = InitReport::default();
-    for dir in std::iter::once(root.to_path_buf()).chain(LAYOUT_DIRS.iter().map(|d| root.join(d))) {
+    for dir in std::iter::once(root.to_path_buf())
+        .chain(RecordType::directories().chain([GENERATED_DIR]).map(|d| root.join(d)))
+    {
         match fs.metadata(&dir) {
             Ok(_) => report.kept.push(dir),
             Err(e) if e.kind == FsErrorKind::NotFound => {
@@ -207,7 +210,7 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
         match fs.write_new(&path, text.as_bytes()) {
             Ok(()) => report.created.push(path),
             Err(e) if e.kind == FsErrorKind::AlreadyExists && force => {
-                let old = fs.read(&path, MAX_PAGE_BYTES)?;
+                let old = fs.read(&path, MAX_RECORD_BYTES)?;
                 if old == text.as_bytes() {
                     report.kept.push(path);
                     continue;
@@ -322,13 +325,13 @@ mod tests {
         let root = Path::new("/g");
         graph(&fs, root);
         index(&fs, &FixedClock, root, &Quiet).unwrap();
-        let first: Vec<_> = ["graph.json", "search-index.json", "diagnostics.json"]
+        let first: Vec<_> = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE]
             .iter()
-            .map(|f| read(&fs, &root.join(GENERATED).join(f)).unwrap())
+            .map(|f| read(&fs, &root.join(GENERATED_DIR).join(f)).unwrap())
             .collect();
         index(&fs, &FixedClock, root, &Quiet).unwrap();
-        for (f, before) in ["graph.json", "search-index.json", "diagnostics.json"].iter().zip(&first) {
-            assert_eq!(&read(&fs, &root.join(GENERATED).join(f)).unwrap(), before, "{f}");
+        for (f, before) in [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE].iter().zip(&first) {
+            assert_eq!(&read(&fs, &root.join(GENERATED_DIR).join(f)).unwrap(), before, "{f}");
         }
         assert!(String::from_utf8_lossy(&first[0]).ends_with("}\n"));
     }
@@ -339,7 +342,7 @@ mod tests {
         let root = Path::new("/g");
         graph(&fs, root);
         index(&fs, &FixedClock, root, &Quiet).unwrap();
-        let search = root.join(GENERATED).join("search-index.json");
+        let search = root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE);
         let old = read(&fs, &search).unwrap();
         fs.write_atomic(
             &root.join("projects/a/project.md"),
@@ -363,10 +366,35 @@ mod tests {
         fs.write_atomic(&root.join("projects/a/project.md"), b"no front matter").unwrap();
         let done = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert!(!done.validation.valid);
-        assert!(read(&fs, &root.join(GENERATED).join("graph.json")).is_none());
-        assert!(read(&fs, &root.join(GENERATED).join("search-index.json")).is_none());
-        let diag = String::from_utf8(read(&fs, &root.join(GENERATED).join("diagnostics.json")).unwrap()).unwrap();
+        assert!(read(&fs, &root.join(GENERATED_DIR).join(GRAPH_FILE)).is_none());
+        assert!(read(&fs, &root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE)).is_none());
+        let diag = String::from_utf8(read(&fs, &root.join(GENERATED_DIR).join(DIAGNOSTICS_FILE)).unwrap()).unwrap();
         assert!(diag.contains("missing_frontmatter") && diag.contains("\"valid\": false"));
+    }
+
+    /// Regression: indexing read records up to 8 MiB while the server served only 4 MiB; one
+    /// cap now holds, and a file over it is a finding about that file.
+    #[test]
+    fn a_record_over_the_cap_is_an_error_about_that_file() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        let mut big = b"---\ntype: project\nid: project:big\ntitle: Big\n---\n".to_vec();
+        big.resize(usize::try_from(MAX_RECORD_BYTES).unwrap() + 1, b'x');
+        fs.create_dir_all(&root.join("projects/big")).unwrap();
+        fs.write_atomic(&root.join("projects/big/project.md"), &big).unwrap();
+        let done = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(!done.validation.valid);
+        let codes: Vec<(&str, &str)> =
+            done.validation.errors.iter().map(|d| (d.code.as_str(), d.path.as_str())).collect();
+        assert_eq!(codes, [("record_too_large", "projects/big/project.md")]);
+        assert!(read(&fs, &root.join(GENERATED_DIR).join(GRAPH_FILE)).is_none());
+        let diag = String::from_utf8(read(&fs, &root.join(GENERATED_DIR).join(DIAGNOSTICS_FILE)).unwrap()).unwrap();
+        assert!(diag.contains("\"code\": \"record_too_large\"") && diag.contains("\"records\": 1"), "{diag}");
+        big.truncate(usize::try_from(MAX_RECORD_BYTES).unwrap());
+        fs.write_atomic(&root.join("projects/big/project.md"), &big).unwrap();
+        assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().validation.valid, "exactly the cap is accepted");
     }
 
     #[test]

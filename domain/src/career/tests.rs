@@ -105,6 +105,9 @@ fn reference_fixture_from_vitaecontext_2() {
             (1, "missing_section"),
             (1, "missing_section"),
             (1, "placeholder"),
+            // `name:` without items is an empty name (formats.md); 2.3.0 reports only the
+            // missing positioning_summary, because an empty JavaScript array is truthy.
+            (5, "missing_quick_field"),
             (5, "missing_quick_field"),
             // Only a comment follows the fence before the next H2.
             (5, "missing_scope_declaration"),
@@ -113,6 +116,29 @@ fn reference_fixture_from_vitaecontext_2() {
             (8, "quick_reference_yaml"),
             (15, "reversed_date_range"),
         ]
+    );
+}
+
+/// Regression: `name: []` passed as a name because 2.3.0 treats an empty array as truthy;
+/// formats.md says an empty name is `missing_quick_field`.
+#[test]
+fn an_empty_list_is_a_missing_quick_field() {
+    let start = EXAMPLE.find("name: Rowan Vale\n").unwrap();
+    let end = EXAMPLE.find("location:").unwrap();
+    let with = |quick: &str| format!("{}{quick}{}", &EXAMPLE[..start], &EXAMPLE[end..]);
+    let missing = |text: &str| -> Vec<String> {
+        let v = validate(text, FileFacts::default());
+        v.errors.iter().filter(|d| d.code == Code::MissingQuickField).map(|d| d.message.clone()).collect()
+    };
+    assert!(missing(&with("name: Rowan Vale\npositioning_summary: Platform engineer.\n")).is_empty());
+    assert!(missing(&with("name: [Rowan Vale]\npositioning_summary: Platform engineer.\n")).is_empty());
+    assert_eq!(
+        missing(&with("name: []\npositioning_summary: Platform engineer.\n")),
+        ["QUICK REFERENCE is missing 'name'"]
+    );
+    assert_eq!(
+        missing(&with("name: Rowan Vale\npositioning_summary: []\n")),
+        ["QUICK REFERENCE is missing 'positioning_summary'"]
     );
 }
 

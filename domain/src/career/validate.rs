@@ -162,6 +162,13 @@ pub fn is_fictional_example(content: &str) -> bool {
     FICTIONAL.is_match(content)
 }
 
+/// `missing_quick_field`'s "present and non-empty" (`formats.md`): a falsy value, or an empty
+/// list (`name: []`, or `name:` with no items), is empty. 2.3.0 misses the list case because an
+/// empty JavaScript array is truthy.
+fn is_filled(v: &QValue) -> bool {
+    v.is_truthy() && !matches!(v, QValue::List(items) if items.is_empty())
+}
+
 /// Whether a string is template text (`[your ...]`, `<name>`, TODO, TBD, ...).
 pub fn has_placeholder(s: &str) -> bool {
     PLACEHOLDER.is_match(s)
@@ -258,7 +265,7 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
                         c.at_span(Code::QuickReferenceYaml, line, span, e.message.clone(), Severity::Error);
                     }
                     for field in ["name", "positioning_summary"] {
-                        if !quick.get(field).is_some_and(QValue::is_truthy) {
+                        if !quick.get(field).is_some_and(is_filled) {
                             c.at_heading(
                                 Code::MissingQuickField,
                                 qh,

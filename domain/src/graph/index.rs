@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::frontmatter::FmValue;
 use super::page::Page;
+use super::record_type::RecordType;
 use super::validate::{GraphDiagnostic, GraphValidation};
 
 pub const VERSION: &str = "2.0.0";
@@ -158,19 +159,6 @@ impl Diagnostics {
             warnings: v.warnings.clone(),
         }
     }
-}
-
-/// `project` -> `Project`, `some-type_x` -> `SomeTypeX`.
-pub fn pascal_case(t: &str) -> String {
-    t.split(|c: char| c == '-' || c == '_' || crate::text::is_js_space(c))
-        .map(|part| {
-            let mut chars = part.chars();
-            match chars.next() {
-                Some(first) => first.to_uppercase().collect::<String>() + chars.as_str(),
-                None => String::new(),
-            }
-        })
-        .collect()
 }
 
 /// Removes ```...``` spans (the shortest, leftmost first), each replaced by one space.
@@ -333,6 +321,12 @@ fn sorted_tags(page: &Page) -> Vec<Tag> {
     tags
 }
 
+/// A node's `type`: the record type's PascalCase name. A valid graph (the only kind indexed)
+/// has no other type; anything else is written as found.
+fn node_type(t: &str) -> String {
+    RecordType::parse(t).map_or_else(|| t.to_owned(), |t| t.pascal_name().to_owned())
+}
+
 /// The graph and search index of a valid graph (`pages` are its pages, in path order).
 pub fn build(pages: &[Page]) -> (Graph, SearchIndex) {
     let mut records: Vec<&Page> = pages.iter().filter(|p| p.id().and_then(FmValue::as_str).is_some()).collect();
@@ -342,7 +336,7 @@ pub fn build(pages: &[Page]) -> (Graph, SearchIndex) {
         .iter()
         .map(|r| Node {
             id: str_of(r, "id"),
-            kind: pascal_case(&str_of(r, "type")),
+            kind: node_type(&str_of(r, "type")),
             label: str_of(r, "title"),
             path: r.path.clone(),
             parent: r.attr("parent").filter(|p| !matches!(p, FmValue::Null)).map(FmValue::js_string),
@@ -447,8 +441,8 @@ mod tests {
     }
 
     #[test]
-    fn pascal_case_types() {
-        assert_eq!(pascal_case("project"), "Project");
-        assert_eq!(pascal_case("some-type_x"), "SomeTypeX");
+    fn node_types_are_pascal_case() {
+        assert_eq!(node_type("project"), "Project");
+        assert_eq!(node_type("certification"), "Certification");
     }
 }

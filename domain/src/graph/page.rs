@@ -7,10 +7,6 @@ use regex::Regex;
 use super::frontmatter::{self, Attributes, FmValue};
 use crate::text::JS_SPACE_CLASS;
 
-/// The folders whose pages must be records.
-pub const RECORD_DIRECTORIES: &[&str] =
-    &["projects", "experience", "education", "certifications", "awards", "publications"];
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page {
     /// Relative to the root, `/`-separated.
@@ -23,6 +19,9 @@ pub struct Page {
     pub title: Option<FmValue>,
     /// Link targets (`[text](target)`, images included), trimmed.
     pub links: Vec<String>,
+    /// The file is over [`super::MAX_RECORD_BYTES`] and was not read: the validator reports
+    /// `record_too_large` for it and nothing else.
+    pub too_large: bool,
 }
 
 static HEADING: LazyLock<Regex> = LazyLock::new(|| {
@@ -59,7 +58,20 @@ impl Page {
             None => Vec::new(),
         };
         let links = LINK.captures_iter(content).map(|c| crate::text::trim(&c[1]).to_owned()).collect();
-        Page { path: path.to_owned(), attributes, body, key_lines, title, links }
+        Page { path: path.to_owned(), attributes, body, key_lines, title, links, too_large: false }
+    }
+
+    /// A file that was not read because it is over [`super::MAX_RECORD_BYTES`].
+    pub fn oversized(path: &str) -> Page {
+        Page {
+            path: path.to_owned(),
+            attributes: None,
+            body: String::new(),
+            key_lines: Vec::new(),
+            title: None,
+            links: Vec::new(),
+            too_large: true,
+        }
     }
 
     pub fn attr(&self, key: &str) -> Option<&FmValue> {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::index::{SearchIndex, Tag, tokens};
-use super::validate::RECORD_TYPES;
+use super::record_type::RecordType;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -69,19 +69,13 @@ pub struct Results {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown record type {0:?}: expected one of project, experience, education, course, thesis, certification, award, publication"
-)]
+#[error("unknown record type {0:?}: expected one of {types}", types = RecordType::names())]
 pub struct UnknownType(pub String);
 
 /// A record type given in any case (`project`, `Project`), as the index's PascalCase name.
 pub fn parse_type(t: &str) -> Result<String, UnknownType> {
     let lower = t.to_lowercase();
-    RECORD_TYPES
-        .iter()
-        .find(|r| **r == lower)
-        .map(|r| super::index::pascal_case(r))
-        .ok_or_else(|| UnknownType(t.to_owned()))
+    RecordType::parse(&lower).map(|r| r.pascal_name().to_owned()).ok_or_else(|| UnknownType(t.to_owned()))
 }
 
 /// What to look for; every part is optional.
@@ -301,7 +295,7 @@ mod tests {
         let tag_text: Vec<String> = tags.iter().map(Tag::text).collect();
         Document {
             id: id.into(),
-            kind: crate::graph::index::pascal_case(id.split(':').next().unwrap()),
+            kind: RecordType::parse(id.split(':').next().unwrap()).unwrap().pascal_name().into(),
             title: title.into(),
             path: format!("{}/{}.md", id.split(':').next().unwrap(), id.split(':').nth(1).unwrap()),
             text: text.into(),

@@ -5,11 +5,10 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
+use super::code::GraphCode;
 use super::frontmatter::FmValue;
-use super::page::{Page, RECORD_DIRECTORIES};
-
-pub const RECORD_TYPES: &[&str] =
-    &["project", "experience", "education", "course", "thesis", "certification", "award", "publication"];
+use super::page::Page;
+use super::record_type::RecordType;
 
 /// `^[a-z][a-z0-9-]*:[a-z0-9][a-z0-9-]*$`
 pub fn is_valid_id(id: &str) -> bool {
@@ -24,7 +23,7 @@ pub fn is_valid_id(id: &str) -> bool {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GraphDiagnostic {
-    pub code: &'static str,
+    pub code: GraphCode,
     pub path: String,
     pub message: String,
     /// The line of the offending front-matter key, for people (not written to JSON).
@@ -105,33 +104,12 @@ pub fn link_target(root: &Path, page_path: &str, href: &str) -> LinkTarget {
     }
 }
 
-fn expected_type_for_path(path: &str) -> Option<&'static str> {
-    let parts: Vec<&str> = path.split('/').collect();
-    match parts[0] {
-        "projects" => Some("project"),
-        "experience" => Some("experience"),
-        "certifications" => Some("certification"),
-        "awards" => Some("award"),
-        "publications" => Some("publication"),
-        "education" => Some(match parts.last() {
-            Some(&"education.md") => "education",
-            Some(&"thesis.md") => "thesis",
-            _ if parts.contains(&"courses") => "course",
-            _ => "education",
-        }),
-        _ => None,
-    }
-}
-
+/// A record of a known type must sit at its type's canonical path; any other record, flat in
+/// a folder (as 2.x decides).
 fn is_canonical_path(page: &Page) -> bool {
-    let parts: Vec<&str> = page.path.split('/').collect();
-    match page.attr("type").and_then(FmValue::as_str) {
-        Some("education") => parts.len() == 3 && parts[2] == "education.md",
-        Some("thesis") => parts.len() == 3 && parts[2] == "thesis.md",
-        Some("course") => parts.len() == 4 && parts[0] == "education" && parts[2] == "courses",
-        Some("project") => parts.len() == 3 && parts[2] == "project.md",
-        Some("experience") => parts.len() == 3 && parts[2] == "experience.md",
-        _ => parts.len() == 2,
+    match page.attr("type").and_then(FmValue::as_str).and_then(RecordType::parse) {
+        Some(t) => t.is_canonical_path(&page.path),
+        None => page.path.split('/').count() == 2,
     }
 }
 
@@ -141,7 +119,7 @@ struct Out {
 }
 
 impl Out {
-    fn error(&mut self, page: &Page, code: &'static str, key: Option<&str>, message: String) {
+    fn error(&mut self, page: &Page, code: GraphCode, key: Option<&str>, message: String) {
         let line = key.and_then(|k| page.line_of(k));
         self.errors.push(GraphDiagnostic { code, path: page.path.clone(), message, line });
     }
@@ -153,7 +131,7 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
     for required in ["VITAEGRAPH.md", "index.md"] {
         if !pages.iter().any(|p| p.path == required) {
             out.errors.push(GraphDiagnostic {
-                code: "missing_required_file",
+                code: GraphCode::MissingRequiredFile,
                 path: required.into(),
                 message: format!("Missing {required}"),
                 line: None,
@@ -167,13 +145,23 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
     let mut seen: HashMap<&str, &str> = HashMap::new();
 
     for page in pages {
-        let is_record_page = RECORD_DIRECTORIES.contains(&page.first_dir());
+        if page.too_large {
+            let limit = super::MAX_RECORD_BYTES / (1024 * 1024);
+            out.error(
+                page,
+                GraphCode::RecordTooLarge,
+                None,
+                format!("File is larger than {limit} MiB and was not read"),
+            );
+            continue;
+        }
+        let is_record_page = RecordType::is_record_directory(page.first_dir());
         if is_record_page && page.attributes.is_none() {
-            out.error(page, "missing_frontmatter", None, "Record page needs frontmatter".into());
+            out.error(page, GraphCode::MissingFrontmatter, None, "Record page needs frontmatter".into());
             continue;
         }
         if is_record_page && page.id().is_none() {
-            out.error(page, "missing_id", Some("id"), "Record page needs a stable id".into());
+            out.error(page, GraphCode::MissingId, Some("id"), "Record page needs a stable id".into());
             continue;
         }
         if let Some(id_value) = page.id() {
@@ -182,10 +170,12 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
         for href in &page.links {
             match link_target(root, &page.path, href) {
                 LinkTarget::Skip => {}
-                LinkTarget::Invalid => out.error(page, "invalid_internal_link", None, format!("Invalid link: {href}")),
+                LinkTarget::Invalid => {
+                    out.error(page, GraphCode::InvalidInternalLink, None, format!("Invalid link: {href}"))
+                }
                 LinkTarget::Local(target) => {
                     if !exists(&target) {
-                        out.error(page, "broken_internal_link", None, format!("Broken link: {href}"));
+                        out.error(page, GraphCode::BrokenInternalLink, None, format!("Broken link: {href}"));
                     }
                 }
             }
@@ -201,7 +191,7 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
             if !visited.insert(pid) {
                 out.error(
                     record,
-                    "parent_cycle",
+                    GraphCode::ParentCycle,
                     Some("parent"),
                     format!("Parent relationship forms a cycle through {pid}"),
                 );
@@ -212,7 +202,11 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
     }
 
     let order = |a: &GraphDiagnostic, b: &GraphDiagnostic| {
-        (a.path.as_str(), a.code, a.message.as_str()).cmp(&(b.path.as_str(), b.code, b.message.as_str()))
+        (a.path.as_str(), a.code.as_str(), a.message.as_str()).cmp(&(
+            b.path.as_str(),
+            b.code.as_str(),
+            b.message.as_str(),
+        ))
     };
     out.errors.sort_by(order);
     out.warnings.sort_by(order);
@@ -234,12 +228,17 @@ fn check_record<'a>(
 ) {
     let id = id_value.as_str();
     if !id.is_some_and(is_valid_id) {
-        out.error(page, "invalid_id", Some("id"), format!("Invalid record id: {}", id_value.js_string()));
+        out.error(page, GraphCode::InvalidId, Some("id"), format!("Invalid record id: {}", id_value.js_string()));
     }
     if let Some(id) = page.id().and_then(FmValue::as_str) {
         match seen.get(id) {
             Some(first) => {
-                out.error(page, "duplicate_id", Some("id"), format!("Duplicate id {id}; first used in {first}"));
+                out.error(
+                    page,
+                    GraphCode::DuplicateId,
+                    Some("id"),
+                    format!("Duplicate id {id}; first used in {first}"),
+                );
             }
             None => {
                 seen.insert(id, &page.path);
@@ -248,30 +247,35 @@ fn check_record<'a>(
     }
     for field in ["type", "title"] {
         if page.attr(field).and_then(FmValue::as_str).is_none_or(|v| crate::text::trim(v).is_empty()) {
-            out.error(page, "missing_field", Some(field), format!("Missing required field: {field}"));
+            out.error(page, GraphCode::MissingField, Some(field), format!("Missing required field: {field}"));
         }
     }
     let ty = page.attr("type");
     if let Some(t) = ty.filter(|t| t.is_truthy()) {
-        if !t.as_str().is_some_and(|t| RECORD_TYPES.contains(&t)) {
-            out.error(page, "invalid_record_type", Some("type"), format!("Unknown record type: {}", t.js_string()));
+        if t.as_str().and_then(RecordType::parse).is_none() {
+            out.error(
+                page,
+                GraphCode::InvalidRecordType,
+                Some("type"),
+                format!("Unknown record type: {}", t.js_string()),
+            );
         }
     }
     if let (Some(t), Some(id)) = (ty.and_then(FmValue::as_str), id) {
         if is_valid_id(id) && id.split(':').next() != Some(t) {
             out.error(
                 page,
-                "record_id_type_mismatch",
+                GraphCode::RecordIdTypeMismatch,
                 Some("id"),
                 format!("Record id '{id}' must use '{t}:' for type '{t}'"),
             );
         }
     }
-    if let (Some(expected), Some(t)) = (expected_type_for_path(&page.path), ty.filter(|t| t.is_truthy())) {
-        if t.as_str() != Some(expected) {
+    if let (Some(expected), Some(t)) = (RecordType::expected_at(&page.path), ty.filter(|t| t.is_truthy())) {
+        if t.as_str() != Some(expected.as_str()) {
             out.error(
                 page,
-                "record_type_directory_mismatch",
+                GraphCode::RecordTypeDirectoryMismatch,
                 Some("type"),
                 format!("Record type '{}' does not match '{}' directory", t.js_string(), page.first_dir()),
             );
@@ -279,19 +283,24 @@ fn check_record<'a>(
     }
     if let Some(v) = page.attr("visibility") {
         if !matches!(v.as_str(), Some("private" | "public")) {
-            out.error(page, "invalid_visibility", Some("visibility"), format!("Unknown visibility: {}", v.js_string()));
+            out.error(
+                page,
+                GraphCode::InvalidVisibility,
+                Some("visibility"),
+                format!("Unknown visibility: {}", v.js_string()),
+            );
         }
     }
     for field in ["related_records", "tags"] {
         if page.attr(field).is_some_and(|v| !matches!(v, FmValue::List(_))) {
-            out.error(page, "invalid_list_field", Some(field), format!("{field} must be a YAML list"));
+            out.error(page, GraphCode::InvalidListField, Some(field), format!("{field} must be a YAML list"));
         }
     }
     for related in FmValue::as_list(page.attr("related_records")) {
         if related.as_str().is_some() && related.as_str() == id {
             out.error(
                 page,
-                "self_record_reference",
+                GraphCode::SelfRecordReference,
                 Some("related_records"),
                 "A record cannot relate to itself".into(),
             );
@@ -300,27 +309,39 @@ fn check_record<'a>(
         if !related.as_str().is_some_and(|r| known.contains(r)) {
             out.error(
                 page,
-                "missing_record_reference",
+                GraphCode::MissingRecordReference,
                 Some("related_records"),
                 format!("Unknown related record: {}", related.js_string()),
             );
         }
     }
     let ty_str = ty.and_then(FmValue::as_str);
-    let needs_education_parent = matches!(ty_str, Some("course" | "thesis"));
+    let needs_education_parent =
+        matches!(ty_str.and_then(RecordType::parse), Some(RecordType::Course | RecordType::Thesis));
     if let Some(parent) = page.attr("parent") {
         match parent.as_str() {
             Some(p) if is_valid_id(p) => {
                 if !known.contains(p) {
-                    out.error(page, "missing_parent_reference", Some("parent"), format!("Unknown parent record: {p}"));
+                    out.error(
+                        page,
+                        GraphCode::MissingParentReference,
+                        Some("parent"),
+                        format!("Unknown parent record: {p}"),
+                    );
                 } else if Some(p) == id {
-                    out.error(page, "self_parent_reference", Some("parent"), "A record cannot contain itself".into());
+                    out.error(
+                        page,
+                        GraphCode::SelfParentReference,
+                        Some("parent"),
+                        "A record cannot contain itself".into(),
+                    );
                 } else if needs_education_parent
-                    && by_id.get(p).and_then(|r| r.attr("type")).and_then(FmValue::as_str) != Some("education")
+                    && by_id.get(p).and_then(|r| r.attr("type")).and_then(FmValue::as_str)
+                        != Some(RecordType::Education.as_str())
                 {
                     out.error(
                         page,
-                        "invalid_parent_type",
+                        GraphCode::InvalidParentType,
                         Some("parent"),
                         format!("{} records must have an education parent", ty_str.unwrap_or_default()),
                     );
@@ -328,7 +349,7 @@ fn check_record<'a>(
             }
             _ => out.error(
                 page,
-                "invalid_parent_reference",
+                GraphCode::InvalidParentReference,
                 Some("parent"),
                 format!("Invalid parent record: {}", parent.js_string()),
             ),
@@ -337,14 +358,14 @@ fn check_record<'a>(
     if needs_education_parent && !page.attr("parent").is_some_and(FmValue::is_truthy) {
         out.error(
             page,
-            "missing_parent",
+            GraphCode::MissingParent,
             Some("type"),
             format!("{} records must belong to an education record", ty_str.unwrap_or_default()),
         );
     }
     if !is_canonical_path(page) {
         out.warnings.push(GraphDiagnostic {
-            code: "legacy_record_layout",
+            code: GraphCode::LegacyRecordLayout,
             path: page.path.clone(),
             message: "Record uses a legacy flat layout; move it into the canonical hierarchical structure".into(),
             line: None,
