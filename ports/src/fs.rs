@@ -90,7 +90,8 @@ pub trait FileSystem: Send + Sync {
     fn read_beneath(&self, root: &Path, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError>;
 
     /// The metadata [`FileSystem::read_beneath`] would return for the same arguments, reached the
-    /// same way, without reading (a cache can tell whether the file changed).
+    /// same way and refusing the same things, without reading and without a size cap (a cache
+    /// can tell whether the file changed).
     fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError>;
 
     /// Metadata, following symlinks.
