@@ -2,7 +2,10 @@
 //! loaded once and reloaded when they change on disk.
 //!
 //! Every file is reached through the confinement walk, so a `.generated/` or `graph.json` that
-//! is a symlink leading outside the root is "not found", like a missing one.
+//! is a symlink leading outside the root is "not found", like a missing one. The walk's answer is
+//! then opened with `read_beneath` (from a handle on the root, no symlink followed), and the
+//! bytes and the metadata both come from that one open file: a folder swapped for a symlink
+//! between the walk and the read makes the read fail, never leads outside.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,7 +15,7 @@ use domain::graph::confine::{self, ConfinedPath, Deny};
 use domain::graph::index::Graph;
 use domain::graph::search::Searcher;
 use domain::graph::{GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, generated_path};
-use ports::fs::{ConfineView, FileSystem, Metadata};
+use ports::fs::{ConfineView, FileSystem};
 use sha2::{Digest, Sha256};
 
 /// The largest generated file loaded (a 100,000-record search index is a few hundred MB).
@@ -83,12 +86,12 @@ impl GraphStore {
         Ok(canonical)
     }
 
-    /// A path under the root, confined, with the metadata of the file found there.
-    pub fn confined(&self, fs: &dyn FileSystem, stored: &str) -> Result<(ConfinedPath, Metadata), Unavailable> {
+    /// The canonical root and a stored path under it, confined (symlinks that stay inside
+    /// resolved; none left).
+    pub fn confined(&self, fs: &dyn FileSystem, stored: &str) -> Result<(PathBuf, ConfinedPath), Unavailable> {
         let root = self.canonical_root(fs)?;
         let path = confine::resolve(&ConfineView(fs), &root, stored)?;
-        let meta = fs.symlink_metadata(path.as_path())?;
-        Ok((path, meta))
+        Ok((root, path))
     }
 
     fn load<T>(
@@ -98,12 +101,15 @@ impl GraphStore {
         stored: &str,
         parse: impl FnOnce(Vec<u8>) -> Result<T, Unavailable>,
     ) -> Result<Arc<T>, Unavailable> {
-        let (path, meta) = self.confined(fs, stored)?;
+        let (root, path) = self.confined(fs, stored)?;
         let mut c = lock(cache);
-        if let Some(hit) = c.as_ref().filter(|h| h.stamp == meta.stamp && h.len == meta.len) {
+        // A hit only ever returns what an earlier confined read gave, so checking the stamp
+        // needs no more than the same handle-based walk.
+        let seen = fs.metadata_beneath(&root, path.relative())?;
+        if let Some(hit) = c.as_ref().filter(|h| h.stamp == seen.stamp && h.len == seen.len) {
             return Ok(Arc::clone(&hit.value));
         }
-        let bytes = fs.read_nofollow(path.as_path(), MAX_INDEX_BYTES, &meta)?;
+        let (bytes, meta) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES)?;
         let digest: [u8; 32] = Sha256::digest(&bytes).into();
         // Rewritten with the same bytes (a rerun of `graph index`): keep the parsed value.
         if let Some(hit) = c.as_mut().filter(|h| h.digest == digest) {
@@ -135,12 +141,12 @@ impl GraphStore {
         })
     }
 
-    /// Reads a record's file: confined, a regular file within the size cap, no NUL byte,
-    /// valid UTF-8, and the file opened is the one that was checked.
+    /// Reads a record's file: confined, opened beneath the root with no symlink followed, a
+    /// regular file within the size cap, no NUL byte, valid UTF-8.
     pub fn read_record(&self, fs: &dyn FileSystem, stored_path: &str) -> Result<String, RecordError> {
-        let (path, meta) = self.confined(fs, stored_path).map_err(RecordError::Unavailable)?;
-        let bytes = fs
-            .read_nofollow(path.as_path(), MAX_RECORD_BYTES, &meta)
+        let (root, path) = self.confined(fs, stored_path).map_err(RecordError::Unavailable)?;
+        let (bytes, _) = fs
+            .read_beneath(&root, path.relative(), MAX_RECORD_BYTES)
             .map_err(|e| RecordError::Unavailable(e.into()))?;
         if bytes.contains(&0) {
             return Err(RecordError::Binary);

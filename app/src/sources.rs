@@ -56,7 +56,8 @@ impl Sources {
                             || (e.kind == FileKind::Symlink
                                 && path.and_then(|p| fs.metadata(&p).ok()).is_some_and(|m| m.kind == FileKind::File))
                     })
-                    .map(|e| e.name)
+                    // A name that is not UTF-8 cannot be selected by name: leave it out.
+                    .filter_map(|e| e.name.into_string().ok())
                     .collect()
             })
             .unwrap_or_default();

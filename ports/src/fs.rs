@@ -4,7 +4,13 @@
 //! itself, so that confinement rules can inspect a path one component at a time. Both adapters
 //! (the real one and the in-memory one) must agree on every operation here, which a property
 //! test in `tests/` checks.
+//!
+//! Reads that must stay inside a root (records, the generated index) go through
+//! [`FileSystem::read_beneath`]: opened from a handle on the root, component by component, with no
+//! symlink followed anywhere below it, and read through that one handle. Nothing is checked by
+//! path and then opened again by path.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 /// What kind of object a path names, without following a final symlink.
@@ -29,7 +35,8 @@ pub struct Metadata {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
-    pub name: String,
+    /// The entry's own name, byte for byte (it need not be UTF-8).
+    pub name: OsString,
     pub kind: FileKind,
 }
 
@@ -70,10 +77,22 @@ pub trait FileSystem: Send + Sync {
     /// (`FsErrorKind::TooLarge`) and anything that is not a regular file.
     fn read(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>, FsError>;
 
-    /// Reads a regular file like [`FileSystem::read`], but refuses a final symlink, and checks
-    /// that the file opened is the one `expected` described (same stamp), so that a file
-    /// swapped between a check and the read is not read.
-    fn read_nofollow(&self, path: &Path, max_bytes: u64, expected: &Metadata) -> Result<Vec<u8>, FsError>;
+    /// Reads the regular file at `relative` below the folder `root`, at most `max_bytes`, and
+    /// returns its bytes with the metadata of the very file read.
+    ///
+    /// `root` is configuration and is opened by its path (a symlinked root works). Below it,
+    /// every component is resolved from the folder handle before it and **no symlink is
+    /// followed, not even one that stays inside**: a symlink anywhere in `relative` is `Loop`.
+    /// Callers that allow inside symlinks resolve them first (`domain::graph::confine`) and
+    /// pass the physical path. `relative` must be plain names only (see [`beneath_names`]).
+    /// Errors: `NotFound`, `NotADirectory` (a file where a folder must be), `Loop`,
+    /// `IsADirectory`, `NotAFile` (FIFO, socket, device), `TooLarge`, `InvalidPath`.
+    fn read_beneath(&self, root: &Path, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError>;
+
+    /// The metadata [`FileSystem::read_beneath`] would return for the same arguments, reached the
+    /// same way and refusing the same things, without reading and without a size cap (a cache
+    /// can tell whether the file changed).
+    fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError>;
 
     /// Metadata, following symlinks.
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError>;
@@ -117,6 +136,20 @@ pub trait FileSystem: Send + Sync {
 
     /// Sets the permission bits, following symlinks.
     fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError>;
+}
+
+/// The names of a path given to [`FileSystem::read_beneath`]: relative, at least one name, and
+/// nothing but names: no `.`, `..`, empty part or trailing `/` (checked on the bytes, since
+/// `Path::components` would quietly drop some of them). Shared by both adapters so that they
+/// refuse the same inputs.
+pub fn beneath_names(relative: &Path) -> Result<Vec<&OsStr>, FsError> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = relative.as_os_str().as_bytes();
+    let names: Vec<&OsStr> = bytes.split(|b| *b == b'/').map(OsStr::from_bytes).collect();
+    if bytes.is_empty() || names.iter().any(|n| n.is_empty() || *n == "." || *n == "..") {
+        return Err(FsError::new(FsErrorKind::InvalidPath, relative, "not a plain relative path"));
+    }
+    Ok(names)
 }
 
 /// Any [`FileSystem`] seen through the two questions path confinement asks.

@@ -1,6 +1,8 @@
 // Record path confinement: on random trees full of symlinks, a successful resolution always lies
 // inside the canonical root, is a regular file, and is the file the OS would open; the in-memory
-// and the real filesystem give the same answers.
+// and the real filesystem give the same answers. The mechanism too: `read_beneath` of a
+// resolution reads that file, `read_beneath` of any stored path never reads outside, and both
+// filesystems agree on it.
 
 use std::path::{Path, PathBuf};
 
@@ -141,7 +143,21 @@ proptest! {
                 prop_assert!(content != b"SECRET" && content != b"SIBLING");
             }
             let on_disk = confine::resolve(&ConfineView(&StdFs), &w.root, stored);
+            // What the policy allowed opens beneath the root with no symlink followed, on both.
+            if let (Ok(m), Ok(d)) = (&on_mem, &on_disk) {
+                let from_mem = mem.read_beneath(&w.root, m.relative(), 1024).map(|(b, _)| b);
+                let from_disk = StdFs.read_beneath(&w.root, d.relative(), 1024).map(|(b, _)| b);
+                prop_assert_eq!(from_mem.as_ref().ok(), from_disk.as_ref().ok());
+                prop_assert_eq!(from_mem.unwrap(), mem.read(m.as_path(), 1024).unwrap());
+            }
             prop_assert_eq!(relative(&w, on_mem), relative(&w, on_disk), "{}", stored);
+            // The mechanism on its own, given the stored path as is: never outside, same answer.
+            let raw_mem = mem.read_beneath(&w.root, Path::new(stored), 1024);
+            let raw_disk = StdFs.read_beneath(&w.root, Path::new(stored), 1024);
+            for bytes in [&raw_mem, &raw_disk].into_iter().flatten().map(|(b, _)| b) {
+                prop_assert!(bytes != b"SECRET" && bytes != b"SIBLING", "{stored} read outside");
+            }
+            prop_assert_eq!(raw_mem.map(|(b, _)| b).map_err(|e| e.kind), raw_disk.map(|(b, _)| b).map_err(|e| e.kind), "{}", stored);
         }
     }
 }

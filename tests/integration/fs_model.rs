@@ -1,5 +1,6 @@
 // The in-memory filesystem behaves like the real one: the same random operations on both,
-// in a temp dir, give the same results (values equal, errors of the same kind).
+// in a temp dir, give the same results (values equal, errors of the same kind), including the
+// confined reads (`read_beneath`, `metadata_beneath`) and names that are not UTF-8.
 
 use std::path::{Path, PathBuf};
 
@@ -34,16 +35,39 @@ enum Op {
     Canonicalize(String),
     ReadDir(String),
     Walk(String),
+    /// Root (relative to the world) and the path below it.
+    ReadBeneath(String, String, u64),
+    MetadataBeneath(String, String),
+}
+
+/// `x` stands for a name that is not UTF-8 (see [`os_path`]).
+fn part() -> impl Strategy<Value = &'static str> {
+    prop_oneof![4 => Just("a"), 4 => Just("b"), 4 => Just("c"), 4 => Just("l"), 1 => Just("x")]
 }
 
 fn rel() -> impl Strategy<Value = String> {
-    proptest::collection::vec(prop_oneof![Just("a"), Just("b"), Just("c"), Just("l")], 0..4)
-        .prop_map(|parts| parts.join("/"))
+    proptest::collection::vec(part(), 0..4).prop_map(|parts| parts.join("/"))
 }
 
 fn nonempty_rel() -> impl Strategy<Value = String> {
-    proptest::collection::vec(prop_oneof![Just("a"), Just("b"), Just("c"), Just("l")], 1..4)
-        .prop_map(|parts| parts.join("/"))
+    proptest::collection::vec(part(), 1..4).prop_map(|parts| parts.join("/"))
+}
+
+/// A generated path with every `x` replaced by the name `n\xff` (not UTF-8); `..` and `.` kept.
+fn os_path(rel: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    rel.split('/')
+        .filter(|p| !p.is_empty())
+        .map(|p| if p == "x" { std::ffi::OsStr::from_bytes(b"n\xff") } else { std::ffi::OsStr::new(p) })
+        .collect()
+}
+
+/// A path below a root for `read_beneath`: mostly plain, sometimes with `..` or `.` (refused).
+fn beneath_rel() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => rel(),
+        1 => proptest::collection::vec(prop_oneof![part(), Just(".."), Just(".")], 1..4).prop_map(|p| p.join("/")),
+    ]
 }
 
 fn target() -> impl Strategy<Value = Target> {
@@ -70,6 +94,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => rel().prop_map(Op::Canonicalize),
         1 => rel().prop_map(Op::ReadDir),
         1 => rel().prop_map(Op::Walk),
+        3 => (rel(), beneath_rel(), 0u64..50).prop_map(|(r, p, c)| Op::ReadBeneath(r, p, c)),
+        1 => (rel(), beneath_rel()).prop_map(|(r, p)| Op::MetadataBeneath(r, p)),
     ]
 }
 
@@ -78,9 +104,10 @@ fn op() -> impl Strategy<Value = Op> {
 enum Outcome {
     Unit,
     Bytes(Vec<u8>),
+    BytesMeta(Vec<u8>, Box<Outcome>),
     Meta(FileKind, u64),
     Path(PathBuf),
-    Entries(Vec<(String, FileKind)>),
+    Entries(Vec<(std::ffi::OsString, FileKind)>),
     Paths(Vec<PathBuf>),
     Err(ports::fs::FsErrorKind),
 }
@@ -98,7 +125,7 @@ fn outcome<T>(r: Result<T, FsError>, f: impl FnOnce(T) -> Outcome) -> Outcome {
 }
 
 fn join(world: &Path, rel: &str) -> PathBuf {
-    if rel.is_empty() { world.to_path_buf() } else { world.join(rel) }
+    if rel.is_empty() { world.to_path_buf() } else { world.join(os_path(rel)) }
 }
 
 fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> Outcome {
@@ -109,8 +136,8 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
         Op::WriteNew(p, b) => outcome(fs.write_new(&join(world, p), b), |()| Outcome::Unit),
         Op::Symlink(t, p) => {
             let target = match t {
-                Target::Relative(r) => PathBuf::from(r),
-                Target::Up(r) => PathBuf::from("..").join(r),
+                Target::Relative(r) => os_path(r),
+                Target::Up(r) => PathBuf::from("..").join(os_path(r)),
                 Target::Inside(r) => join(world, r),
                 Target::PrefixSibling(r) => join(&sibling, r),
             };
@@ -140,6 +167,10 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
             Outcome::Entries(es.into_iter().map(|e| (e.name, e.kind)).collect())
         }),
         Op::Walk(p) => outcome(fs.walk_files(&join(world, p), &[".generated"]), Outcome::Paths),
+        Op::ReadBeneath(r, p, cap) => outcome(fs.read_beneath(&join(world, r), &os_path(p), *cap), |(b, m)| {
+            Outcome::BytesMeta(b, Box::new(meta(m)))
+        }),
+        Op::MetadataBeneath(r, p) => outcome(fs.metadata_beneath(&join(world, r), &os_path(p)), meta),
     }
 }
 

@@ -5,13 +5,15 @@
 //! Linux resolves them, one component at a time, so that a rule proven here holds on the real
 //! filesystem too; a property test in `tests/` runs the same operations on both and compares.
 //! Writes can be made to fail on purpose, to show that a failing write loses nothing.
+//! `read_beneath` is modelled as the real adapter does it: the root resolved like any path, then
+//! one name at a time from there, refusing every symlink.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
-use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata};
+use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
 
 /// Linux gives up after 40 symlinks in one resolution.
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -164,6 +166,40 @@ impl State {
         Ok(())
     }
 
+    /// The node `relative` names below the folder `root`, walked one name at a time from the
+    /// root's physical path with no symlink followed (what `openat2` with `RESOLVE_BENEATH |
+    /// RESOLVE_NO_SYMLINKS` does), checked to be a regular file.
+    fn beneath(&self, root: &Path, relative: &Path) -> Result<(&[u8], Metadata), FsError> {
+        let names = beneath_names(relative)?;
+        let full = root.join(relative);
+        let (mut cur, node) = self.node(root, true)?;
+        if !matches!(node, Node::Dir) {
+            return Err(FsError::new(FsErrorKind::NotADirectory, root, "not a directory"));
+        }
+        let (last, folders) = names.split_last().expect("beneath_names gives at least one name");
+        for name in folders {
+            cur.push(name);
+            match self.nodes.get(&cur) {
+                None => return Err(not_found(&full)),
+                Some(Node::Dir) => {}
+                Some(Node::Symlink(_)) => {
+                    return Err(FsError::new(FsErrorKind::Loop, &full, "a symlink below the root"));
+                }
+                Some(Node::File { .. } | Node::Other) => {
+                    return Err(FsError::new(FsErrorKind::NotADirectory, &full, "not a directory"));
+                }
+            }
+        }
+        cur.push(last);
+        match self.nodes.get(&cur) {
+            None => Err(not_found(&full)),
+            Some(node @ Node::File { bytes, .. }) => Ok((bytes, node.metadata())),
+            Some(Node::Dir) => Err(FsError::new(FsErrorKind::IsADirectory, &full, "is a directory")),
+            Some(Node::Symlink(_)) => Err(FsError::new(FsErrorKind::Loop, &full, "a symlink below the root")),
+            Some(Node::Other) => Err(FsError::new(FsErrorKind::NotAFile, &full, "not a regular file")),
+        }
+    }
+
     fn is_dir(&self, path: &Path) -> bool {
         matches!(self.node(path, true), Ok((_, Node::Dir)))
     }
@@ -264,18 +300,20 @@ impl FileSystem for MemoryFs {
         }
     }
 
-    fn read_nofollow(&self, path: &Path, max_bytes: u64, expected: &Metadata) -> Result<Vec<u8>, FsError> {
-        {
-            let s = self.lock();
-            if let Node::Symlink(_) = s.node(path, false)?.1 {
-                return Err(FsError::new(FsErrorKind::Loop, path, "final component is a symlink"));
-            }
+    fn read_beneath(&self, root: &Path, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError> {
+        require_absolute(root)?;
+        let s = self.lock();
+        let (bytes, meta) = s.beneath(root, relative)?;
+        if bytes.len() as u64 > max_bytes {
+            let detail = format!("file is larger than {max_bytes} bytes");
+            return Err(FsError::new(FsErrorKind::TooLarge, root.join(relative), detail));
         }
-        let m = self.metadata(path)?;
-        if m.stamp != expected.stamp {
-            return Err(FsError::new(FsErrorKind::Other, path, "file changed between check and open"));
-        }
-        self.read(path, max_bytes)
+        Ok((bytes.to_vec(), meta))
+    }
+
+    fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError> {
+        require_absolute(root)?;
+        Ok(self.lock().beneath(root, relative)?.1)
     }
 
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError> {
@@ -310,11 +348,11 @@ impl FileSystem for MemoryFs {
             .take_while(|(p, _)| p.starts_with(&dir))
             .filter(|(p, _)| p.parent() == Some(dir.as_path()))
             .map(|(p, n)| DirEntry {
-                name: p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                name: p.file_name().map(|n| n.to_os_string()).unwrap_or_default(),
                 kind: n.kind(),
             })
             .collect();
-        entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        entries.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
         Ok(entries)
     }
 

@@ -2,13 +2,22 @@
 //!
 //! Reads never block on FIFOs (they are opened non-blocking and refused as non-regular), writes
 //! go through a temporary file and a rename, and errors keep the path they concern.
+//!
+//! Confined reads (`read_beneath`) are opened from a handle on the root with `openat2`
+//! (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`) where the kernel has it, and one `openat` per
+//! component with `O_NOFOLLOW` where it does not, then read through the final handle. The
+//! syscalls come from `rustix`: safe wrappers (the workspace forbids `unsafe`), already in the
+//! tree through `tempfile`, and it has `openat2` and `ResolveFlags` where std has neither.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata};
+use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
+use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
 
 /// The real filesystem. Stateless: every call goes to the OS.
 #[derive(Debug, Default, Clone, Copy)]
@@ -47,6 +56,8 @@ fn err(path: &Path, e: io::Error) -> FsError {
         Some(libc::EISDIR) => FsErrorKind::IsADirectory,
         Some(libc::ELOOP) => FsErrorKind::Loop,
         Some(libc::EINVAL) => FsErrorKind::InvalidPath,
+        // Opening a socket: it is not a file.
+        Some(libc::ENXIO) => FsErrorKind::NotAFile,
         _ => match e.kind() {
             io::ErrorKind::NotFound => FsErrorKind::NotFound,
             io::ErrorKind::PermissionDenied => FsErrorKind::PermissionDenied,
@@ -80,6 +91,86 @@ fn read_opened(path: &Path, mut file: File, max_bytes: u64) -> Result<(Vec<u8>, 
         return Err(too_large(path, max_bytes));
     }
     Ok((bytes, m))
+}
+
+/// How `read_beneath` walks below the root. Both are exact; the second is for kernels without
+/// `openat2` (before 5.6, or a sandbox that filters it), and tests run both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Beneath {
+    Openat2,
+    /// Chosen by the tests only; at run time the walk falls to it when `openat2` is missing.
+    #[cfg_attr(not(test), expect(dead_code, reason = "named by the tests; reached as the fallback"))]
+    PerComponent,
+}
+
+/// Set once `openat2` answered ENOSYS: later reads go straight to the per-component walk.
+static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+
+/// Opens `relative` below `root` for reading without following any symlink below the root.
+/// The returned file is the one to fstat and read: nothing is opened again by path.
+fn open_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<File, FsError> {
+    require_absolute(root)?;
+    let names = beneath_names(relative)?;
+    let full = root.join(relative);
+    let fail = |e: Errno| err(&full, e.into());
+    // The root is configuration: opened by its path, following a symlinked root.
+    let root_fd = rustix::fs::openat(CWD, root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+        .map_err(|e| err(root, e.into()))?;
+    // O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its fstat.
+    let file_flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    if how == Beneath::Openat2 && !NO_OPENAT2.load(Ordering::Relaxed) {
+        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
+        // EAGAIN is the kernel declining to prove a `..` safe during a rename; there is no `..`
+        // here, but a retry through the per-component walk is exact anyway.
+        match rustix::fs::openat2(&root_fd, relative, file_flags, Mode::empty(), resolve) {
+            Ok(fd) => return Ok(File::from(fd)),
+            Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
+            Err(Errno::PERM | Errno::AGAIN) => {}
+            Err(e) => return Err(fail(e)),
+        }
+    }
+    let mut dir = root_fd;
+    let (last, folders) = names.split_last().expect("beneath_names gives at least one name");
+    for name in folders {
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        dir = rustix::fs::openat(&dir, *name, flags, Mode::empty())
+            .map_err(|e| symlink_is_loop(&dir, name, e))
+            .map_err(fail)?;
+    }
+    let fd = rustix::fs::openat(&dir, *last, file_flags, Mode::empty()).map_err(fail)?;
+    Ok(File::from(fd))
+}
+
+/// `O_NOFOLLOW | O_DIRECTORY` on a symlink fails with ENOTDIR; report it as the symlink it is
+/// (ELOOP, as `openat2` says), so both walks give the same error.
+fn symlink_is_loop(dir: &rustix::fd::OwnedFd, name: &std::ffi::OsStr, e: Errno) -> Errno {
+    let is_link = |st: rustix::fs::Stat| FileType::from_raw_mode(st.st_mode) == FileType::Symlink;
+    if e == Errno::NOTDIR && rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(is_link) {
+        Errno::LOOP
+    } else {
+        e
+    }
+}
+
+fn read_beneath_with(
+    root: &Path,
+    relative: &Path,
+    max_bytes: u64,
+    how: Beneath,
+) -> Result<(Vec<u8>, Metadata), FsError> {
+    let file = open_beneath(root, relative, how)?;
+    read_opened(&root.join(relative), file, max_bytes)
+}
+
+fn metadata_beneath_with(root: &Path, relative: &Path, how: Beneath) -> Result<Metadata, FsError> {
+    let path = root.join(relative);
+    let file = open_beneath(root, relative, how)?;
+    let m = meta_of(&file.metadata().map_err(|e| err(&path, e))?);
+    match m.kind {
+        FileKind::File => Ok(m),
+        FileKind::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
+        _ => Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
+    }
 }
 
 /// Writes `bytes` to a synced temporary file in the folder of `path`, ready to be moved there.
@@ -118,18 +209,12 @@ impl FileSystem for StdFs {
         read_opened(path, file, max_bytes).map(|(bytes, _)| bytes)
     }
 
-    fn read_nofollow(&self, path: &Path, max_bytes: u64, expected: &Metadata) -> Result<Vec<u8>, FsError> {
-        require_absolute(path)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|e| err(path, e))?;
-        let (bytes, opened) = read_opened(path, file, max_bytes)?;
-        if opened.stamp != expected.stamp {
-            return Err(FsError::new(FsErrorKind::Other, path, "file changed between check and open"));
-        }
-        Ok(bytes)
+    fn read_beneath(&self, root: &Path, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError> {
+        read_beneath_with(root, relative, max_bytes, Beneath::Openat2)
+    }
+
+    fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError> {
+        metadata_beneath_with(root, relative, Beneath::Openat2)
     }
 
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError> {
@@ -158,9 +243,9 @@ impl FileSystem for StdFs {
         for entry in fs::read_dir(path).map_err(|e| err(path, e))? {
             let entry = entry.map_err(|e| err(path, e))?;
             let kind = entry.file_type().map(kind_of).map_err(|e| err(&entry.path(), e))?;
-            entries.push(DirEntry { name: entry.file_name().to_string_lossy().into_owned(), kind });
+            entries.push(DirEntry { name: entry.file_name(), kind });
         }
-        entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        entries.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
         Ok(entries)
     }
 
@@ -259,19 +344,96 @@ mod tests {
         assert_eq!(StdFs.read(&f, 2048).unwrap().len(), 2048);
     }
 
-    #[test]
-    fn read_nofollow_refuses_a_final_symlink_and_a_swapped_file() {
+    const BOTH: [Beneath; 2] = [Beneath::Openat2, Beneath::PerComponent];
+
+    /// `root/a/b/f` ("inside"), `outside/f` ("SECRET"), and symlinks at every level.
+    fn tree() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("real");
-        fs::write(&real, "a").unwrap();
-        let link = dir.path().join("link");
-        std::os::unix::fs::symlink(&real, &link).unwrap();
-        let checked = StdFs.metadata(&real).unwrap();
-        assert_eq!(StdFs.read_nofollow(&link, 10, &checked).unwrap_err().kind, FsErrorKind::Loop);
-        assert_eq!(StdFs.read_nofollow(&real, 10, &checked).unwrap(), b"a");
-        // Replace the checked file by another one: the read must notice.
-        StdFs.write_atomic(&real, b"b").unwrap();
-        assert!(StdFs.read_nofollow(&real, 10, &checked).is_err());
+        let root = dir.path().join("root");
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(dir.path().join("outside/b")).unwrap();
+        fs::write(root.join("a/b/f"), "inside").unwrap();
+        fs::write(dir.path().join("outside/f"), "SECRET").unwrap();
+        fs::write(dir.path().join("outside/b/f"), "SECRET").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside/f"), root.join("a/b/out")).unwrap();
+        std::os::unix::fs::symlink("f", root.join("a/b/in")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), root.join("a/dirout")).unwrap();
+        std::os::unix::fs::symlink("b", root.join("a/dirin")).unwrap();
+        fs::write(root.join("a/file"), "x").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn read_beneath_follows_no_symlink_on_either_walk() {
+        let (_dir, root) = tree();
+        for how in BOTH {
+            let read = |rel: &str| read_beneath_with(&root, Path::new(rel), 100, how);
+            let kind = |rel: &str| read(rel).unwrap_err().kind;
+            let (bytes, meta) = read("a/b/f").unwrap();
+            assert_eq!((bytes.as_slice(), meta.kind, meta.len), (&b"inside"[..], FileKind::File, 6), "{how:?}");
+            assert_eq!(kind("a/b/out"), FsErrorKind::Loop, "{how:?}: a final symlink out");
+            assert_eq!(kind("a/b/in"), FsErrorKind::Loop, "{how:?}: even a final symlink that stays inside");
+            assert_eq!(kind("a/dirout/f"), FsErrorKind::Loop, "{how:?}: a folder symlink out");
+            assert_eq!(kind("a/dirin/f"), FsErrorKind::Loop, "{how:?}: a folder symlink inside");
+            assert_eq!(kind("a/file/f"), FsErrorKind::NotADirectory, "{how:?}");
+            assert_eq!(kind("a/none"), FsErrorKind::NotFound, "{how:?}");
+            assert_eq!(kind("a/b"), FsErrorKind::IsADirectory, "{how:?}");
+            assert_eq!(kind("../outside/f"), FsErrorKind::InvalidPath, "{how:?}");
+            assert_eq!(kind("a/./b/f"), FsErrorKind::InvalidPath, "{how:?}");
+            assert_eq!(read_beneath_with(&root, Path::new("a/b/f"), 5, how).unwrap_err().kind, FsErrorKind::TooLarge);
+            assert_eq!(metadata_beneath_with(&root, Path::new("a/b/f"), how).unwrap(), meta, "{how:?}");
+            assert_eq!(metadata_beneath_with(&root, Path::new("a/dirout/f"), how).unwrap_err().kind, FsErrorKind::Loop);
+        }
+    }
+
+    #[test]
+    fn read_beneath_refuses_a_fifo_without_blocking() {
+        let (_dir, root) = tree();
+        let status = std::process::Command::new("mkfifo").arg(root.join("a/pipe")).status().unwrap();
+        assert!(status.success());
+        for how in BOTH {
+            let e = read_beneath_with(&root, Path::new("a/pipe"), 100, how).unwrap_err();
+            assert_eq!(e.kind, FsErrorKind::NotAFile, "{how:?}: {e}");
+        }
+    }
+
+    /// Regression: a folder on the path swapped for a symlink to an outside folder while reads
+    /// run (renameat2 RENAME_EXCHANGE in a loop) must never yield the outside bytes.
+    #[test]
+    fn read_beneath_survives_a_folder_swap_race_on_either_walk() {
+        use rustix::fs::{RenameFlags, renameat_with};
+        let (dir, root) = tree();
+        let decoy = dir.path().join("decoy");
+        std::os::unix::fs::symlink(dir.path().join("outside"), &decoy).unwrap();
+        for how in BOTH {
+            let stop = std::sync::Arc::new(AtomicBool::new(false));
+            let (s, inside, d) = (std::sync::Arc::clone(&stop), root.join("a"), decoy.clone());
+            let swapper = std::thread::spawn(move || {
+                let mut n = 0u64;
+                while !s.load(Ordering::Relaxed) || n % 2 == 1 {
+                    renameat_with(CWD, &inside, CWD, &d, RenameFlags::EXCHANGE).unwrap();
+                    n += 1;
+                }
+                n
+            });
+            let (mut served, mut leaked) = (0, 0);
+            let start = std::time::Instant::now();
+            for _ in 0..20_000 {
+                if start.elapsed() > std::time::Duration::from_secs(2) {
+                    break;
+                }
+                if let Ok((bytes, _)) = read_beneath_with(&root, Path::new("a/b/f"), 100, how) {
+                    served += 1;
+                    if bytes != b"inside" {
+                        leaked += bytes.len();
+                    }
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+            let swaps = swapper.join().unwrap();
+            assert!(swaps > 100 && served > 0, "{how:?}: the race did not run ({swaps} swaps, {served} reads)");
+            assert_eq!(leaked, 0, "{how:?}: outside bytes were read");
+        }
     }
 }
 

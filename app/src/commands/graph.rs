@@ -20,6 +20,10 @@ impl Progress for Stderr {
     fn update(&self, done: usize, total: usize, elapsed: Duration) {
         err(&format!("graph: parsed {done}/{total} files ({elapsed:.1?})\n"));
     }
+
+    fn skipped(&self, path: &Path, why: &str) {
+        err(&format!("warning: skipped {}: {why}\n", path.display()));
+    }
 }
 
 /// `--root` (or its alias), then `$VITAEGRAPH_ROOT`, then `~/.vitaecontext/vitaegraph`.
@@ -36,9 +40,8 @@ fn graph_failure(e: GraphError) -> Failure {
 
 fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphValidation) -> String {
     let text_of = |path: &str| {
-        fs.read(&root.join(path), domain::graph::MAX_RECORD_BYTES)
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
+        let (bytes, _) = fs.read_beneath(root, Path::new(path), domain::graph::MAX_RECORD_BYTES).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     };
     let findings: Vec<_> = v
         .errors

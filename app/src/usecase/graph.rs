@@ -13,6 +13,9 @@ use ports::fs::{FileSystem, FsError, FsErrorKind};
 /// Reports progress of long work (stderr for the CLI, nothing in tests).
 pub trait Progress: Sync {
     fn update(&self, done: usize, total: usize, elapsed: Duration);
+
+    /// A file that was passed over, and why; the work goes on without it.
+    fn skipped(&self, _path: &Path, _why: &str) {}
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -25,8 +28,13 @@ pub enum GraphError {
     Fs(#[from] FsError),
 }
 
-/// Every `.md` file below `root` (not under `.generated/`), parsed, in path order. Both cores
-/// read and parse: each thread takes every second file.
+/// Every `.md` file below `root` (not under `.generated/`), parsed, in path order, on every core.
+///
+/// Each file is read with `read_beneath`: from a handle on the root, following no symlink, so a
+/// record (or a folder above it) swapped for a symlink after the walk fails to open instead of
+/// putting an outside file's text into the index. A file whose path below the root is not
+/// UTF-8 cannot be named by a record path: it is reported through `progress.skipped` and left
+/// out.
 pub fn read_pages(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
@@ -39,18 +47,24 @@ pub fn read_pages(
         Err(e) if e.kind == FsErrorKind::NotFound => return Err(GraphError::NoRoot(root.to_path_buf())),
         Err(e) => return Err(e.into()),
     }
-    let files = markdown_files(fs, root)?;
+    let mut files: Vec<(&str, &Path)> = Vec::new();
+    let walked = markdown_files(fs, root)?;
+    for path in &walked {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        match rel.to_str() {
+            Some(name) => files.push((name, rel)),
+            None => progress.skipped(path, "its name is not valid UTF-8, so no record path can name it"),
+        }
+    }
     let total = files.len();
     let start = clock.monotonic();
     tracing::debug!(files = total, "graph: walked the root");
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
-    let parse = |path: &PathBuf| -> Result<Page, GraphError> {
-        let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/");
+    let parse = |(name, rel): &(&str, &Path)| -> Result<Page, GraphError> {
         // A file over the cap is a finding about that file (`record_too_large`), not a failed run.
-        let page = match fs.read(path, MAX_RECORD_BYTES) {
-            Ok(bytes) => Page::parse(&rel, &String::from_utf8_lossy(&bytes)),
-            Err(e) if e.kind == FsErrorKind::TooLarge => Page::oversized(&rel),
+        let page = match fs.read_beneath(root, rel, MAX_RECORD_BYTES) {
+            Ok((bytes, _)) => Page::parse(name, &String::from_utf8_lossy(&bytes)),
+            Err(e) if e.kind == FsErrorKind::TooLarge => Page::oversized(name),
             Err(e) => return Err(e.into()),
         };
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -59,28 +73,25 @@ pub fn read_pages(
         }
         Ok(page)
     };
-    let mut slots: Vec<Option<Result<Page, GraphError>>> = (0..total).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let chunks: Vec<Vec<(usize, &PathBuf)>> =
-            (0..threads).map(|t| files.iter().enumerate().skip(t).step_by(threads).collect()).collect();
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| scope.spawn(move || chunk.into_iter().map(|(i, p)| (i, parse(p))).collect::<Vec<_>>()))
-            .collect();
-        for h in handles {
-            for (i, r) in h.join().expect("a parser thread panicked") {
-                slots[i] = Some(r);
-            }
-        }
+    // One contiguous run of files per thread, joined in order: records are small and alike, so
+    // equal runs balance well enough, and it needs no pool (no rayon) for one parallel map.
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
+    let run = total.div_ceil(threads).max(1);
+    let pages: Vec<Result<Page, GraphError>> = std::thread::scope(|s| {
+        let parse = &parse;
+        let handles: Vec<_> =
+            files.chunks(run).map(|c| s.spawn(move || c.iter().map(parse).collect::<Vec<_>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a parser thread panicked")).collect()
     });
     if total >= 5000 {
         progress.update(total, total, clock.monotonic().saturating_sub(start));
     }
-    slots.into_iter().map(|s| s.expect("every file parsed")).collect()
+    pages.into_iter().collect()
 }
 
 /// Every `.md` regular file below `root` except under `.generated/`, sorted by bytes. Each
-/// top-level folder is walked on its own thread.
+/// top-level folder is walked on its own thread. Names are the entries' own (`OsString`), so a
+/// name that is not UTF-8 is found, not mangled.
 fn markdown_files(fs: &dyn FileSystem, root: &Path) -> Result<Vec<PathBuf>, GraphError> {
     use ports::fs::FileKind;
     let is_md = |p: &PathBuf| p.extension().is_some_and(|e| e == "md");

@@ -4,6 +4,11 @@
 //! followed only while every step stays inside the root: an absolute target must name the root
 //! as written, and `..` may never climb above it, so nothing outside the root is even looked at.
 //! The walk itself is pure over [`FsView`]; the filesystem port implements it.
+//!
+//! This is the policy: which stored paths may be read, and what physical path they name. The
+//! answer holds no symlink, so the adapter opens it from a handle on the root refusing every
+//! symlink (`FileSystem::read_beneath`): a folder swapped for a symlink after this walk makes
+//! the open fail instead of leading outside.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -39,13 +44,23 @@ pub enum Deny {
     NotAFile,
 }
 
-/// A path proven to lie inside the root, with no symlink in it.
+/// A path proven to lie inside the root, with no symlink in it (when it was resolved).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfinedPath(PathBuf);
+pub struct ConfinedPath {
+    path: PathBuf,
+    /// `path` below the root: plain names only, at least one.
+    relative: PathBuf,
+}
 
 impl ConfinedPath {
     pub fn as_path(&self) -> &Path {
-        &self.0
+        &self.path
+    }
+
+    /// The path below the root, to open relative to a handle on the root without following
+    /// any symlink.
+    pub fn relative(&self) -> &Path {
+        &self.relative
     }
 }
 
@@ -110,7 +125,10 @@ pub fn resolve(view: &dyn FsView, root: &Path, stored: &str) -> Result<ConfinedP
         }
     }
     match view.kind(&cur) {
-        Some(Kind::File) if cur.starts_with(root) && cur != root => Ok(ConfinedPath(cur)),
+        Some(Kind::File) if cur.starts_with(root) && cur != root => {
+            let relative = cur.strip_prefix(root).map_err(|_| Deny::Escapes)?.to_path_buf();
+            Ok(ConfinedPath { path: cur, relative })
+        }
         Some(Kind::File) => Err(Deny::Escapes),
         Some(_) => Err(Deny::NotAFile),
         None => Err(Deny::Missing),
