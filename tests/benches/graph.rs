@@ -177,7 +177,7 @@ fn index_once(bin: &Path, root: &Path) -> (f64, u64) {
 }
 
 fn bench_size(n: usize) {
-    let bin = support::release_bin();
+    let bin = support::bin();
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("graph");
     std::fs::create_dir_all(&root).expect("mkdir");

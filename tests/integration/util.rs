@@ -12,19 +12,13 @@ use serde_json::{Value, json};
 /// How long any single expected response may take before the test fails.
 pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The binary under test: `$VITAECONTEXT_BIN`, or the one cargo built next to this test binary.
+/// The binary under test. This test binary is a target of the package that defines it, so cargo
+/// builds `vitaecontext` first and names it here: a stale build can never be tested.
 pub fn bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("VITAECONTEXT_BIN") {
-        return PathBuf::from(p);
-    }
-    let exe = std::env::current_exe().expect("current_exe");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let bin = dir.join("vitaecontext");
-    assert!(bin.exists(), "{} is missing: run `cargo build` before the tests", bin.display());
-    bin
+    PathBuf::from(env!("CARGO_BIN_EXE_vitaecontext"))
 }
 
-/// The repository root (for example data and client scripts).
+/// The repository root (for example data and client scripts); the manifest is `app/Cargo.toml`.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf()
 }
