@@ -1,10 +1,8 @@
-//! The clock port: the only way the application learns the time.
+//! The clock port: the only way the application measures time.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 pub trait Clock: Send + Sync {
-    /// Wall-clock time, for timestamps a person reads.
-    fn now(&self) -> SystemTime;
     /// Time since an arbitrary fixed origin that never goes backwards, for durations.
     fn monotonic(&self) -> Duration;
 }

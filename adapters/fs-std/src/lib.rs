@@ -276,10 +276,6 @@ impl Default for SystemClock {
 }
 
 impl ports::Clock for SystemClock {
-    fn now(&self) -> std::time::SystemTime {
-        std::time::SystemTime::now()
-    }
-
     fn monotonic(&self) -> std::time::Duration {
         self.origin.elapsed()
     }

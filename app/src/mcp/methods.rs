@@ -87,7 +87,7 @@ impl Handler for Methods {
     fn call(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
         match method {
             "resources/list" => resources::list(self, cursor(params)?),
-            "resources/templates/list" => list_page(params, "resourceTemplates", resources::templates(self)),
+            "resources/templates/list" => list_page(params, "resourceTemplates", resources::templates()),
             "tools/list" => list_page(params, "tools", tools::definitions()),
             "prompts/list" => list_page(params, "prompts", prompts::list()),
             "prompts/get" => prompts::get(self, params),

@@ -19,7 +19,7 @@ pub const RECORD_TEMPLATE: &str = "vitaegraph://record/{id}";
 
 /// The fixed resources, then every record of the graph (when it is indexed), paged.
 pub fn list(m: &Methods, cursor: Option<&str>) -> Result<Value, RpcError> {
-    let fixed = fixed(m);
+    let fixed = fixed();
     let graph = m.graph().graph(m.fs()).ok();
     let records = graph.as_ref().map_or(0, |g| g.graph.nodes.len());
     super::methods::lazy_page(cursor, "resources", fixed.len() + records, |i| {
@@ -36,7 +36,7 @@ pub fn list(m: &Methods, cursor: Option<&str>) -> Result<Value, RpcError> {
     })
 }
 
-fn fixed(_m: &Methods) -> Vec<Value> {
+fn fixed() -> Vec<Value> {
     let mut out = vec![json!({
         "uri": CAREER_CONTEXT_URI,
         "name": "Current Career Context",
@@ -60,7 +60,7 @@ fn fixed(_m: &Methods) -> Vec<Value> {
     out
 }
 
-pub fn templates(_m: &Methods) -> Vec<Value> {
+pub fn templates() -> Vec<Value> {
     vec![
         json!({
             "uriTemplate": RECORD_TEMPLATE,

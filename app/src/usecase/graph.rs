@@ -266,9 +266,6 @@ mod tests {
     struct FixedClock;
 
     impl Clock for FixedClock {
-        fn now(&self) -> std::time::SystemTime {
-            std::time::UNIX_EPOCH
-        }
         fn monotonic(&self) -> Duration {
             Duration::ZERO
         }
