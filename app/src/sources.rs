@@ -1,5 +1,5 @@
 //! Where the files come from: flags, environment, home and working directory, captured once at
-//! start-up so that nothing later reads the process environment.
+//! start-up so that nothing later reads them from the process.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +25,7 @@ fn non_empty(v: Option<std::ffi::OsString>) -> Option<String> {
 }
 
 impl Sources {
-    /// Reads the process environment (the only place that does).
+    /// Reads the process environment for file locations (the only place that does).
     pub fn from_process(context_flag: Option<&Path>, root_flag: Option<&Path>) -> Self {
         Sources {
             context_flag: context_flag.map(|p| p.to_string_lossy().into_owned()),

@@ -46,12 +46,11 @@ pub fn time<T>(n: usize, warmup: usize, mut f: impl FnMut() -> T) -> Stats {
     Stats::of(samples)
 }
 
-/// The release binary next to this bench binary (`cargo build --release` first).
-pub fn release_bin() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let bin = exe.parent().and_then(|d| d.parent()).expect("target dir").join("vitaecontext");
-    assert!(bin.exists(), "{} is missing: run `cargo build --release` before `cargo bench`", bin.display());
-    bin
+/// The binary under test. The benches are targets of the package that defines it, so
+/// `cargo bench` builds it first (bench profile, optimised like release) and names it here: a
+/// stale build can never be measured.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_vitaecontext"))
 }
 
 /// A `vitaecontext mcp` child spoken to one request line at a time.
@@ -63,10 +62,10 @@ pub struct McpChild {
 }
 
 impl McpChild {
-    /// Starts the release binary with `args` (after `mcp`) and initializes it.
+    /// Starts the binary with `args` (after `mcp`) and initializes it.
     pub fn start(args: &[&std::ffi::OsStr], home: &std::path::Path) -> Self {
         use std::process::{Command, Stdio};
-        let mut child = Command::new(release_bin())
+        let mut child = Command::new(bin())
             .arg("mcp")
             .args(args)
             .env("HOME", home)

@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,19 +12,13 @@ use serde_json::{Value, json};
 /// How long any single expected response may take before the test fails.
 pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The binary under test: `$VITAECONTEXT_BIN`, or the one cargo built next to this test binary.
+/// The binary under test. This test binary is a target of the package that defines it, so cargo
+/// builds `vitaecontext` first and names it here: a stale build can never be tested.
 pub fn bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("VITAECONTEXT_BIN") {
-        return PathBuf::from(p);
-    }
-    let exe = std::env::current_exe().expect("current_exe");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let bin = dir.join("vitaecontext");
-    assert!(bin.exists(), "{} is missing: run `cargo build` before the tests", bin.display());
-    bin
+    PathBuf::from(env!("CARGO_BIN_EXE_vitaecontext"))
 }
 
-/// The repository root (for example data and client scripts).
+/// The repository root (for example data and client scripts); the manifest is `app/Cargo.toml`.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf()
 }
@@ -218,14 +212,6 @@ impl Server {
         }
     }
 
-    /// Asserts that nothing arrives on stdout within `wait`.
-    pub fn expect_silence(&mut self, wait: Duration) {
-        match self.lines.recv_timeout(wait) {
-            Ok(line) => panic!("unexpected output: {}", String::from_utf8_lossy(&line)),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
-        }
-    }
-
     pub fn request(&mut self, id: impl Into<Value>, method: &str, params: Value) -> Value {
         let id = id.into();
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -294,12 +280,30 @@ impl Server {
 
     /// Resident memory of the server process in KiB (Linux).
     pub fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
+        self.proc_field("status", "VmRSS:")
+    }
+
+    /// Bytes the server process has read so far, all threads and files together (Linux
+    /// `rchar`); after start-up a `mcp` server without files reads only its stdin.
+    pub fn bytes_read(&self) -> u64 {
+        self.proc_field("io", "rchar:")
+    }
+
+    fn proc_field(&self, file: &str, key: &str) -> u64 {
+        let text = std::fs::read_to_string(format!("/proc/{}/{file}", self.child.id())).unwrap_or_default();
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0)
+    }
+
+    /// Polls `done` until it holds; fails the test after [`RESPONSE_TIMEOUT`].
+    pub fn wait_until(&self, what: &str, mut done: impl FnMut(&Self) -> bool) {
+        let start = Instant::now();
+        while !done(self) {
+            assert!(start.elapsed() < RESPONSE_TIMEOUT, "timed out waiting until {what}; stderr:\n{}", self.stderr());
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use ports::transport::{Frame, FrameSink, FrameSource, SinkClosed};
 use tokio::sync::{mpsc, oneshot, watch};
 
-pub use framer::LineFramer;
+use framer::LineFramer;
 
 /// The default cap on one frame: 10 MiB.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 10 * 1024 * 1024;

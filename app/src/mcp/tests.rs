@@ -1,21 +1,33 @@
-//! The server loop in-process, with channel transports and a handler whose timing we control.
+//! The server loop in-process, with channel transports and a handler the test holds at gates.
 
-use std::sync::Mutex as StdMutex;
+use std::collections::HashMap;
+use std::sync::{Condvar, Mutex as StdMutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use ports::transport::SinkClosed;
 use serde_json::json;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::*;
 
-struct ChannelSource(mpsc::UnboundedReceiver<Frame>);
+/// How long a test waits for anything, and a gated handler for its gate, before failing.
+const PATIENCE: Duration = Duration::from_secs(5);
+
+/// Frames the test sends; tells the test when the loop has seen the end of input.
+struct ChannelSource {
+    frames: mpsc::UnboundedReceiver<Frame>,
+    eof_seen: Option<oneshot::Sender<()>>,
+}
 
 #[async_trait]
 impl FrameSource for ChannelSource {
     async fn next_frame(&mut self) -> Option<Frame> {
-        self.0.recv().await
+        let frame = self.frames.recv().await;
+        if frame.is_none() {
+            self.eof_seen.take().map(|tx| tx.send(()));
+        }
+        frame
     }
 }
 
@@ -39,26 +51,53 @@ impl FrameSink for ChannelSink {
     }
 }
 
-/// `slow` sleeps for the given milliseconds, `fast` answers at once, `boom` panics.
+/// Named gates the test opens; a `wait` request blocks on its gate.
+#[derive(Default)]
+struct Gates {
+    open: StdMutex<HashMap<String, bool>>,
+    changed: Condvar,
+}
+
+impl Gates {
+    fn open(&self, name: &str) {
+        self.open.lock().unwrap().insert(name.to_owned(), true);
+        self.changed.notify_all();
+    }
+
+    /// Blocks until `name` is open; false if it stays shut for [`PATIENCE`], so a broken server
+    /// fails the test instead of hanging it.
+    fn pass(&self, name: &str) -> bool {
+        let open = self.open.lock().unwrap();
+        let (_open, timeout) =
+            self.changed.wait_timeout_while(open, PATIENCE, |open| !open.get(name).copied().unwrap_or(false)).unwrap();
+        !timeout.timed_out()
+    }
+}
+
+/// `wait {gate}` says it entered, then blocks until the test opens its gate; `fast` answers at
+/// once; `boom` panics.
 struct TestHandler {
-    calls: StdMutex<Vec<String>>,
+    gates: Arc<Gates>,
+    entered: mpsc::UnboundedSender<String>,
 }
 
 impl Handler for TestHandler {
     type Method = &'static str;
     fn method(&self, name: &str) -> Option<&'static str> {
-        ["slow", "fast", "boom"].into_iter().find(|m| *m == name)
+        ["wait", "fast", "boom"].into_iter().find(|m| *m == name)
     }
     fn initialize(&self, _: &Map<String, Value>) -> Value {
         json!({"serverInfo": {"name": "vitaecontext"}})
     }
     fn call(&self, method: &'static str, params: Map<String, Value>) -> Result<Value, RpcError> {
-        self.calls.lock().unwrap().push(method.to_owned());
         match method {
-            "slow" => {
-                let ms = params.get("ms").and_then(Value::as_u64).unwrap_or(300);
-                std::thread::sleep(Duration::from_millis(ms));
-                Ok(json!({"slept": ms}))
+            "wait" => {
+                let gate = params["gate"].as_str().unwrap_or_default();
+                let _ = self.entered.send(gate.to_owned());
+                if !self.gates.pass(gate) {
+                    return Err(RpcError::internal(format!("gate {gate} never opened")));
+                }
+                Ok(json!({"gate": gate}))
             }
             "boom" => panic!("handler bug"),
             _ => Ok(json!({"fast": true})),
@@ -71,16 +110,31 @@ struct Harness {
     output: mpsc::UnboundedReceiver<Value>,
     close_output: watch::Sender<bool>,
     server: tokio::task::JoinHandle<Ended>,
+    gates: Arc<Gates>,
+    entered: mpsc::UnboundedReceiver<String>,
+    eof_seen: oneshot::Receiver<()>,
 }
 
 fn start() -> Harness {
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let (closed_tx, closed_rx) = watch::channel(false);
+    let (entered_tx, entered_rx) = mpsc::unbounded_channel();
+    let (eof_tx, eof_rx) = oneshot::channel();
     let sink = Arc::new(ChannelSink { out: out_tx, closed: closed_rx });
-    let handler = Arc::new(TestHandler { calls: StdMutex::new(Vec::new()) });
-    let server = tokio::spawn(serve(ChannelSource(in_rx), sink, handler));
-    Harness { input: in_tx, output: out_rx, close_output: closed_tx, server }
+    let gates = Arc::new(Gates::default());
+    let handler = Arc::new(TestHandler { gates: Arc::clone(&gates), entered: entered_tx });
+    let source = ChannelSource { frames: in_rx, eof_seen: Some(eof_tx) };
+    let server = tokio::spawn(serve(source, sink, handler));
+    Harness {
+        input: in_tx,
+        output: out_rx,
+        close_output: closed_tx,
+        server,
+        gates,
+        entered: entered_rx,
+        eof_seen: eof_rx,
+    }
 }
 
 impl Harness {
@@ -88,7 +142,22 @@ impl Harness {
         self.input.send(Frame::Message(serde_json::to_vec(&v).unwrap())).unwrap();
     }
     async fn recv(&mut self) -> Value {
-        tokio::time::timeout(Duration::from_secs(5), self.output.recv()).await.expect("no response in 5 s").unwrap()
+        tokio::time::timeout(PATIENCE, self.output.recv()).await.expect("no response in time").unwrap()
+    }
+    /// Waits until the handler is running the `wait` requests of `gates`, in any order.
+    async fn entered(&mut self, gates: &[&str]) {
+        let mut got = Vec::new();
+        for _ in gates {
+            let gate = tokio::time::timeout(PATIENCE, self.entered.recv()).await.expect("no handler entered in time");
+            got.push(gate.unwrap());
+        }
+        got.sort_unstable();
+        let mut want: Vec<&str> = gates.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+    fn wait(&self, id: i64, gate: &str) {
+        self.send(json!({"jsonrpc":"2.0","id":id,"method":"wait","params":{"gate":gate}}));
     }
     async fn init(&mut self) {
         self.send(json!({"jsonrpc":"2.0","id":"init","method":"initialize","params":{}}));
@@ -97,12 +166,29 @@ impl Harness {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_request_does_not_hold_up_a_fast_one() {
+async fn a_blocked_request_does_not_hold_up_a_fast_one() {
     let mut h = start();
     h.init().await;
-    h.send(json!({"jsonrpc":"2.0","id":1,"method":"slow","params":{"ms":500}}));
+    h.wait(1, "one");
+    h.entered(&["one"]).await;
     h.send(json!({"jsonrpc":"2.0","id":2,"method":"fast"}));
+    // Served one at a time, 2 would wait behind 1, whose gate opens only after 2 is answered.
     assert_eq!(h.recv().await["id"], 2);
+    h.gates.open("one");
+    assert_eq!(h.recv().await["result"], json!({"gate": "one"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_run_at_the_same_time() {
+    let mut h = start();
+    h.init().await;
+    h.wait(1, "a");
+    h.wait(2, "b");
+    // Both handlers are inside `call` before either gate opens.
+    h.entered(&["a", "b"]).await;
+    h.gates.open("b");
+    assert_eq!(h.recv().await["id"], 2);
+    h.gates.open("a");
     assert_eq!(h.recv().await["id"], 1);
 }
 
@@ -110,12 +196,15 @@ async fn a_slow_request_does_not_hold_up_a_fast_one() {
 async fn cancelling_an_in_flight_request_suppresses_its_response() {
     let mut h = start();
     h.init().await;
-    h.send(json!({"jsonrpc":"2.0","id":7,"method":"slow","params":{"ms":300}}));
+    h.wait(7, "seven");
+    h.entered(&["seven"]).await;
     h.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}));
-    h.send(json!({"jsonrpc":"2.0","id":8,"method":"slow","params":{"ms":600}}));
-    // Only id 8 comes back; 7 finished first but was cancelled.
+    // Frames are admitted in order: once 8 is answered, the cancellation has been seen.
+    h.send(json!({"jsonrpc":"2.0","id":8,"method":"fast"}));
     assert_eq!(h.recv().await["id"], 8);
+    h.gates.open("seven");
     drop(h.input);
+    // The loop waits for 7 to finish before it ends, so its response would be out by now.
     assert_eq!(h.server.await.unwrap(), Ended::InputClosed);
     assert!(h.output.try_recv().is_err(), "a cancelled request was answered");
 }
@@ -125,12 +214,19 @@ async fn end_of_input_still_answers_everything_owed() {
     let mut h = start();
     h.init().await;
     for id in 0..20 {
-        h.send(json!({"jsonrpc":"2.0","id":id,"method":"slow","params":{"ms":20}}));
+        h.wait(id, &format!("g{id}"));
     }
     drop(h.input);
+    // Every request is still blocked when the loop sees the end of input.
+    tokio::time::timeout(PATIENCE, h.eof_seen).await.expect("end of input not seen").unwrap();
+    assert!(h.output.try_recv().is_err(), "answered before its gate opened");
+    for id in 0..20 {
+        h.gates.open(&format!("g{id}"));
+    }
     assert_eq!(h.server.await.unwrap(), Ended::InputClosed);
     let mut ids: Vec<i64> = Vec::new();
     while let Ok(v) = h.output.try_recv() {
+        assert!(v.get("result").is_some(), "{v}");
         ids.push(v["id"].as_i64().unwrap());
     }
     ids.sort_unstable();
