@@ -2,6 +2,7 @@
 
 pub mod context;
 pub mod graph;
+pub mod register;
 
 use std::io::Write;
 use std::process::ExitCode;
