@@ -201,3 +201,39 @@ fn usage_errors_exit_2() {
         assert_eq!(st.code(), Some(2), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn skills_choices_pass_through_with_absolute_paths() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().display().to_string();
+    let (st, _, err) = Cmd::new([
+        "register",
+        "--client",
+        "gemini",
+        "--skills",
+        "~/team-skills=10",
+        "--skills",
+        "mine",
+        "--skills-config",
+        "skills.toml",
+    ])
+    .env("HOME", home.path())
+    .current_dir(home.path())
+    .output();
+    assert!(st.success(), "{err}");
+    let text = fs::read_to_string(home.path().join(".gemini/settings.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["mcpServers"]["vitaecontext"]["args"],
+        serde_json::json!([
+            "mcp",
+            "--skills",
+            format!("{h}/team-skills=10"),
+            "--skills",
+            format!("{h}/mine"),
+            "--skills-config",
+            format!("{h}/skills.toml")
+        ]),
+        "Gemini CLI offers prompts, so no --prompt-tools"
+    );
+}

@@ -45,7 +45,8 @@ pub struct Edge {
 
 pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, edge: &Edge, args: &RegisterArgs) -> Outcome {
     let Some(client) = args.client else {
-        out(&listing(&usecase::status(fs, &edge.env)));
+        let this = edge.exe.as_ref().ok().map(|p| p.display().to_string());
+        out(&listing(&usecase::status(fs, &edge.env), this.as_deref()));
         return Ok(ExitCode::SUCCESS);
     };
     let action = if args.remove { Action::Remove } else { Action::Register(entry(fs, edge, args, client)?) };
@@ -166,7 +167,8 @@ fn command_line(e: &Entry) -> String {
 }
 
 /// The clients found on this machine, registered or not, then the ones not found.
-fn listing(all: &[ClientStatus]) -> String {
+/// `this` is the running binary: an entry that starts another one is pointed out.
+fn listing(all: &[ClientStatus], this: Option<&str>) -> String {
     let found: Vec<_> = all.iter().filter(|s| s.found).collect();
     let mut s = String::new();
     if found.is_empty() {
@@ -176,6 +178,9 @@ fn listing(all: &[ClientStatus]) -> String {
         for c in &found {
             let path = c.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
             let state = match &c.registration {
+                Registration::Present(e) if this.is_some_and(|t| t != e.command) => {
+                    format!("registered, with another binary: {}", command_line(e))
+                }
                 Registration::Present(e) => format!("registered: {}", command_line(e)),
                 Registration::Absent => "not registered".to_string(),
                 Registration::Unreadable(why) => format!("unreadable: {why}"),
@@ -223,6 +228,34 @@ fn failure(e: RegisterError) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_listing_names_found_clients_and_points_out_another_binary() {
+        use domain::clients::Entry;
+        let status = |client, found, registration| ClientStatus {
+            client,
+            path: Some(PathBuf::from(format!("/h/{}", Client::name(client)))),
+            found,
+            registration,
+        };
+        let e = |c: &str| Entry { command: c.into(), args: vec!["mcp".into()] };
+        let all = [
+            status(Client::Cursor, true, Registration::Present(e("/bin/vc"))),
+            status(Client::Codex, true, Registration::Present(e("/old/vc"))),
+            status(Client::Vscode, true, Registration::Absent),
+            status(Client::Gemini, false, Registration::Absent),
+        ];
+        let text = listing(&all, Some("/bin/vc"));
+        assert_eq!(
+            text,
+            "MCP clients found on this machine:\n\
+             \x20 cursor          /h/cursor\n                  registered: /bin/vc mcp\n\
+             \x20 codex           /h/codex\n                  registered, with another binary: /old/vc mcp\n\
+             \x20 vscode          /h/vscode\n                  not registered\n\
+             Not found: gemini\n\
+             Register with one: vitaecontext register --client NAME [--context FILE] [--root DIR]\n"
+        );
+    }
 
     #[test]
     fn skills_priority_is_split_only_on_a_number() {
