@@ -246,3 +246,14 @@ fn claude_code_command_is_shell_quoted() {
     assert_eq!(shell_quote(""), "''");
     assert_eq!(shell_quote("$HOME"), "'$HOME'");
 }
+
+#[test]
+fn crlf_files_stay_crlf() {
+    let json = "{\r\n  \"mcpServers\": {\r\n    \"a\": {\"command\": \"a\"}\r\n  }\r\n}\r\n";
+    let toml = "model = \"x\"\r\n\r\n[mcp_servers.a]\r\ncommand = \"a\"\r\n";
+    for (c, text) in [(Client::Cursor, json), (Client::Codex, toml)] {
+        let out = changed(register(c, text, &entry()));
+        assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "{c:?}: {out:?}");
+        assert_eq!(changed(remove(c, &out)), text, "{c:?}");
+    }
+}

@@ -32,7 +32,12 @@ fn new_entry(entry: &Entry) -> Item {
 }
 
 fn finish(doc: &DocumentMut, text: &str) -> Edit {
-    let out = doc.to_string();
+    let mut out = doc.to_string();
+    // toml_edit writes every line end as LF; a file written with CRLF throughout gets CRLF back.
+    let newlines = text.matches('\n').count();
+    if newlines > 0 && newlines == text.matches("\r\n").count() {
+        out = out.replace("\r\n", "\n").replace('\n', "\r\n");
+    }
     if out == text { Edit::Unchanged } else { Edit::Changed(out) }
 }
 
