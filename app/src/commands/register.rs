@@ -51,6 +51,9 @@ pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, edge: &Edge, args: &RegisterA
     };
     let action = if args.remove { Action::Remove } else { Action::Register(entry(fs, edge, args, client)?) };
 
+    if args.write && !client.has_own_cli() {
+        err(&format!("note: --write only matters for claude-code; {} is edited directly\n", client.name()));
+    }
     if client.has_own_cli() && !args.write {
         let entry = match &action {
             Action::Register(e) => Some(e),

@@ -188,7 +188,7 @@ impl Client {
             Client::Cursor => "Cursor",
             Client::Vscode => "VS Code",
             Client::Windsurf => "Windsurf",
-            Client::Cline => "Cline (VS Code extension)",
+            Client::Cline => "Cline",
             Client::Codex => "Codex CLI",
             Client::Gemini => "Gemini CLI",
         }
@@ -377,14 +377,20 @@ pub fn locations_help() -> String {
     let mut s = String::from("Configuration files (user level):\n");
     for c in Client::ALL {
         s.push_str(&format!("  {} ({}), key `{}`:\n", c.name(), c.title(), c.servers_key()));
+        if c == Client::Cline {
+            // Its paths are too long for a help line; they are the VS Code folder's plus this.
+            s.push_str("    in the VS Code user folder (see vscode, without mcp.json):\n");
+            s.push_str(&format!("    {}\n", CLINE[2..].join("/")));
+            continue;
+        }
         for os in Os::ALL {
             s.push_str(&format!("    {:<8} {}\n", os.name(), c.location(os).describe(os)));
         }
     }
-    s.push_str(
-        "On Linux, $XDG_CONFIG_HOME replaces ~/.config when set; $CODEX_HOME replaces ~/.codex.\n\
-         Codex and Windsurf get --prompt-tools (they do not offer MCP prompts).\n",
-    );
+    s.push_str("On Linux, $XDG_CONFIG_HOME replaces ~/.config when set; $CODEX_HOME replaces ~/.codex.\n");
+    let no_prompts: Vec<_> = Client::ALL.into_iter().filter(|c| c.lacks_prompts()).map(Client::name).collect();
+    s.push_str(&format!("{} get --prompt-tools: they do not offer MCP prompts.\n", no_prompts.join(", ")));
+    s.push_str("claude-code prints the `claude mcp add` command to run; --write edits the file instead.\n");
     s
 }
 

@@ -219,6 +219,7 @@ fn every_client_has_a_name_that_parses_back() {
     for c in Client::ALL {
         assert_eq!(Client::parse(c.name()), Some(c));
         assert!(locations_help().contains(c.name()));
+        assert!(locations_help().lines().all(|l| l.chars().count() <= 100), "help lines fit a terminal");
     }
     assert_eq!(Client::parse("Cursor"), None);
 }
