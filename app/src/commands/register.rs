@@ -261,6 +261,25 @@ mod tests {
     }
 
     #[test]
+    fn an_unparseable_file_renders_with_its_line_and_a_label() {
+        let text = "{\n  // mine\n  \"mcpServers\": {}\n}\n".to_string();
+        let error = match clients::register(Client::ClaudeDesktop, &text, &Entry { command: "v".into(), args: vec![] })
+        {
+            Err(e) => e,
+            Ok(edit) => panic!("accepted: {edit:?}"),
+        };
+        let f =
+            failure(RegisterError::Edit { path: "/h/.config/Claude/claude_desktop_config.json".into(), text, error });
+        assert_eq!(f.code, 1);
+        let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .with_links(false);
+        let mut rendered = String::new();
+        handler.render_report(&mut rendered, f.report.as_ref()).unwrap();
+        insta::assert_snapshot!(rendered);
+    }
+
+    #[test]
     fn skills_priority_is_split_only_on_a_number() {
         assert_eq!(split_priority("~/skills=10"), ("~/skills", Some("10")));
         assert_eq!(split_priority("a=b/skills"), ("a=b/skills", None));
