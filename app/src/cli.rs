@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Below this, even an `initialize` request may not fit: every message would fail.
@@ -65,6 +66,16 @@ pub enum Command {
     /// Create, check and index your VitaeGraph (a folder of Markdown records).
     #[command(subcommand)]
     Graph(GraphCommand),
+
+    /// Add vitaecontext to an AI assistant's MCP configuration, or list the assistants found.
+    ///
+    /// With --client, the entry runs this binary (its absolute path) as `mcp` with your
+    /// --context, --root and --skills choices. The file is merged (other servers, settings and
+    /// comments stay), backed up beside itself as <file>.vitaecontext-backup-<UTC time>, then
+    /// replaced atomically; registering twice changes nothing. Without --client, it lists the
+    /// clients found here and whether each has vitaecontext.
+    #[command(after_long_help = domain::clients::locations_help())]
+    Register(RegisterArgs),
 }
 
 impl Command {
@@ -101,7 +112,7 @@ pub enum GraphCommand {
         #[command(flatten)]
         root: RootArg,
         /// Rewrite VITAEGRAPH.md and index.md from the starter text, keeping each replaced file
-        /// as `<name>.backup-<UTC time>` beside it.
+        /// as `<name>.vitaecontext-backup-<UTC time>` beside it.
         #[arg(long)]
         force: bool,
     },
@@ -216,6 +227,48 @@ pub struct McpArgs {
     #[arg(long, value_name = "BYTES", default_value_t = stdio::DEFAULT_MAX_FRAME_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(MIN_FRAME_BYTES..))]
     pub max_frame_bytes: usize,
+}
+
+/// `vitaecontext register`.
+#[derive(Debug, Args)]
+pub struct RegisterArgs {
+    /// The client to configure. Without it, list the clients found on this machine.
+    #[arg(long, value_name = "NAME", value_parser = client_parser())]
+    pub client: Option<domain::clients::Client>,
+
+    /// Print the change as a unified diff; write nothing.
+    #[arg(long, requires = "client")]
+    pub dry_run: bool,
+
+    /// Remove the vitaecontext entry (and nothing else).
+    #[arg(long, requires = "client", conflicts_with_all = ["context", "root", "skills", "skills_config"])]
+    pub remove: bool,
+
+    /// Claude Code: edit ~/.claude.json instead of printing the `claude mcp add` command.
+    #[arg(long, requires = "client")]
+    pub write: bool,
+
+    /// The Career Context the server should serve (made absolute).
+    #[arg(long, value_name = "FILE")]
+    pub context: Option<PathBuf>,
+
+    /// The VitaeGraph folder the server should serve (made absolute).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// A skills folder, passed on to `mcp` (repeatable; DIR made absolute).
+    #[arg(long, value_name = "DIR[=PRIORITY]")]
+    pub skills: Vec<String>,
+
+    /// A skills configuration file, passed on to `mcp` (made absolute).
+    #[arg(long, value_name = "FILE")]
+    pub skills_config: Option<PathBuf>,
+}
+
+fn client_parser() -> impl clap::builder::TypedValueParser<Value = domain::clients::Client> {
+    use domain::clients::Client;
+    clap::builder::PossibleValuesParser::new(Client::ALL.map(Client::name))
+        .map(|name: String| Client::parse(&name).expect("a possible value is a client name"))
 }
 
 #[cfg(test)]

@@ -79,6 +79,14 @@ fn run(cli: Cli) -> Outcome {
                 GraphCommand::Index { root } => commands::graph::index(&fs, &clock, &root_of(&root)),
             }
         }
+        Command::Register(args) => {
+            let edge = commands::register::Edge {
+                env: sources::client_env(),
+                exe: sources::current_exe(),
+                sources: sources::Sources::from_process(None, None),
+            };
+            commands::register::run(&fs, &fs_std::SystemClock::default(), &edge, &args)
+        }
     }
 }
 

@@ -80,3 +80,27 @@ impl Sources {
         home.map(|h| h.join(DEFAULT_DIR).join("vitaegraph"))
     }
 }
+
+/// Where MCP clients keep their configuration on this machine: the OS and the folders their
+/// locations start from (`vitaecontext register`, `doctor`).
+pub fn client_env() -> domain::clients::Env {
+    use domain::clients::Os;
+    let os = Os::from_consts(std::env::consts::OS);
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let home = match os {
+        Os::Windows => var("USERPROFILE").or_else(|| var("HOME")),
+        _ => var("HOME"),
+    };
+    domain::clients::Env {
+        os,
+        home,
+        appdata: var("APPDATA"),
+        xdg_config_home: var("XDG_CONFIG_HOME"),
+        codex_home: var("CODEX_HOME"),
+    }
+}
+
+/// The absolute path of the running binary: the command a client should start.
+pub fn current_exe() -> std::io::Result<PathBuf> {
+    std::env::current_exe()
+}

@@ -4,6 +4,7 @@
 //! bytes and plain values; the `app` crate turns its results into JSON-RPC.
 
 pub mod career;
+pub mod clients;
 pub mod graph;
 pub mod prompts;
 pub mod text;

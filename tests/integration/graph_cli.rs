@@ -41,7 +41,7 @@ fn init_creates_the_layout_and_never_replaces_without_a_backup() {
     let backup = fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("index.md.backup-"))
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("index.md.vitaecontext-backup-"))
         .expect("a backup of the replaced index.md");
     assert_eq!(fs::read_to_string(&backup).unwrap(), "mine");
     assert!(out.contains(backup.to_str().unwrap()), "the backup is named: {out}");

@@ -14,6 +14,7 @@ mod graph_names;
 mod lifecycle;
 mod prompts_wiki;
 mod protocol_errors;
+mod register_cli;
 mod setup_cli;
 mod transport;
 mod util;

@@ -201,7 +201,7 @@ pub struct InitReport {
 /// `graph init`: creates whatever is missing of the layout (the root, the record folders,
 /// `VITAEGRAPH.md`, `index.md`), owner-only, and never replaces anything: with `force` the two
 /// starter files are rewritten, each after a backup of the file that was there
-/// (`<name>.backup-<UTC timestamp>`). Safe to run on a graph full of records.
+/// (`<name>.vitaecontext-backup-<UTC time>`). Safe to run on a graph full of records.
 pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) -> Result<InitReport, FsError> {
     let mut report = InitReport::default();
     for dir in std::iter::once(root.to_path_buf())
@@ -226,8 +226,7 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
                     report.kept.push(path);
                     continue;
                 }
-                let backup = crate::usecase::backup_path(&path, clock.now());
-                fs.write_new(&backup, &old)?;
+                let backup = crate::usecase::write_backup(fs, clock, &path, &old)?;
                 fs.write_atomic(&path, text.as_bytes())?;
                 report.replaced.push((path, backup));
             }
@@ -421,7 +420,7 @@ mod tests {
         let report = init(&fs, &FixedClock, root, true).unwrap();
         let (replaced, backup) = &report.replaced[0];
         assert_eq!(replaced, &root.join("index.md"));
-        assert_eq!(backup, &root.join("index.md.backup-19700101T000000Z"));
+        assert_eq!(backup, &root.join("index.md.vitaecontext-backup-19700101T000000Z"));
         assert_eq!(read(&fs, backup).unwrap(), b"mine", "--force keeps what it replaces");
         assert_eq!(read(&fs, &root.join("index.md")).unwrap(), INDEX_MD.as_bytes());
         assert!(init(&fs, &FixedClock, root, true).unwrap().replaced.is_empty(), "a starter file is not backed up");
