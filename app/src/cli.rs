@@ -78,6 +78,13 @@ pub enum Command {
     Register(RegisterArgs),
 }
 
+/// Record types by name, with the names listed in `--help` and in errors.
+fn record_type_parser() -> impl clap::builder::TypedValueParser<Value = domain::graph::RecordType> {
+    use domain::graph::RecordType;
+    clap::builder::PossibleValuesParser::new(RecordType::ALL.iter().map(|t| t.as_str()))
+        .map(|name| RecordType::parse(&name).expect("a possible value is a record type"))
+}
+
 impl Command {
     /// Whether the command was asked for `--json`: its failures are then printed as a JSON
     /// object on stdout too, so a script never reads an empty stdout.
@@ -115,6 +122,31 @@ pub enum GraphCommand {
         /// as `<name>.vitaecontext-backup-<UTC time>` beside it.
         #[arg(long)]
         force: bool,
+    },
+    /// Add a record: writes TYPE's file at its canonical path with valid front matter and a
+    /// skeleton of what a good record of that type says. Never overwrites.
+    ///
+    /// Paths: project -> projects/SLUG/project.md, experience -> experience/SLUG/experience.md,
+    /// education -> education/SLUG/education.md, thesis -> education/PARENT/thesis.md, course ->
+    /// education/PARENT/courses/SLUG.md, certification | award | publication ->
+    /// <folder>/SLUG.md. A course or thesis needs --parent education:<slug>.
+    Add {
+        /// The record type.
+        #[arg(value_name = "TYPE", value_parser = record_type_parser())]
+        kind: domain::graph::RecordType,
+        /// Lower-case letters, digits and dashes; the id becomes TYPE:SLUG.
+        slug: String,
+        /// The title (default: the slug in words).
+        #[arg(long)]
+        title: Option<String>,
+        /// The id of the record it belongs to (required for course and thesis: an education id).
+        #[arg(long, value_name = "ID")]
+        parent: Option<String>,
+        /// Tags, comma-separated.
+        #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+        tags: Vec<String>,
+        #[command(flatten)]
+        root: RootArg,
     },
     /// Check every record: front matter, ids, types, parents, related records, links.
     ///

@@ -75,6 +75,17 @@ fn run(cli: Cli) -> Outcome {
             let root_of = |r: &cli::RootArg| sources::Sources::from_process(None, r.root.as_deref());
             match cmd {
                 GraphCommand::Init { root, force } => commands::graph::init(&fs, &clock, &root_of(&root), force),
+                GraphCommand::Add { kind, slug, title, parent, tags, root } => commands::graph::add(
+                    &fs,
+                    &root_of(&root),
+                    commands::graph::AddArgs {
+                        kind,
+                        slug: &slug,
+                        title: title.as_deref(),
+                        parent: parent.as_deref(),
+                        tags: &tags,
+                    },
+                ),
                 GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
                 GraphCommand::Index { root } => commands::graph::index(&fs, &clock, &root_of(&root)),
             }

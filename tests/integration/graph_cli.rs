@@ -179,3 +179,47 @@ fn a_record_over_4_mib_is_reported_with_its_path() {
     assert_eq!(diag["errors"][0]["code"], "record_too_large");
     assert_eq!(diag["errors"][0]["path"], "projects/huge/project.md");
 }
+
+#[test]
+fn add_writes_a_record_that_validates_and_never_overwrites() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    let r = root.to_str().unwrap();
+    assert!(Cmd::new(["graph", "init", "--root", r]).output().0.success());
+    let (st, out, err) = Cmd::new([
+        "graph",
+        "add",
+        "project",
+        "build-cache",
+        "--title",
+        "Rust: the hard parts",
+        "--tags",
+        "rust,ci",
+        "--root",
+        r,
+    ])
+    .output();
+    assert!(st.success(), "{err}");
+    assert!(out.contains("project:build-cache") && err.contains("graph index"), "{out}{err}");
+    let text = fs::read_to_string(root.join("projects/build-cache/project.md")).unwrap();
+    assert!(text.contains("title: Rust: the hard parts") && text.contains("tags: [rust, ci]"), "{text}");
+    let (st, _, _) = Cmd::new(["graph", "add", "education", "msc-cs", "--root", r]).output();
+    assert!(st.success());
+    let (st, _, err) = Cmd::new(["graph", "add", "course", "databases", "--root", r]).output();
+    assert_eq!(st.code(), Some(2));
+    assert!(err.contains("--parent"), "a course needs its degree: {err}");
+    let (st, _, err) =
+        Cmd::new(["graph", "add", "course", "databases", "--parent", "education:msc-cs", "--root", r]).output();
+    assert!(st.success(), "{err}");
+    assert!(root.join("education/msc-cs/courses/databases.md").is_file());
+    let (st, out, err) = Cmd::new(["graph", "index", "--root", r]).output();
+    assert!(st.success(), "every added record validates: {out}{err}");
+    fs::write(root.join("projects/build-cache/project.md"), "mine").unwrap();
+    let (st, _, err) = Cmd::new(["graph", "add", "project", "build-cache", "--root", r]).output();
+    assert_eq!(st.code(), Some(1));
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(fs::read_to_string(root.join("projects/build-cache/project.md")).unwrap(), "mine");
+    let (st, _, err) = Cmd::new(["graph", "add", "podcast", "x", "--root", r]).output();
+    assert_eq!(st.code(), Some(2));
+    assert!(err.contains("project") && err.contains("publication"), "the types are listed: {err}");
+}

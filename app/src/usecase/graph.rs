@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use domain::graph::index::{self, Diagnostics};
+use domain::graph::new_record::NewRecord;
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType, SEARCH_INDEX_FILE,
 };
@@ -235,6 +236,23 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
         }
     }
     Ok(report)
+}
+
+/// `graph add`: writes a new record at its canonical path (folders created owner-only); never
+/// replaces a file that is there. Returns the absolute path written.
+pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathBuf, GraphError> {
+    match fs.metadata(root) {
+        Ok(m) if m.kind == ports::fs::FileKind::Dir => {}
+        Ok(_) => return Err(GraphError::NotADir(root.to_path_buf())),
+        Err(e) if e.kind == FsErrorKind::NotFound => return Err(GraphError::NoRoot(root.to_path_buf())),
+        Err(e) => return Err(e.into()),
+    }
+    let path = root.join(record.path());
+    if let Some(dir) = path.parent() {
+        fs.create_private_dir_all(dir)?;
+    }
+    fs.write_new(&path, record.text().as_bytes())?;
+    Ok(path)
 }
 
 pub const VITAEGRAPH_MD: &str = "\
