@@ -46,6 +46,16 @@ pub fn time<T>(n: usize, warmup: usize, mut f: impl FnMut() -> T) -> Stats {
     Stats::of(samples)
 }
 
+/// A field of `/proc/<pid>/status` in KiB (Linux; 0 when unreadable).
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// The release binary next to this bench binary (`cargo build --release` first).
 pub fn release_bin() -> PathBuf {
     let exe = std::env::current_exe().expect("current_exe");
@@ -80,6 +90,11 @@ impl McpChild {
         let mut me = McpChild { child, stdin, stdout, line: String::new() };
         me.call(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
         me
+    }
+
+    /// The child's process id (for `/proc/<pid>/status`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends one request line and reads one response line; returns its length.

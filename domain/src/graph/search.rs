@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use aho_corasick::{AhoCorasick, MatchKind};
+
 use super::index::{SearchIndex, Tag, tokens};
 use super::validate::RECORD_TYPES;
 
@@ -191,7 +193,7 @@ impl Searcher {
             let matching: Vec<usize> = (0..self.docs.len()).filter(|&i| self.passes(&self.docs[i], q, tag)).collect();
             return Results {
                 match_count: matching.len(),
-                records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &[])).collect(),
+                records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &Needles::none())).collect(),
             };
         };
         let mut terms = tokens(text);
@@ -241,11 +243,12 @@ impl Searcher {
             ranked.truncate(MAX_RESULTS);
         }
         ranked.sort_by(order);
-        let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &needles)).collect();
+        let finder = Needles::new(&needles);
+        let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &finder)).collect();
         Results { match_count, records }
     }
 
-    fn hit(&self, i: usize, score: f64, needles: &[&str]) -> Hit {
+    fn hit(&self, i: usize, score: f64, needles: &Needles) -> Hit {
         let d = &self.docs[i];
         Hit {
             id: d.id.clone(),
@@ -254,38 +257,81 @@ impl Searcher {
             path: d.path.clone(),
             tags: d.tags.clone(),
             score: (score * 10_000.0).round() / 10_000.0,
-            excerpt: excerpt(&d.text, needles),
+            excerpt: excerpt_with(&d.text, needles, &mut 0),
         }
+    }
+}
+
+/// The needles of one query, compiled once into one automaton: finding the first occurrence of
+/// any of them is one pass over a text, whatever their number.
+#[derive(Debug)]
+pub struct Needles(Option<AhoCorasick>);
+
+impl Needles {
+    pub fn new(needles: &[&str]) -> Self {
+        let needles: Vec<&str> = needles.iter().copied().filter(|n| !n.is_empty()).collect();
+        if needles.is_empty() {
+            return Needles::none();
+        }
+        // Leftmost semantics: the match reported is the one that starts first.
+        let ac = AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&needles);
+        Needles(Some(ac.expect("64 query terms of at most one frame compile into an automaton")))
+    }
+
+    pub fn none() -> Self {
+        Needles(None)
+    }
+
+    /// The byte offset in `lower` where the first occurrence of any needle starts.
+    fn first(&self, lower: &[u8]) -> Option<usize> {
+        self.0.as_ref()?.find(lower).map(|m| m.start())
     }
 }
 
 /// About [`EXCERPT_CHARS`] characters of `text` around the first occurrence of any needle
 /// (case-insensitive), or its start; `…` marks a cut.
 pub fn excerpt(text: &str, needles: &[&str]) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= EXCERPT_CHARS {
+    excerpt_with(text, &Needles::new(needles), &mut 0)
+}
+
+/// [`excerpt`] with the needles compiled once. Every step is a single pass over `text` (or its
+/// lower-cased copy); `work` is increased by the bytes each pass visits, so a test can show
+/// that the cost grows with the text, not with the text times the needles.
+fn excerpt_with(text: &str, needles: &Needles, work: &mut usize) -> String {
+    *work += text.len();
+    let total = text.chars().count();
+    if total <= EXCERPT_CHARS {
         return text.to_owned();
     }
-    let lower: Vec<char> = chars.iter().map(|c| c.to_lowercase().next().unwrap_or(*c)).collect();
-    let first_hit = needles
-        .iter()
-        .filter(|n| !n.is_empty())
-        .filter_map(|n| {
-            let n: Vec<char> = n.chars().collect();
-            lower.windows(n.len()).position(|w| w == n.as_slice())
+    // Lower-cased char by char (the first char of each lower case), so char positions in the
+    // copy are char positions in the text.
+    let first_hit = if text.is_ascii() {
+        *work += text.len();
+        let lower = text.to_ascii_lowercase();
+        *work += text.len();
+        needles.first(lower.as_bytes())
+    } else {
+        let lower: String = text.chars().map(|c| c.to_lowercase().next().unwrap_or(c)).collect();
+        *work += text.len() + lower.len();
+        needles.first(lower.as_bytes()).map(|at| {
+            *work += at;
+            lower[..at].chars().count()
         })
-        .min();
+    };
     let start = match first_hit {
-        Some(pos) => pos.saturating_sub(EXCERPT_CHARS / 3).min(chars.len() - EXCERPT_CHARS),
+        Some(pos) => pos.saturating_sub(EXCERPT_CHARS / 3).min(total - EXCERPT_CHARS),
         None => 0,
     };
-    let end = (start + EXCERPT_CHARS).min(chars.len());
-    let mut out = String::new();
+    let end = (start + EXCERPT_CHARS).min(total);
+    let byte_at = |char_index: usize| text.char_indices().nth(char_index).map_or(text.len(), |(b, _)| b);
+    let (from, to) = (byte_at(start), byte_at(end));
+    *work += from + to;
+    let mut out = String::with_capacity(to - from + 6);
     if start > 0 {
         out.push('…');
     }
-    out.extend(&chars[start..end]);
-    if end < chars.len() {
+    out.push_str(&text[from..to]);
+    if end < total {
         out.push('…');
     }
     out
@@ -389,6 +435,85 @@ mod tests {
         assert_eq!(parse_type("project").unwrap(), "Project");
         assert_eq!(parse_type("Publication").unwrap(), "Publication");
         assert!(parse_type("talk").is_err());
+    }
+
+    /// The excerpt as it was computed before it became one pass: per needle, a scan of every
+    /// window of the lower-cased chars. Kept as the reference the fast one must equal.
+    fn reference_excerpt(text: &str, needles: &[&str]) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        if chars.len() <= EXCERPT_CHARS {
+            return text.to_owned();
+        }
+        let lower: Vec<char> = chars.iter().map(|c| c.to_lowercase().next().unwrap_or(*c)).collect();
+        let first_hit = needles
+            .iter()
+            .filter(|n| !n.is_empty())
+            .filter_map(|n| {
+                let n: Vec<char> = n.chars().collect();
+                lower.windows(n.len()).position(|w| w == n.as_slice())
+            })
+            .min();
+        let start = match first_hit {
+            Some(pos) => pos.saturating_sub(EXCERPT_CHARS / 3).min(chars.len() - EXCERPT_CHARS),
+            None => 0,
+        };
+        let end = (start + EXCERPT_CHARS).min(chars.len());
+        let mut out = String::new();
+        if start > 0 {
+            out.push('…');
+        }
+        out.extend(&chars[start..end]);
+        if end < chars.len() {
+            out.push('…');
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        // The one-pass excerpt equals the per-needle reference, on ASCII and on text whose
+        // lower case changes length (İ, ẞ, Σ) or is several chars.
+        #[test]
+        fn one_pass_excerpts_equal_the_reference(
+            text in "([a-zA-Z .\\-]|İ|ẞ|Σ|é|🦀|ǅ){0,900}",
+            needles in proptest::collection::vec("([a-z.\\-]|i̇|ß|σ|é|🦀|ǆ){0,4}", 0..6),
+        ) {
+            let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(excerpt(&text, &needles), reference_excerpt(&text, &needles));
+        }
+    }
+
+    #[test]
+    fn excerpts_equal_the_reference_on_long_records() {
+        let text =
+            format!("{} Rust and Bazel {} ÉTÉ {}", "lorem ipsum ".repeat(300), "x".repeat(500), "y ".repeat(400));
+        for needles in [&["bazel"][..], &["rust", "bazel"], &["été"], &["zzz", "y y"], &[], &["x"]] {
+            assert_eq!(excerpt(&text, needles), reference_excerpt(&text, needles), "{needles:?}");
+        }
+    }
+
+    // Regression: a 64-term query over 20 records of ~4 MB took 28-30 s, because each term
+    // scanned every window of each record. The work must grow with the text, not with the text
+    // times the terms: measured in bytes visited, not in time.
+    #[test]
+    fn excerpt_work_is_linear_in_the_text_and_independent_of_the_terms() {
+        let terms: Vec<String> = (0..MAX_QUERY_TERMS).map(|i| format!("absent{i}")).collect();
+        let many: Vec<&str> = terms.iter().map(String::as_str).collect();
+        let work = |len: usize, needles: &[&str]| {
+            let text = format!("{}needle", "ab ".repeat(len / 3));
+            let mut work = 0;
+            let mut all: Vec<&str> = needles.to_vec();
+            all.push("needle");
+            let e = excerpt_with(&text, &Needles::new(&all), &mut work);
+            assert!(e.contains("needle"));
+            (work, text.len())
+        };
+        let (one, len) = work(300_000, &[]);
+        let (sixty_four, _) = work(300_000, &many);
+        assert_eq!(sixty_four, one, "64 terms cost what one costs");
+        assert!(one <= 6 * len, "{one} bytes visited for a text of {len}");
+        let (four_times, len4) = work(1_200_000, &many);
+        assert!(four_times <= 6 * len4, "{four_times} bytes visited for a text of {len4}");
     }
 
     #[test]
