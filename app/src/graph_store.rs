@@ -172,7 +172,11 @@ impl GraphStore {
 
     pub fn searcher(&self, fs: &dyn FileSystem) -> Result<Arc<Searcher>, Unavailable> {
         self.load(fs, &self.search, ".generated/search-index.json", |bytes| {
-            Ok(Searcher::new(serde_json::from_slice(&bytes)?))
+            // Streamed into the searcher one document at a time (no full document list).
+            let mut de = serde_json::Deserializer::from_slice(&bytes);
+            let searcher = domain::graph::search::deserialize(&mut de)?;
+            de.end()?;
+            Ok(searcher)
         })
     }
 
@@ -259,6 +263,45 @@ mod tests {
         fn remove_file(&self, path: &Path) -> Result<(), FsError> {
             self.inner.remove_file(path)
         }
+    }
+
+    // The search index is streamed into the searcher document by document; it must answer
+    // exactly as one built from the whole parsed file (files from 2.x list ids out of order).
+    #[test]
+    fn a_streamed_search_index_answers_like_a_parsed_one() {
+        use domain::graph::index::{Document, SearchIndex, Tag, term_counts};
+        use domain::graph::search::Query;
+        let doc = |id: &str, title: &str, text: &str| Document {
+            id: id.into(),
+            kind: "Project".into(),
+            title: title.into(),
+            path: format!("projects/{id}.md"),
+            text: text.into(),
+            tags: vec![Tag::Str("rust".into()), Tag::Bool(true)],
+            terms: term_counts(&format!("{title} rust {text}")),
+        };
+        let index = SearchIndex {
+            version: "2.0.0".into(),
+            algorithm: "lexical-term-frequency".into(),
+            documents: vec![
+                doc("project:zeta", "Build-cache warden", "Audits remote build caches. node.js and Rust."),
+                doc("project:alpha", "Pipeline lens", "Profiles CI logs; mentions cache once."),
+                doc("project:mid", "Rust rust rust", &"long text about latency ".repeat(40)),
+            ],
+        };
+        let fs = CountingFs::default();
+        let root = Path::new("/g");
+        fs.create_dir_all(&root.join(".generated")).unwrap();
+        fs.write_atomic(&root.join(".generated/search-index.json"), &serde_json::to_vec(&index).unwrap()).unwrap();
+        let store = GraphStore::new(Some(root.to_path_buf()));
+        let streamed = store.searcher(&fs).expect("loads");
+        let parsed = Searcher::new(index);
+        for text in [Some("rust"), Some("cache"), Some("latency warden"), Some("zeta"), Some("true"), None] {
+            let q = Query { text, ..Default::default() };
+            assert_eq!(streamed.search(&q), parsed.search(&q), "{text:?}");
+        }
+        fs.write_atomic(&root.join(".generated/search-index.json"), br#"{"version":"2","documents":[]}"#).unwrap();
+        assert!(store.searcher(&fs).is_err(), "a file without `algorithm` is refused as before");
     }
 
     // Regression: an invalid graph.json of gigabytes was read and hashed again on every request.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use super::index::{SearchIndex, Tag, tokens};
+use super::index::{Document, SearchIndex, Tag, tokens};
 use super::validate::RECORD_TYPES;
 
 const K1: f64 = 1.2;
@@ -109,68 +109,148 @@ fn expand_all(terms: Vec<String>) -> Vec<String> {
     out
 }
 
-impl Searcher {
-    pub fn new(index: SearchIndex) -> Self {
-        let mut documents = index.documents;
-        documents.sort_by(|a, b| a.id.cmp(&b.id));
-        // First pass: per-document term counts (compound terms expanded) and lengths.
-        let mut per_doc: Vec<(Vec<(String, u32)>, f64)> = Vec::with_capacity(documents.len());
-        for d in &documents {
-            let mut counts: HashMap<&str, u32> = HashMap::new();
-            let mut len = 0.0;
-            for (term, count) in d.terms.iter() {
-                len += f64::from(count);
-                for t in expand(term) {
-                    *counts.entry(t).or_insert(0) += count;
-                }
-            }
-            per_doc.push((counts.into_iter().map(|(t, c)| (t.to_owned(), c)).collect(), len));
+/// One document's weight inputs for one term, until every document is in and the average
+/// length is known.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    term: u32,
+    tf: u32,
+    in_title: bool,
+    in_tag: bool,
+}
+
+/// Builds a [`Searcher`] one document at a time. Each document's term map is folded into
+/// interned term ids as it arrives and then dropped, so loading an index never holds every
+/// document's term strings at once (with serde, see [`deserialize`]).
+#[derive(Debug, Default)]
+pub struct SearcherBuilder {
+    docs: Vec<Doc>,
+    lens: Vec<f64>,
+    vocab: HashMap<Box<str>, u32>,
+    /// Every document's entries, one after the other; `bounds[i]..bounds[i + 1]` are doc i's.
+    entries: Vec<Entry>,
+    bounds: Vec<usize>,
+}
+
+impl SearcherBuilder {
+    pub fn add(&mut self, d: Document) {
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
         }
-        let n = documents.len() as f64;
-        let avg_len = if per_doc.is_empty() { 1.0 } else { (per_doc.iter().map(|p| p.1).sum::<f64>() / n).max(1.0) };
-        let mut postings: HashMap<String, Posting> = HashMap::new();
-        let mut docs = Vec::with_capacity(documents.len());
-        let mut haystack = Vec::new();
-        let mut starts = Vec::with_capacity(documents.len());
-        for (i, (d, (counts, len))) in documents.into_iter().zip(per_doc).enumerate() {
-            let title_terms = expand_all(tokens(&d.title));
-            let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
-            let tag_terms = expand_all(tokens(&tag_lower.join(" ")));
-            for (term, tf) in counts {
-                let tf = f64::from(tf);
+        let mut counts: HashMap<&str, u32> = HashMap::new();
+        let mut len = 0.0;
+        for (term, count) in d.terms.iter() {
+            len += f64::from(count);
+            for t in expand(term) {
+                *counts.entry(t).or_insert(0) += count;
+            }
+        }
+        let title_terms = expand_all(tokens(&d.title));
+        let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
+        let tag_terms = expand_all(tokens(&tag_lower.join(" ")));
+        let has = |terms: &[String], t: &str| terms.binary_search_by(|x| x.as_str().cmp(t)).is_ok();
+        for (t, tf) in counts {
+            let next = self.vocab.len() as u32;
+            let term = *self.vocab.entry(t.into()).or_insert(next);
+            self.entries.push(Entry { term, tf, in_title: has(&title_terms, t), in_tag: has(&tag_terms, t) });
+        }
+        self.bounds.push(self.entries.len());
+        self.lens.push(len);
+        let Document { id, kind, title, path, text, tags, terms: _ } = d;
+        self.docs.push(Doc { id, kind, title, path, text, tags, tag_lower });
+    }
+
+    pub fn finish(self) -> Searcher {
+        let SearcherBuilder { docs, lens, vocab, entries, bounds } = self;
+        // Documents in id order (stable, as a sort of the whole list was).
+        let mut order: Vec<usize> = (0..docs.len()).collect();
+        order.sort_by(|&a, &b| docs[a].id.cmp(&docs[b].id));
+        let n = docs.len() as f64;
+        let avg_len = if docs.is_empty() { 1.0 } else { (order.iter().map(|&i| lens[i]).sum::<f64>() / n).max(1.0) };
+        // Exact capacities: postings are most of a loaded index.
+        let mut df = vec![0u32; vocab.len()];
+        for e in &entries {
+            df[e.term as usize] += 1;
+        }
+        let mut lists: Vec<Vec<(u32, f32)>> = df.iter().map(|&k| Vec::with_capacity(k as usize)).collect();
+        for (i, &old) in order.iter().enumerate() {
+            let len = lens[old];
+            for e in &entries[bounds[old]..bounds[old + 1]] {
+                let tf = f64::from(e.tf);
                 let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
-                if title_terms.binary_search(&term).is_ok() {
+                if e.in_title {
                     w += TITLE_BOOST;
                 }
-                if tag_terms.binary_search(&term).is_ok() {
+                if e.in_tag {
                     w += TAG_BOOST;
                 }
-                postings
-                    .entry(term)
-                    .or_insert_with(|| Posting { idf: 0.0, entries: Vec::new() })
-                    .entries
-                    .push((i as u32, w as f32));
+                lists[e.term as usize].push((i as u32, w as f32));
             }
+        }
+        drop(entries);
+        let mut postings: HashMap<String, Posting> = HashMap::with_capacity(vocab.len());
+        for (term, id) in vocab {
+            let entries = std::mem::take(&mut lists[id as usize]);
+            let df = entries.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            postings.insert(term.into_string(), Posting { idf, entries });
+        }
+        let mut slots: Vec<Option<Doc>> = docs.into_iter().map(Some).collect();
+        let docs: Vec<Doc> = order.iter().map(|&i| slots[i].take().expect("each document once")).collect();
+        let mut haystack = Vec::new();
+        let mut starts = Vec::with_capacity(docs.len());
+        for d in &docs {
             starts.push(haystack.len() as u32);
             haystack.extend(d.id.to_lowercase().bytes());
             haystack.push(0);
             haystack.extend(d.path.to_lowercase().bytes());
             haystack.push(0);
-            docs.push(Doc {
-                id: d.id,
-                kind: d.kind,
-                title: d.title,
-                path: d.path,
-                text: d.text,
-                tags: d.tags,
-                tag_lower,
-            });
         }
-        for p in postings.values_mut() {
-            let df = p.entries.len() as f64;
-            p.idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        }
+        haystack.shrink_to_fit();
         Searcher { docs, postings, haystack, starts }
+    }
+}
+
+/// Reads a search index file (the shape of [`SearchIndex`]) straight into a [`Searcher`], one
+/// document at a time.
+pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Searcher, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[allow(dead_code, reason = "required by the format, not used by search")]
+        version: String,
+        #[allow(dead_code, reason = "required by the format, not used by search")]
+        algorithm: String,
+        #[serde(deserialize_with = "documents")]
+        documents: SearcherBuilder,
+    }
+    fn documents<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SearcherBuilder, D::Error> {
+        struct Docs;
+        impl<'de> serde::de::Visitor<'de> for Docs {
+            type Value = SearcherBuilder;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of documents")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SearcherBuilder, A::Error> {
+                let mut b = SearcherBuilder::default();
+                while let Some(doc) = seq.next_element::<Document>()? {
+                    b.add(doc);
+                }
+                Ok(b)
+            }
+        }
+        d.deserialize_seq(Docs)
+    }
+    let file: File = serde::Deserialize::deserialize(d)?;
+    Ok(file.documents.finish())
+}
+
+impl Searcher {
+    pub fn new(index: SearchIndex) -> Self {
+        let mut b = SearcherBuilder::default();
+        for d in index.documents {
+            b.add(d);
+        }
+        b.finish()
     }
 
     pub fn len(&self) -> usize {
@@ -340,7 +420,7 @@ fn excerpt_with(text: &str, needles: &Needles, work: &mut usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::index::{Document, term_counts};
+    use crate::graph::index::term_counts;
 
     fn doc(id: &str, title: &str, tags: &[&str], text: &str) -> Document {
         let tags: Vec<Tag> = tags.iter().map(|t| Tag::Str((*t).into())).collect();
