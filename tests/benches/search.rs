@@ -15,6 +15,7 @@
 #[allow(dead_code, reason = "only the graph generator is used here")]
 #[path = "graph.rs"]
 mod graph;
+#[allow(clippy::duplicate_mod, reason = "graph.rs includes the same helpers for itself")]
 #[path = "support.rs"]
 mod support;
 

@@ -47,6 +47,7 @@ pub fn time<T>(n: usize, warmup: usize, mut f: impl FnMut() -> T) -> Stats {
 }
 
 /// A field of `/proc/<pid>/status` in KiB (Linux; 0 when unreadable).
+#[allow(dead_code, reason = "only the search bench reads memory")]
 pub fn status_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
@@ -93,6 +94,7 @@ impl McpChild {
     }
 
     /// The child's process id (for `/proc/<pid>/status`).
+    #[allow(dead_code, reason = "only the search bench reads memory")]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
