@@ -1,5 +1,6 @@
 //! One integration test binary: the built `vitaecontext` driven from outside, plus the adapters.
 
+mod backpressure;
 mod career_cli;
 mod career_mcp;
 mod cli;
