@@ -3,3 +3,4 @@
 
 pub mod career;
 pub mod graph;
+pub mod skills;
