@@ -174,6 +174,24 @@ pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Op
     }
 }
 
+/// A problem in a skill file or a skills config: the file, the line, a label under the span.
+pub fn skill_finding(path: &str, text: &str, p: &domain::skills::Problem, code: &str, help: &'static str) -> Finding {
+    let location = match p.line() {
+        Some(line) => format!("{path}:{line}"),
+        None => path.to_owned(),
+    };
+    Finding {
+        code: format!("vitaecontext::skills::{code}"),
+        message: format!("{location}: {}", p.message),
+        help,
+        severity: miette::Severity::Error,
+        at: p.span.map(|s| {
+            let end = if s.end > s.start { s.end } else { s.start };
+            (NamedSource::new(path, text.to_owned()), SourceSpan::from(s.start..end), p.label.clone())
+        }),
+    }
+}
+
 /// Renders any miette diagnostics, in order.
 pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };

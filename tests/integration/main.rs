@@ -11,5 +11,6 @@ mod graph_mcp;
 mod lifecycle;
 mod prompts_wiki;
 mod protocol_errors;
+mod skills_cli;
 mod transport;
 mod util;

@@ -2,6 +2,7 @@
 
 pub mod context;
 pub mod graph;
+pub mod skills;
 
 use std::process::ExitCode;
 
