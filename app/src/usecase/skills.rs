@@ -507,4 +507,5 @@ pub fn tool_result(outcome: &ToolOutcome) -> Value {
 }
 
 #[cfg(test)]
+#[path = "skills/tests.rs"]
 mod tests;
