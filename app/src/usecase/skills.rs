@@ -98,12 +98,15 @@ enum Child {
 struct DirState {
     stamp: u128,
     children: Vec<Child>,
+    /// The check that last saw it (mark and sweep, without allocating per check).
+    seen: u64,
 }
 
 #[derive(Debug)]
 struct FileState {
     stamp: u128,
     parsed: Result<Arc<Skill>, Skipped>,
+    seen: u64,
 }
 
 /// What the walk keeps between checks.
@@ -111,6 +114,8 @@ struct FileState {
 struct Cache {
     dirs: HashMap<PathBuf, DirState>,
     files: HashMap<PathBuf, FileState>,
+    /// Bumped by every check.
+    generation: u64,
 }
 
 /// The first problem of a file, as one skip.
@@ -125,10 +130,12 @@ fn is_hidden(name: &str) -> bool {
 impl Cache {
     /// Lists a folder again only when its stamp says it changed. Returns whether it did.
     fn list(&mut self, fs: &dyn FileSystem, dir: &Path, stamp: u128) -> bool {
-        if let Some(d) = self.dirs.get(dir)
+        let generation = self.generation;
+        if let Some(d) = self.dirs.get_mut(dir)
             && d.stamp == stamp
             && stamp != 0
         {
+            d.seen = generation;
             return false;
         }
         let mut children = Vec::new();
@@ -166,7 +173,7 @@ impl Cache {
             }
         }
         let changed = self.dirs.get(dir).is_none_or(|d| d.children != children);
-        self.dirs.insert(dir.to_path_buf(), DirState { stamp, children });
+        self.dirs.insert(dir.to_path_buf(), DirState { stamp, children, seen: generation });
         changed
     }
 
@@ -174,10 +181,12 @@ impl Cache {
     fn file(&mut self, fs: &dyn FileSystem, path: &Path, format: SkillFormat) -> bool {
         let meta = fs.metadata(path);
         let stamp = meta.as_ref().map_or(0, |m| m.stamp);
-        if let Some(f) = self.files.get(path)
+        let generation = self.generation;
+        if let Some(f) = self.files.get_mut(path)
             && f.stamp == stamp
             && meta.is_ok()
         {
+            f.seen = generation;
             return false;
         }
         let parsed = match read_text(fs, path, MAX_SKILL_BYTES) {
@@ -189,89 +198,97 @@ impl Cache {
             Err(e) => Err(Skipped { file: path.display().to_string(), line: None, reason: e.detail }),
             Ok(text) => parse_skill(format, &text).map(Arc::new).map_err(|p| skipped(path, &p[0])),
         };
-        self.files.insert(path.to_path_buf(), FileState { stamp, parsed });
+        self.files.insert(path.to_path_buf(), FileState { stamp, parsed, seen: generation });
         true
     }
 
-    /// Walks one folder in path order, noting what it saw; returns whether anything changed.
-    fn walk(
-        &mut self,
-        fs: &dyn FileSystem,
-        dir: &Path,
-        stamp: u128,
-        seen: &mut (HashSet<PathBuf>, HashSet<PathBuf>),
-        out: &mut Vec<PathBuf>,
-    ) -> bool {
+    /// Checks one folder and everything below it; returns whether anything changed.
+    fn walk(&mut self, fs: &dyn FileSystem, dir: &Path, stamp: u128) -> bool {
         let mut changed = self.list(fs, dir, stamp);
-        seen.0.insert(dir.to_path_buf());
-        let children = self.dirs.get(dir).map(|d| d.children.clone()).unwrap_or_default();
-        for child in children {
+        // Taken out and put back, so that a check does not copy the listing.
+        let children = self.dirs.get_mut(dir).map(|d| std::mem::take(&mut d.children)).unwrap_or_default();
+        for child in &children {
             match child {
-                Child::Dir(sub) => {
-                    let Ok(m) = fs.metadata(&sub) else {
-                        changed = true;
-                        continue;
-                    };
-                    if m.kind == FileKind::Dir {
-                        changed |= self.walk(fs, &sub, m.stamp, seen, out);
+                Child::Dir(sub) => match fs.metadata(sub) {
+                    Ok(m) if m.kind == FileKind::Dir => changed |= self.walk(fs, sub, m.stamp),
+                    _ => changed = true,
+                },
+                Child::File(path, format) => changed |= self.file(fs, path, *format),
+            }
+        }
+        if let Some(d) = self.dirs.get_mut(dir) {
+            d.children = children;
+        }
+        changed
+    }
+
+    /// Checks every layer: stats everything known, lists changed folders, parses changed files,
+    /// forgets what is gone. Returns whether anything changed.
+    fn check(&mut self, fs: &dyn FileSystem, layers: &[Layer]) -> bool {
+        self.generation += 1;
+        let mut changed = false;
+        for layer in layers {
+            if let Ok(m) = fs.metadata(&layer.root)
+                && m.kind == FileKind::Dir
+            {
+                changed |= self.walk(fs, &layer.root, m.stamp);
+            }
+        }
+        let before = (self.dirs.len(), self.files.len());
+        let generation = self.generation;
+        self.dirs.retain(|_, d| d.seen == generation);
+        self.files.retain(|_, f| f.seen == generation);
+        changed || before != (self.dirs.len(), self.files.len())
+    }
+
+    /// The files below `dir` in path order, from the listings (no IO).
+    fn files_below(&self, dir: &Path, out: &mut Vec<PathBuf>) {
+        for child in self.dirs.get(dir).map(|d| d.children.as_slice()).unwrap_or_default() {
+            match child {
+                Child::Dir(sub) => self.files_below(sub, out),
+                Child::File(path, _) => out.push(path.clone()),
+            }
+        }
+    }
+
+    /// The set the cache describes (no IO).
+    fn assemble(&self, layers: &[Layer]) -> SkillSet {
+        let mut candidates = Vec::new();
+        let mut skips = Vec::new();
+        for (i, layer) in layers.iter().enumerate() {
+            if !self.dirs.contains_key(&layer.root) {
+                skips.push(Skipped {
+                    file: layer.root.display().to_string(),
+                    line: None,
+                    reason: format!("the folder of layer {:?} does not exist or is not a folder", layer.name),
+                });
+                continue;
+            }
+            let mut files = Vec::new();
+            self.files_below(&layer.root, &mut files);
+            for f in files {
+                match self.files.get(&f).map(|s| &s.parsed) {
+                    Some(Ok(skill)) => {
+                        candidates.push(Candidate { layer: i, file: f.display().to_string(), skill: Arc::clone(skill) })
                     }
-                }
-                Child::File(path, format) => {
-                    changed |= self.file(fs, &path, format);
-                    seen.1.insert(path.clone());
-                    out.push(path);
+                    Some(Err(s)) => skips.push(s.clone()),
+                    None => {}
                 }
             }
         }
-        changed
+        let infos = layers
+            .iter()
+            .map(|l| LayerInfo { name: l.name.clone(), priority: l.priority, root: l.root.display().to_string() })
+            .collect();
+        SkillSet::build(infos, candidates, skips)
     }
 }
 
 /// Loads every layer once: what the CLI commands use.
 pub fn load(fs: &dyn FileSystem, layers: &[Layer]) -> SkillSet {
     let mut cache = Cache::default();
-    build(fs, layers, &mut cache).0
-}
-
-/// Walks the layers through the cache and builds the set. Returns whether anything changed
-/// since the cache was last used.
-fn build(fs: &dyn FileSystem, layers: &[Layer], cache: &mut Cache) -> (SkillSet, bool) {
-    let mut changed = false;
-    let mut seen = (HashSet::new(), HashSet::new());
-    let mut candidates = Vec::new();
-    let mut skips = Vec::new();
-    for (i, layer) in layers.iter().enumerate() {
-        match fs.metadata(&layer.root) {
-            Ok(m) if m.kind == FileKind::Dir => {
-                let mut files = Vec::new();
-                changed |= cache.walk(fs, &layer.root, m.stamp, &mut seen, &mut files);
-                for f in files {
-                    match &cache.files[&f].parsed {
-                        Ok(skill) => candidates.push(Candidate {
-                            layer: i,
-                            file: f.display().to_string(),
-                            skill: Arc::clone(skill),
-                        }),
-                        Err(s) => skips.push(s.clone()),
-                    }
-                }
-            }
-            _ => skips.push(Skipped {
-                file: layer.root.display().to_string(),
-                line: None,
-                reason: format!("the folder of layer {:?} does not exist or is not a folder", layer.name),
-            }),
-        }
-    }
-    let before = (cache.dirs.len(), cache.files.len());
-    cache.dirs.retain(|p, _| seen.0.contains(p));
-    cache.files.retain(|p, _| seen.1.contains(p));
-    changed |= before != (cache.dirs.len(), cache.files.len());
-    let infos = layers
-        .iter()
-        .map(|l| LayerInfo { name: l.name.clone(), priority: l.priority, root: l.root.display().to_string() })
-        .collect();
-    (SkillSet::build(infos, candidates, skips), changed)
+    cache.check(fs, layers);
+    cache.assemble(layers)
 }
 
 /// Every line a person should hear about a set: skipped files, conflicts, refused ids.
@@ -369,8 +386,9 @@ impl Skills {
                 changed = true;
             }
         }
-        let (set, walked_changed) = build(fs, &st.layers, &mut st.cache);
+        let walked_changed = st.cache.check(fs, &st.layers);
         if changed || walked_changed {
+            let set = st.cache.assemble(&st.layers);
             let mut lines = warnings(&set);
             lines.extend(config_warning);
             for line in &lines {
