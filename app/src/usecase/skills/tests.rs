@@ -322,3 +322,92 @@ fn get_prompt_checks_its_own_arguments() {
     assert!(call(json!({"name": "commit-conventions"})).is_error(), "a tool skill is not a prompt");
     assert!(call(json!({"name": "debugging-expert", "arguments": {"x": "y"}})).text().starts_with("You are"));
 }
+
+/// One change to a layer tree.
+#[derive(Debug, Clone)]
+enum Op {
+    Write { layer: usize, dir: usize, file: usize, id: usize, body: usize },
+    Broken { layer: usize, dir: usize, file: usize },
+    Remove { layer: usize, dir: usize, file: usize },
+}
+
+fn op_strategy() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        4 => (0..2usize, 0..3usize, 0..3usize, 0..4usize, 0..3usize)
+            .prop_map(|(layer, dir, file, id, body)| Op::Write { layer, dir, file, id, body }),
+        1 => (0..2usize, 0..3usize, 0..3usize).prop_map(|(layer, dir, file)| Op::Broken { layer, dir, file }),
+        2 => (0..2usize, 0..3usize, 0..3usize).prop_map(|(layer, dir, file)| Op::Remove { layer, dir, file }),
+    ]
+}
+
+/// What a set serves and reports, for comparing two sets.
+fn view(set: &SkillSet) -> (Vec<(String, String, Option<String>)>, Vec<String>) {
+    (
+        set.entries().iter().map(|e| (e.skill.id.clone(), e.origin.file.clone(), e.skill.prompt.clone())).collect(),
+        warnings(set),
+    )
+}
+
+/// Applies `ops` one by one; after each, the incrementally refreshed set must equal a cold load.
+fn incremental_equals_cold(fs: Arc<dyn FileSystem>, root: &Path, ops: &[Op]) -> Result<(), String> {
+    let layer_dir = |l: usize| root.join(format!("layer{l}"));
+    let path = |l: usize, d: usize, f: usize| {
+        let dir = if d == 0 { layer_dir(l) } else { layer_dir(l).join(format!("d{d}")) };
+        dir.join(format!("f{f}.yaml"))
+    };
+    for l in 0..2 {
+        fs.create_dir_all(&layer_dir(l)).map_err(|e| e.to_string())?;
+    }
+    let sources = SkillSources {
+        config: None,
+        config_named: false,
+        dirs: (0..2).map(|l| (format!("layer{l}"), layer_dir(l), l as i64 * 10)).collect(),
+    };
+    let layers = resolve_layers(&*fs, &sources).map_err(|e| e.to_string())?;
+    let skills = Skills::with_interval(fs.clone(), Arc::new(FakeClock::default()), sources, Duration::ZERO);
+    for op in ops {
+        match *op {
+            Op::Write { layer, dir, file, id, body } => {
+                let p = path(layer, dir, file);
+                fs.create_dir_all(p.parent().unwrap()).map_err(|e| e.to_string())?;
+                fs.write_atomic(&p, skill_yaml(&format!("id{id}"), &format!("b{body}")).as_bytes())
+                    .map_err(|e| e.to_string())?;
+            }
+            Op::Broken { layer, dir, file } => {
+                let p = path(layer, dir, file);
+                fs.create_dir_all(p.parent().unwrap()).map_err(|e| e.to_string())?;
+                fs.write_atomic(&p, b"id: [\n").map_err(|e| e.to_string())?;
+            }
+            Op::Remove { layer, dir, file } => {
+                let _ = fs.remove_file(&path(layer, dir, file));
+            }
+        }
+        let cold = load(&*fs, &layers);
+        let warm = skills.snapshot();
+        if view(&warm) != view(&cold) {
+            return Err(format!("after {op:?}: {:?} != {:?}", view(&warm), view(&cold)));
+        }
+    }
+    Ok(())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    #[test]
+    fn a_refreshed_set_equals_a_cold_load_in_memory(ops in proptest::collection::vec(op_strategy(), 1..25)) {
+        let fs: Arc<dyn FileSystem> = Arc::new(MemoryFs::new());
+        incremental_equals_cold(fs, Path::new("/s"), &ops).map_err(proptest::test_runner::TestCaseError::fail)?;
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(8))]
+    #[test]
+    fn a_refreshed_set_equals_a_cold_load_on_disk(ops in proptest::collection::vec(op_strategy(), 1..25)) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let fs: Arc<dyn FileSystem> = Arc::new(fs_std::StdFs::new());
+        incremental_equals_cold(fs, &root, &ops).map_err(proptest::test_runner::TestCaseError::fail)?;
+    }
+}
