@@ -341,8 +341,11 @@ fn op_strategy() -> impl proptest::strategy::Strategy<Value = Op> {
     ]
 }
 
+/// What a set serves (id, file, prompt) and what it reports.
+type View = (Vec<(String, String, Option<String>)>, Vec<String>);
+
 /// What a set serves and reports, for comparing two sets.
-fn view(set: &SkillSet) -> (Vec<(String, String, Option<String>)>, Vec<String>) {
+fn view(set: &SkillSet) -> View {
     (
         set.entries().iter().map(|e| (e.skill.id.clone(), e.origin.file.clone(), e.skill.prompt.clone())).collect(),
         warnings(set),
