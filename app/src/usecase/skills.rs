@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use domain::career::Surface;
 use domain::skills::{
-    COMPOSE, Candidate, GET_PROMPT, LayerInfo, LayerSpec, Problem, Skill, SkillFormat, SkillSet, Skipped, ToolOutcome,
-    Value as SkillValue, parse_config, parse_skill,
+    COMPOSE, Candidate, GET_PROMPT, LayerInfo, LayerSpec, Problem, Skill, SkillError, SkillFormat, SkillSet, Skipped,
+    ToolOutcome, Value as SkillValue, parse_config, parse_skill,
 };
 use ports::Clock;
 use ports::fs::{FileKind, FileSystem, FsErrorKind};
@@ -513,6 +513,38 @@ pub fn call_get_prompt(
         }
     };
     set.call_get_prompt(&name, &prompt_args, packet)
+}
+
+/// `prompts/get` on a prompt skill or `skills:compose`: the whole result
+/// (`{description, messages: [{role: user, content: {type: text, text}}]}`), or the error to
+/// answer with -32602. The MCP layer asks its built-in prompts first.
+pub fn prompts_get(
+    set: &SkillSet,
+    name: &str,
+    args: Option<&Map<String, Value>>,
+    packet: &dyn Fn(Surface) -> String,
+) -> Result<Value, SkillError> {
+    let message = |description: String, text: String| json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]});
+    if name == COMPOSE {
+        let tags =
+            args.and_then(|a| a.get(domain::skills::set::COMPOSE_ARGUMENT)).and_then(Value::as_str).unwrap_or("");
+        let c = set.compose(tags, packet)?;
+        return Ok(message(c.description, c.text));
+    }
+    let text = set.render_prompt(name, &args_from_json(args), packet)?;
+    let description = set.get(name).map(domain::skills::Entry::description).unwrap_or_default();
+    Ok(message(description, text))
+}
+
+/// `tools/call` on a tool skill: the whole result (`isError` for argument problems), or the
+/// error to answer with -32602. The MCP layer asks its built-in tools first.
+pub fn tools_call(
+    set: &SkillSet,
+    name: &str,
+    args: Option<&Map<String, Value>>,
+    packet: &dyn Fn(Surface) -> String,
+) -> Result<Value, SkillError> {
+    set.call_tool(name, &args_from_json(args), packet).map(|o| tool_result(&o))
 }
 
 /// One tool-call outcome as an MCP `tools/call` result.

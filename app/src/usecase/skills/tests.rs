@@ -118,6 +118,41 @@ fn compose_matches_the_transcripts_with_id_headings() {
 }
 
 #[test]
+fn whole_results_match_the_transcripts() {
+    let set = fixture_set();
+    for name in ["04-", "05-", "06-", "07-"] {
+        let t = transcript(name);
+        let (id, args) = params(&t);
+        let mut ours = prompts_get(&set, id, args, &no_packet).unwrap();
+        let theirs = &t["response"]["result"];
+        if id == "skills:compose" {
+            let text = ours["messages"][0]["content"]["text"].as_str().unwrap().to_owned();
+            let mut fixed = text.clone();
+            for e in set.entries() {
+                fixed =
+                    fixed.replace(&format!("## {}\n", e.skill.id), &format!("## {}  ({})\n", e.skill.name, e.skill.id));
+            }
+            ours["messages"][0]["content"]["text"] = json!(fixed);
+        }
+        assert_eq!(&ours, theirs, "{name}");
+    }
+    for name in ["10-", "12-", "13-", "14-", "15-", "16-"] {
+        let t = transcript(name);
+        let (id, args) = params(&t);
+        assert_eq!(tools_call(&set, id, args, &no_packet).unwrap(), t["response"]["result"], "{name}");
+    }
+    for name in ["17-", "19-", "20-", "21-", "24-"] {
+        let t = transcript(name);
+        let (id, args) = params(&t);
+        assert_eq!(
+            prompts_get(&set, id, args, &no_packet).unwrap_err().message(),
+            t["response"]["error"]["message"],
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn errors_match_the_transcripts_where_the_issue_keeps_them() {
     let set = fixture_set();
     let t = transcript("17-");
