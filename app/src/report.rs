@@ -216,4 +216,15 @@ mod tests {
         let out = render(&findings("career-context.md", text, &v), 100, false);
         insta::assert_snapshot!(out);
     }
+
+    #[test]
+    fn skill_findings_render_with_a_label_under_the_value() {
+        let text = "# my skill\nid: cv-helper\ntype: widget\nprompt: |\n  Hi\n";
+        let problems = domain::skills::parse_skill(domain::skills::SkillFormat::Yaml, text).unwrap_err();
+        let findings: Vec<_> = problems
+            .iter()
+            .map(|p| skill_finding("skills/cv-helper.yaml", text, p, "invalid_skill", "Use prompt or tool."))
+            .collect();
+        insta::assert_snapshot!(render_all(&findings, 100, false));
+    }
 }
