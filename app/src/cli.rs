@@ -76,6 +76,9 @@ pub enum Command {
     /// clients found here and whether each has vitaecontext.
     #[command(after_long_help = domain::clients::locations_help())]
     Register(RegisterArgs),
+    /// List, check, create and remove skills: layered prompt and tool definitions.
+    #[command(long_about = SKILLS_LONG_ABOUT)]
+    Skills(SkillsArgs),
 }
 
 /// Record types by name, with the names listed in `--help` and in errors.
@@ -99,6 +102,179 @@ impl Command {
             _ => false,
         }
     }
+}
+
+const SKILLS_LONG_ABOUT: &str = "\
+List, check, create and remove skills: prompt and tool definitions that the MCP server offers \
+next to its own, in the skill-central model (its files and skill-central.yaml work unchanged).
+
+A skill is a file in a layer folder:
+  id: cv-bullet-rewriter          (required; kebab-case for `skills add`)
+  type: prompt                    (required: prompt | tool)
+  name, description, version      (optional)
+  tags: [cv, writing]             (a string or a list; `skills:compose` matches them)
+  arguments:                      (prompt arguments: name, description, required)
+    - {name: bullet, required: true}
+  prompt: |                       (the template; or prompt_zh, or both)
+    Rewrite {{bullet}} using only these facts:
+    {{career_context.cv}}
+  inputSchema: {...}              (tools: a JSON Schema object for the arguments)
+Files are .yaml, .yml or .json, or a folder with a SKILL.md (Agent Skills: YAML front matter, \
+the body is the prompt). Names starting with `.` or `_` are skipped (`_template.yaml`).
+
+{{name}} is filled from the arguments; {{career_context}} and {{career_context.SURFACE}} (cv, \
+github, linkedin, portfolio, x, general) with your own Career Context packets, so a skill is \
+grounded in your facts.
+
+Layers have a name and a priority; on the same id the higher priority wins. Two definitions at \
+the same top priority are a conflict: neither is served until you remove or rename one. Layers \
+come from a config file (`layers: [{name, path, priority}]`, paths relative to it): \
+--skills-config, else $VITAECONTEXT_SKILLS_CONFIG, else ~/.vitaecontext/skills.yaml when it \
+exists; and from --skills DIR[=PRIORITY] (priority 100 by default).
+
+Start with `vitaecontext skills init`, then `vitaecontext skills list`.
+Exit status: 0 done, 1 failed (an invalid file, a refused overwrite), 2 bad usage.";
+
+/// Where the skill layers are (shared by every `skills` command).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SkillsSourceArgs {
+    /// A skill layer folder, optionally with its priority (default 100): `--skills ~/team=50`.
+    /// Repeatable; `~` expands.
+    #[arg(long = "skills", value_name = "DIR[=PRIORITY]", value_parser = parse_skills_dir, global = true)]
+    pub dirs: Vec<SkillsDir>,
+    /// The layer config: `layers: [{name, path, priority}]`. Default: $VITAECONTEXT_SKILLS_CONFIG,
+    /// then ~/.vitaecontext/skills.yaml when it exists.
+    #[arg(long = "skills-config", value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+}
+
+/// One `--skills DIR[=PRIORITY]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillsDir {
+    pub dir: String,
+    pub priority: i64,
+}
+
+/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
+/// the folder (a folder name may contain `=`).
+pub fn parse_skills_dir(raw: &str) -> Result<SkillsDir, String> {
+    let (dir, priority) = match raw.rsplit_once('=') {
+        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
+        _ => (raw, crate::sources::DEFAULT_SKILLS_PRIORITY),
+    };
+    if dir.is_empty() {
+        return Err("expected a folder, e.g. --skills ~/team-skills=50".into());
+    }
+    Ok(SkillsDir { dir: dir.to_owned(), priority })
+}
+
+impl SkillsSourceArgs {
+    pub fn dirs(&self) -> Vec<(String, i64)> {
+        self.dirs.iter().map(|d| (d.dir.clone(), d.priority)).collect()
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SkillsArgs {
+    #[command(flatten)]
+    pub sources: SkillsSourceArgs,
+    #[command(subcommand)]
+    pub command: SkillsCommand,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SkillTypeArg {
+    Prompt,
+    Tool,
+}
+
+impl From<SkillTypeArg> for domain::skills::SkillType {
+    fn from(t: SkillTypeArg) -> Self {
+        match t {
+            SkillTypeArg::Prompt => domain::skills::SkillType::Prompt,
+            SkillTypeArg::Tool => domain::skills::SkillType::Tool,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// The skills the server would serve, in listing order (broadest layer first), with
+    /// skipped files, conflicts and refused ids as warnings on stderr.
+    List {
+        /// Only prompts or only tools.
+        #[arg(long = "type", value_enum, value_name = "TYPE")]
+        kind: Option<SkillTypeArg>,
+        /// Only skills with this tag (case does not matter).
+        #[arg(long, value_name = "TAG")]
+        tag: Option<String>,
+        /// Only skills served from this layer (by name).
+        #[arg(long, value_name = "LAYER")]
+        layer: Option<String>,
+        /// Print {skills, conflicts, skipped, refused} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One skill: the winning definition, its layer and file, and the definitions it shadows.
+    Show {
+        id: String,
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check skill files (or SKILL.md folders) without serving them: every problem with its
+    /// line, a label under it and how to fix it. Exit 1 when one is invalid.
+    Validate {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Write a starter layer set: a config (skills.yaml) and two layers with examples grounded
+    /// in your Career Context. Never overwrites: existing files are kept.
+    Init {
+        /// Where (default ~/.vitaecontext, where the server finds skills.yaml by itself).
+        dir: Option<PathBuf>,
+    },
+    /// Add a skill to a layer, from flags or from a file.
+    ///
+    /// From flags: `skills add --id cover-letter --prompt "Write ... {{career_context.cv}}" --tag cv`.
+    /// From a file: `skills add --from my-skill.yaml`. The id must be kebab-case. An existing
+    /// file is replaced only with --force, which keeps the old one as FILE.bak.
+    Add {
+        /// The skill id (kebab-case: lower-case words joined by `-`).
+        #[arg(long, value_name = "ID")]
+        id: Option<String>,
+        /// The kind of skill.
+        #[arg(long = "type", value_enum, value_name = "TYPE", default_value_t = SkillTypeArg::Prompt)]
+        kind: SkillTypeArg,
+        /// The display name (default: the id).
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        /// A tag; repeat for more.
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// The prompt template.
+        #[arg(long, value_name = "TEXT", conflicts_with = "from")]
+        prompt: Option<String>,
+        /// Copy this skill file (YAML, JSON or SKILL.md) instead of building one from flags.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["name", "description", "tags"])]
+        from: Option<PathBuf>,
+        /// The layer to write into (by name); required when there are several.
+        #[arg(long, value_name = "LAYER")]
+        layer: Option<String>,
+        /// Replace an existing file, keeping it as FILE.bak.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove a skill's file from its layer. Refuses when the id lives in several layers and
+    /// no --layer is given.
+    Remove {
+        id: String,
+        /// The layer to remove it from (by name).
+        #[arg(long, value_name = "LAYER")]
+        layer: Option<String>,
+    },
 }
 
 /// Where the VitaeGraph is: `--root`, else $VITAEGRAPH_ROOT, else ~/.vitaecontext/vitaegraph.
@@ -325,6 +501,17 @@ mod tests {
         let cli = Cli::try_parse_from(["vitaecontext", "context", "summary", "--for", "CV"]).unwrap();
         let Command::Context(ContextCommand::Summary { surface, .. }) = cli.command else { panic!("summary") };
         assert_eq!(surface, SurfaceArg::Cv);
+    }
+
+    #[test]
+    fn skills_dirs_take_an_optional_priority() {
+        assert_eq!(parse_skills_dir("a=5").unwrap(), SkillsDir { dir: "a".into(), priority: 5 });
+        assert_eq!(parse_skills_dir("a").unwrap(), SkillsDir { dir: "a".into(), priority: 100 });
+        assert_eq!(parse_skills_dir("x=y").unwrap(), SkillsDir { dir: "x=y".into(), priority: 100 });
+        assert_eq!(parse_skills_dir("a=-3").unwrap().priority, -3);
+        assert!(parse_skills_dir("=3").is_err());
+        let e = Cli::try_parse_from(["vitaecontext", "skills", "list", "--type", "widget"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]

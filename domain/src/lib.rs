@@ -7,5 +7,6 @@ pub mod career;
 pub mod clients;
 pub mod graph;
 pub mod prompts;
+pub mod skills;
 pub mod text;
 pub mod wiki;

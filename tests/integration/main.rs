@@ -17,5 +17,6 @@ mod prompts_wiki;
 mod protocol_errors;
 mod register_cli;
 mod setup_cli;
+mod skills_cli;
 mod transport;
 mod util;

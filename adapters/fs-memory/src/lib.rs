@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
 
@@ -63,6 +64,10 @@ struct State {
 #[derive(Debug)]
 pub struct MemoryFs {
     state: Mutex<State>,
+    /// Whole-file reads (`read`, `read_beneath`) and listings (`read_dir`) so far, so a test can
+    /// prove what a cache saves.
+    reads: AtomicUsize,
+    lists: AtomicUsize,
 }
 
 impl Default for MemoryFs {
@@ -245,7 +250,19 @@ impl MemoryFs {
         nodes.insert(PathBuf::from("/"), Node::Dir);
         Self {
             state: Mutex::new(State { nodes, next_stamp: 0, failing_writes: BTreeSet::new(), modes: BTreeMap::new() }),
+            reads: AtomicUsize::new(0),
+            lists: AtomicUsize::new(0),
         }
+    }
+
+    /// How many whole-file reads (`read`, `read_beneath`) were made so far.
+    pub fn reads(&self) -> usize {
+        self.reads.load(Ordering::SeqCst)
+    }
+
+    /// How many folders were listed (`read_dir`) so far.
+    pub fn lists(&self) -> usize {
+        self.lists.load(Ordering::SeqCst)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -289,6 +306,7 @@ impl MemoryFs {
 
 impl FileSystem for MemoryFs {
     fn read(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>, FsError> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
         let s = self.lock();
         match s.node(path, true)?.1 {
             Node::File { bytes, .. } if bytes.len() as u64 > max_bytes => {
@@ -301,6 +319,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn read_beneath(&self, root: &Path, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
         require_absolute(root)?;
         let s = self.lock();
         let (bytes, meta) = s.beneath(root, relative)?;
@@ -336,6 +355,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
+        self.lists.fetch_add(1, Ordering::SeqCst);
         let s = self.lock();
         let (dir, node) = s.node(path, true)?;
         if !matches!(node, Node::Dir) {

@@ -5,6 +5,7 @@ pub mod career;
 pub mod graph;
 pub mod register;
 pub mod setup;
+pub mod skills;
 
 use std::path::{Path, PathBuf};
 
