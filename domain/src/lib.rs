@@ -6,5 +6,6 @@
 pub mod career;
 pub mod graph;
 pub mod prompts;
+mod steps;
 pub mod text;
 pub mod wiki;

@@ -4,6 +4,7 @@
 pub mod confine;
 pub mod frontmatter;
 pub mod index;
+pub mod links;
 pub mod page;
 pub mod search;
 pub mod validate;
