@@ -9,5 +9,5 @@ pub mod fs;
 pub mod transport;
 
 pub use clock::Clock;
-pub use fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata};
+pub use fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata};
 pub use transport::{Frame, FrameSink, FrameSource, SinkClosed};
