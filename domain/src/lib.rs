@@ -8,5 +8,6 @@ pub mod clients;
 pub mod graph;
 pub mod prompts;
 pub mod skills;
+mod steps;
 pub mod text;
 pub mod wiki;

@@ -223,3 +223,61 @@ fn add_writes_a_record_that_validates_and_never_overwrites() {
     assert_eq!(st.code(), Some(2));
     assert!(err.contains("project") && err.contains("publication"), "the types are listed: {err}");
 }
+
+/// Regression: on a nearly full disk `graph index` wrote the new graph.json beside the old
+/// search index and diagnostics. On a real 1 MiB tmpfs (mounted in a user namespace, so no root
+/// is needed) a graph that grew past the free space must fail to index and leave the previous
+/// three files byte-identical, with no temporary behind. Skipped, saying so, where user
+/// namespaces are not allowed.
+#[test]
+fn a_full_disk_leaves_the_previous_index_whole() {
+    let probe = std::process::Command::new("unshare").args(["-rm", "true"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: `unshare -rm` is not allowed here, so no small filesystem can be mounted");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (mnt, out) = (tmp.path().join("mnt"), tmp.path().join("out"));
+    fs::create_dir_all(&mnt).unwrap();
+    fs::create_dir_all(&out).unwrap();
+    // A record of ~600 KiB: it fits on the disk, but its text in a new search index does not.
+    let big = format!(
+        "---\ntype: project\nid: project:big\ntitle: Big\n---\n# Big\n{}\n",
+        "lorem ipsum dolor sit amet ".repeat(600 * 1024 / 27)
+    );
+    fs::write(tmp.path().join("big.md"), big).unwrap();
+    let script = r#"set -e
+        mount -t tmpfs -o size=1m tmpfs "$MNT"
+        cp -r "$EXAMPLE"/. "$MNT"/
+        "$BIN" graph index --root "$MNT"
+        cp -r "$MNT/.generated" "$OUT/before"
+        mkdir -p "$MNT/projects/big"
+        cp "$TMP/big.md" "$MNT/projects/big/project.md"
+        if "$BIN" graph index --root "$MNT" 2>"$OUT/stderr"; then echo indexed > "$OUT/second"; fi
+        cp -r "$MNT/.generated" "$OUT/after"
+        ls -A "$MNT/.generated" > "$OUT/names""#;
+    let status = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c", script])
+        .env("MNT", &mnt)
+        .env("OUT", &out)
+        .env("TMP", tmp.path())
+        .env("EXAMPLE", example("vitaegraph"))
+        .env("BIN", crate::util::bin())
+        .env("HOME", tmp.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the script in the namespace failed");
+    let stderr = fs::read_to_string(out.join("stderr")).unwrap();
+    assert!(!out.join("second").exists(), "the second index should not fit on the disk");
+    assert!(stderr.to_lowercase().contains("space"), "the failure names the full disk: {stderr}");
+    for f in ["graph.json", "search-index.json", "diagnostics.json"] {
+        let (before, after) = (fs::read(out.join("before").join(f)).unwrap(), fs::read(out.join("after").join(f)));
+        assert_eq!(after.ok(), Some(before), "{f} is the previous one");
+    }
+    let names = fs::read_to_string(out.join("names")).unwrap();
+    assert_eq!(
+        names.lines().collect::<Vec<_>>(),
+        ["diagnostics.json", "graph.json", "search-index.json"],
+        "no temporary behind"
+    );
+}
