@@ -238,7 +238,8 @@ pub enum SkillsCommand {
     ///
     /// From flags: `skills add --id cover-letter --prompt "Write ... {{career_context.cv}}" --tag cv`.
     /// From a file: `skills add --from my-skill.yaml`. The id must be kebab-case. An existing
-    /// file is replaced only with --force, which keeps the old one as FILE.bak.
+    /// file is replaced only with --force, which keeps the old one beside it as
+    /// FILE.vitaecontext-backup-<UTC time>.
     Add {
         /// The skill id (kebab-case: lower-case words joined by `-`).
         #[arg(long, value_name = "ID")]
@@ -263,7 +264,7 @@ pub enum SkillsCommand {
         /// The layer to write into (by name); required when there are several.
         #[arg(long, value_name = "LAYER")]
         layer: Option<String>,
-        /// Replace an existing file, keeping it as FILE.bak.
+        /// Replace an existing file, keeping it as FILE.vitaecontext-backup-<UTC time>.
         #[arg(long)]
         force: bool,
     },
@@ -435,6 +436,15 @@ pub struct McpArgs {
     #[arg(long, value_name = "BYTES", default_value_t = stdio::DEFAULT_MAX_FRAME_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(MIN_FRAME_BYTES..))]
     pub max_frame_bytes: usize,
+
+    #[command(flatten)]
+    pub skills: SkillsSourceArgs,
+
+    /// Also offer the prompts as a tool, `get_prompt {name, arguments}`, for clients that show
+    /// no MCP prompts (Cursor, Codex, Windsurf...). Off by default, so the tool list is the
+    /// contract's.
+    #[arg(long)]
+    pub prompt_tools: bool,
 }
 
 /// `vitaecontext register`.

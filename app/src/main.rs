@@ -113,6 +113,7 @@ fn run(cli: Cli) -> Outcome {
                 SkillsCommand::Init { dir } => skills::init(&fs, &sources, dir.as_deref()),
                 SkillsCommand::Add { id, kind, name, description, tags, prompt, from, layer, force } => skills::add(
                     &fs,
+                    &fs_std::SystemClock::default(),
                     &sources,
                     &AddArgs {
                         id: id.as_deref(),
@@ -139,10 +140,17 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
         .build()
         .into_diagnostic()
         .wrap_err("could not start the async runtime")?;
-    let sources = sources::Sources::from_process(args.context.as_deref(), args.root.as_deref());
-    announce(&fs_std::StdFs::new(), &sources);
+    let sources = sources::Sources::from_process(args.context.as_deref(), args.root.as_deref())
+        .with_skills(&args.skills.dirs(), args.skills.config.as_deref());
+    let fs: Arc<dyn ports::fs::FileSystem> = Arc::new(fs_std::StdFs::new());
+    announce(&*fs, &sources);
+    let skill_sources = sources.skill_sources(&*fs);
+    let skills = (skill_sources.config.is_some() || !skill_sources.dirs.is_empty()).then(|| {
+        usecase::skills::Skills::new(Arc::clone(&fs), Arc::new(fs_std::SystemClock::default()), skill_sources)
+    });
     let (source, sink) = stdio::stdio(args.max_frame_bytes);
-    let methods = Arc::new(mcp::methods::Methods::new(Arc::new(fs_std::StdFs::new()), sources));
+    let methods =
+        Arc::new(mcp::methods::Methods::new(fs, sources).with_skills(skills).with_prompt_tools(args.prompt_tools));
     let ended = runtime.block_on(mcp::serve(source, Arc::new(sink), methods));
     tracing::info!(?ended, "MCP server stopped");
     // The reader thread may still be blocked on stdin; it must not keep the process alive.

@@ -33,6 +33,7 @@ mod support;
 #[path = "../../app/src/sources.rs"]
 mod sources;
 
+#[allow(dead_code, reason = "the MCP-facing JSON shapes are the server's, not the bench's")]
 #[path = "../../app/src/usecase/skills.rs"]
 mod skills;
 

@@ -364,3 +364,64 @@ fn conformance_suite_scenarios_pass_through_a_stdio_bridge() {
         conformance(&env, &bridge, scenario);
     }
 }
+
+/// Skills through real clients: skill-central's layers plus a skill grounded in the person's
+/// packet; each client lists them, gets a composed prompt and a grounded one, and calls a tool
+/// skill (valid, then with a missing argument, which is an `isError` result).
+#[test]
+fn real_clients_list_get_and_call_skills() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layer = tmp.path().join("mine");
+    std::fs::create_dir_all(&layer).unwrap();
+    std::fs::write(
+        layer.join("grounded.yaml"),
+        "id: cv-summary\ntype: prompt\ndescription: A summary from my facts\nprompt: |\n  Summarise:\n  {{career_context.cv}}\n",
+    )
+    .unwrap();
+    let config = repo_root().join("tests/fixtures/skill-central-0.4/init-project/skill-central.yaml");
+    let env = Env::new(&[
+        "mcp",
+        "--context",
+        example("career-context.md").to_str().unwrap(),
+        "--skills-config",
+        config.to_str().unwrap(),
+        "--skills",
+        &format!("{}=500", layer.display()),
+    ]);
+    let plan = json!({
+        "prompts": [
+            {"name": "skills:compose", "arguments": {"tags": "debug"}},
+            {"name": "cv-summary", "arguments": {}}
+        ],
+        "calls": [
+            {"name": "commit-conventions", "arguments": {"type": "feat", "summary": "add skills"}},
+            {"name": "commit-conventions", "arguments": {"type": "feat"}}
+        ]
+    });
+    let check = |out: &Value, who: &str| {
+        let prompts: Vec<&str> =
+            out["prompts"]["items"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+        for name in ["debugging-expert", "cv-summary", "skills:compose"] {
+            assert!(prompts.contains(&name), "{who}: {prompts:?}");
+        }
+        let tools: Vec<&str> =
+            out["tools"]["items"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert!(tools.contains(&"commit-conventions"), "{who}: {tools:?}");
+        let text = |i: usize| out["prompts_got"][i]["result"]["messages"][0]["content"]["text"].as_str().unwrap_or("");
+        assert!(text(0).contains("## debugging-expert"), "{who}: {}", out["prompts_got"]);
+        assert!(text(1).contains("# Career Context packet - cv"), "{who}: grounded: {}", text(1));
+        let calls = &out["calls"];
+        let rendered = calls[0]["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {calls}"));
+        assert!(rendered.contains("feat(): add skills") && calls[0]["result"]["isError"] != true, "{who}: {calls}");
+        assert_eq!(calls[1]["result"]["isError"], true, "{who}: {calls}");
+    };
+    if installed(&[TS_SDK]) {
+        check(&env.typescript(&plan), "ts");
+    }
+    if installed(&[&python_of(2)]) {
+        check(&env.python(2, "session", &plan), "py2");
+    }
+    if installed(&[&python_of(1)]) {
+        check(&env.python(1, "session", &plan), "py1");
+    }
+}

@@ -18,5 +18,6 @@ mod protocol_errors;
 mod register_cli;
 mod setup_cli;
 mod skills_cli;
+mod skills_mcp;
 mod transport;
 mod util;

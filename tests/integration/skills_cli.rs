@@ -143,7 +143,22 @@ fn add_and_remove_respect_layers_and_never_overwrite_silently() {
         home.path(),
     );
     assert_eq!(code, Some(0), "{err}");
-    assert_eq!(fs::read_to_string(target.with_extension("yaml.bak")).unwrap(), before, "the old file is kept");
+    let backups = || {
+        fs::read_dir(target.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains("cv-bullet-rewriter.yaml.vitaecontext-backup-"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(backups().len(), 1);
+    assert_eq!(fs::read_to_string(&backups()[0]).unwrap(), before, "the old file is kept");
+    // Regression: a second replacement used to overwrite the first backup (`.bak`).
+    let (code, _, err) = run(
+        &["skills", "add", "--id", "cv-bullet-rewriter", "--prompt", "v3", "--layer", "personal", "--force"],
+        home.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(backups().len(), 2, "every replaced version is kept");
     let (code, _, err) =
         run(&["skills", "add", "--id", "Not_Kebab", "--prompt", "x", "--layer", "personal"], home.path());
     assert_eq!(code, Some(2), "{err}");

@@ -430,7 +430,7 @@ fn pick_layer<'l>(layers: &'l [Layer], wanted: Option<&str>) -> Result<&'l Layer
     }
 }
 
-pub fn add(fs: &dyn FileSystem, sources: &Sources, a: &AddArgs) -> Outcome {
+pub fn add(fs: &dyn FileSystem, clock: &dyn ports::Clock, sources: &Sources, a: &AddArgs) -> Outcome {
     let layers = layers(fs, sources)?;
     let layer = pick_layer(&layers, a.layer)?;
     let (text, skill) = match a.from {
@@ -511,15 +511,16 @@ pub fn add(fs: &dyn FileSystem, sources: &Sources, a: &AddArgs) -> Outcome {
     match fs.symlink_metadata(&target) {
         Ok(_) if !a.force => {
             return Err(Failure::failed(miette!(
-                help = "pass --force to replace it (the old file is kept as .bak)",
+                help = "pass --force to replace it (the old file is kept beside it as <name>.vitaecontext-backup-<UTC time>)",
                 "{} already exists",
                 target.display()
             )));
         }
         Ok(_) => {
             let old = fs.read(&target, MAX_SKILL_BYTES).map_err(|e| Failure::failed(miette!("{e}")))?;
-            let backup = PathBuf::from(format!("{}.bak", target.display()));
-            fs.write_atomic(&backup, &old).map_err(|e| Failure::failed(miette!("{e}")))?;
+            // Never over an earlier backup: one new file per replacement.
+            let backup = crate::usecase::write_backup(fs, clock, &target, &old)
+                .map_err(|e| Failure::failed(miette!("could not keep a backup, nothing was replaced: {e}")))?;
             fs.write_atomic(&target, text.as_bytes()).map_err(|e| Failure::failed(miette!("{e}")))?;
             out(&format!("Replaced {} (the old file is {})\n", target.display(), backup.display()));
         }

@@ -18,6 +18,15 @@ use super::{Handler, completion, prompts, resources};
 use crate::graph_store::GraphStore;
 use crate::sources::Sources;
 use crate::usecase::career::{ContextCache, Current};
+use crate::usecase::skills::{self, Skills};
+use domain::career::Surface;
+use domain::skills::SkillSet;
+
+/// A skill error is -32602 with skill-central's own words as the whole message
+/// (`Unknown prompt skill: x`, `No skills found for tags: a`).
+pub fn skill_error(e: domain::skills::SkillError) -> RpcError {
+    RpcError::new(super::jsonrpc::code::INVALID_PARAMS, e.message())
+}
 
 /// The protocol version this server speaks (the contract's).
 pub const PROTOCOL_VERSION: &str = "2024-11-05";
@@ -89,6 +98,11 @@ pub struct Methods {
     graph: GraphStore,
     career: ContextCache,
     tools: ToolRegistry,
+    /// The skill layers, when any is configured (`--skills`, `--skills-config`, the default
+    /// config file): their prompts and tools are served beside the built-in ones.
+    skills: Option<Skills>,
+    /// `--prompt-tools`: also offer `get_prompt` as a tool.
+    prompt_tools: bool,
 }
 
 impl std::fmt::Debug for Methods {
@@ -100,7 +114,40 @@ impl std::fmt::Debug for Methods {
 impl Methods {
     pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
         let graph = GraphStore::new(sources.graph_root());
-        Self { fs, sources, graph, career: ContextCache::default(), tools: ToolRegistry::builtin() }
+        Self {
+            fs,
+            sources,
+            graph,
+            career: ContextCache::default(),
+            tools: ToolRegistry::builtin(),
+            skills: None,
+            prompt_tools: false,
+        }
+    }
+
+    pub fn with_skills(mut self, skills: Option<Skills>) -> Self {
+        self.skills = skills;
+        self
+    }
+
+    pub fn with_prompt_tools(mut self, on: bool) -> Self {
+        self.prompt_tools = on;
+        self
+    }
+
+    /// The skills served now (edits picked up at most every 500 ms), if any layer is configured.
+    pub fn skills(&self) -> Option<Arc<SkillSet>> {
+        self.skills.as_ref().map(Skills::snapshot)
+    }
+
+    /// The packet of each surface as a skill template gets it: the person's facts, or the
+    /// notice saying why there are none (so a grounded skill never renders empty silently).
+    pub fn packets(&self) -> impl Fn(Surface) -> String + use<> {
+        let current = self.career_context();
+        move |surface| match &current {
+            Current::Loaded(loaded) => crate::usecase::career::packet_of(loaded, surface).unwrap_or_else(|n| n),
+            Current::Unavailable(notice) => notice.clone(),
+        }
     }
 
     pub fn graph(&self) -> &GraphStore {
@@ -117,13 +164,37 @@ impl Methods {
         self.career.current(self.fs(), &self.sources)
     }
 
+    /// A built-in tool, then `get_prompt` (with `--prompt-tools`), then a tool skill.
     fn call_tool(&self, params: Map<String, Value>) -> Result<Value, RpcError> {
         let mut call: NamedCall = params::parse(params)?;
-        let tool = self.tools.get(&call.name).ok_or_else(|| {
-            let names: Vec<&str> = self.tools.names().collect();
-            RpcError::invalid_params(format!("unknown tool {:?} (available: {})", call.name, names.join(", ")))
-        })?;
-        (tool.call)(self, call.take_arguments()).map(super::tools::ToolResult::into_value)
+        if let Some(tool) = self.tools.get(&call.name) {
+            return (tool.call)(self, call.take_arguments()).map(super::tools::ToolResult::into_value);
+        }
+        if self.prompt_tools && call.name == domain::skills::GET_PROMPT {
+            return Ok(prompts::get_prompt_tool_call(self, call.take_arguments()).into_value());
+        }
+        match self.skills() {
+            Some(set) => {
+                let packets = self.packets();
+                skills::tools_call(&set, &call.name, call.arguments.as_ref(), &packets).map_err(skill_error)
+            }
+            None => {
+                let names: Vec<&str> = self.tools.names().collect();
+                Err(RpcError::invalid_params(format!("unknown tool {:?} (available: {})", call.name, names.join(", "))))
+            }
+        }
+    }
+
+    /// `tools/list`: the built-in tools, `get_prompt` with `--prompt-tools`, then tool skills.
+    fn tool_definitions(&self) -> Vec<Value> {
+        let mut all = self.tools.definitions();
+        if self.prompt_tools {
+            all.push(prompts::get_prompt_tool_definition(self));
+        }
+        if let Some(set) = self.skills() {
+            all.extend(skills::tool_list(&set));
+        }
+        all
     }
 }
 
@@ -149,8 +220,8 @@ impl Handler for Methods {
             Method::ResourcesTemplatesList => {
                 list_page(list_params(params)?, "resourceTemplates", resources::templates())
             }
-            Method::ToolsList => list_page(list_params(params)?, "tools", self.tools.definitions()),
-            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list()),
+            Method::ToolsList => list_page(list_params(params)?, "tools", self.tool_definitions()),
+            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list(self)),
             Method::PromptsGet => prompts::get(self, params),
             Method::CompletionComplete => completion::complete(self, params),
             Method::ResourcesRead => {

@@ -5,14 +5,20 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::RpcError;
-use super::methods::Methods;
+use super::methods::{Methods, skill_error};
 use super::params::{self, NamedCall, present_string};
+use super::tools::ToolResult;
 use crate::usecase::career::{self, Current};
+use crate::usecase::skills;
 use domain::career::quickref::QValue;
 use domain::prompts::{Grounding, PromptArgs, PromptName, assemble};
+use domain::skills::set::COMPOSE_ARGUMENT;
+use domain::skills::{COMPOSE, GET_PROMPT};
 
-pub fn list() -> Vec<Value> {
-    PromptName::ALL
+/// `prompts/list`: the four career prompts, then the prompt skills and `skills:compose` when
+/// skill layers are configured.
+pub fn list(m: &Methods) -> Vec<Value> {
+    let mut all: Vec<Value> = PromptName::ALL
         .iter()
         .map(|p| {
             json!({
@@ -23,7 +29,11 @@ pub fn list() -> Vec<Value> {
                 })).collect::<Vec<_>>(),
             })
         })
-        .collect()
+        .collect();
+    if let Some(set) = m.skills() {
+        all.extend(skills::prompt_list(&set));
+    }
+    all
 }
 
 /// The prompt called `name`, or -32602 listing the prompts there are.
@@ -105,15 +115,101 @@ fn grounding(m: &Methods, prompt: PromptName) -> Grounding {
     }
 }
 
+/// A career prompt, rendered.
+fn career_prompt(m: &Methods, prompt: PromptName, args: Map<String, Value>) -> Result<String, RpcError> {
+    let args = arguments(prompt, args)?;
+    Ok(assemble(prompt, &args, &grounding(m, prompt)))
+}
+
+/// `prompts/get`: a career prompt, else a prompt skill or `skills:compose` (errors in
+/// skill-central's words), else -32602.
 pub fn get(m: &Methods, params: Map<String, Value>) -> Result<Value, RpcError> {
     let mut call: NamedCall = params::parse(params)?;
-    let prompt = named(&call.name)?;
-    let args = arguments(prompt, call.take_arguments())?;
-    let text = assemble(prompt, &args, &grounding(m, prompt));
-    Ok(json!({
-        "description": prompt.description(),
-        "messages": [{ "role": "user", "content": { "type": "text", "text": text } }]
-    }))
+    if let Some(prompt) = PromptName::parse(&call.name) {
+        let text = career_prompt(m, prompt, call.take_arguments())?;
+        return Ok(json!({
+            "description": prompt.description(),
+            "messages": [{ "role": "user", "content": { "type": "text", "text": text } }]
+        }));
+    }
+    let Some(set) = m.skills() else { return Err(named(&call.name).unwrap_err()) };
+    let packets = m.packets();
+    skills::prompts_get(&set, &call.name, call.arguments.as_ref(), &packets).map_err(skill_error)
+}
+
+/// The names `get_prompt` takes: the career prompts, then the prompt skills and compose.
+fn prompt_names(m: &Methods) -> Vec<String> {
+    let mut names: Vec<String> = PromptName::ALL.iter().map(|p| p.as_str().to_owned()).collect();
+    if let Some(set) = m.skills() {
+        names.extend(set.prompts().map(|e| e.skill.id.clone()));
+        names.push(COMPOSE.to_owned());
+    }
+    names
+}
+
+/// The `get_prompt` tool (`--prompt-tools`), for clients that show no MCP prompts: its schema
+/// lists every prompt name.
+pub fn get_prompt_tool_definition(m: &Methods) -> Value {
+    json!({
+        "name": GET_PROMPT,
+        "description": "Get one of this server's prompts as text, for clients that cannot show MCP prompts: the career prompts (cv_tailoring, linkedin_audit, github_showcase, career_context_intake), the person's prompt skills, and skills:compose {tags}. Follow the text it returns as your instructions.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": { "type": "string", "enum": prompt_names(m), "description": "The prompt's name" },
+                "arguments": {
+                    "type": "object",
+                    "description": "The prompt's arguments, each a string",
+                    "additionalProperties": { "type": "string" }
+                }
+            },
+            "required": ["name"],
+            "additionalProperties": false
+        }
+    })
+}
+
+/// `get_prompt {name, arguments}`: the rendered prompt text, with the same argument checks as
+/// `prompts/get`, reported as an `isError` result a model can act on (in skill-central's words
+/// for the tool's own arguments, as for any tool skill).
+pub fn get_prompt_tool_call(m: &Methods, args: Map<String, Value>) -> ToolResult {
+    let type_name = |v: &Value| skills::value_from_json(v).type_name();
+    let name = match args.get("name") {
+        Some(Value::String(n)) => n.clone(),
+        None | Some(Value::Null) => return ToolResult::error("Missing required argument: \"name\"".into()),
+        Some(other) => {
+            return ToolResult::error(format!("Argument \"name\" expected string, got {}", type_name(other)));
+        }
+    };
+    let arguments = match args.get("arguments") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(a)) => Some(a.clone()),
+        Some(other) => {
+            return ToolResult::error(format!("Argument \"arguments\" expected object, got {}", type_name(other)));
+        }
+    };
+    if let Some(extra) = args.keys().find(|k| !matches!(k.as_str(), "name" | "arguments")) {
+        return ToolResult::error(format!("Unexpected argument: \"{extra}\""));
+    }
+    if let Some(prompt) = PromptName::parse(&name) {
+        return match career_prompt(m, prompt, arguments.unwrap_or_default()) {
+            Ok(text) => ToolResult::ok(text),
+            Err(e) => ToolResult::error(e.message),
+        };
+    }
+    let Some(set) = m.skills() else {
+        return ToolResult::error(named(&name).unwrap_err().message);
+    };
+    let packets = m.packets();
+    if name == COMPOSE {
+        let tags = arguments.as_ref().and_then(|a| a.get(COMPOSE_ARGUMENT)).and_then(Value::as_str).unwrap_or("");
+        return match set.compose(tags, &packets) {
+            Ok(c) => ToolResult::ok(c.text),
+            Err(e) => ToolResult::error(e.message()),
+        };
+    }
+    let outcome = skills::call_get_prompt(&set, Some(&args), &packets);
+    ToolResult { text: outcome.text(), is_error: outcome.is_error() }
 }
 
 /// The person's target roles, from the QUICK REFERENCE, when the file can be read.

@@ -13,7 +13,6 @@
 //! The MCP layer serves skills through [`Skills::snapshot`] and the JSON shapes at the end.
 // Until the MCP wiring (app/src/mcp) calls `Skills` and the JSON shapes, only tests and the
 // benchmark do; remove this once it lands.
-#![allow(dead_code, reason = "the MCP-facing API is used by tests until app/src/mcp is wired to it")]
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -22,8 +21,8 @@ use std::time::Duration;
 
 use domain::career::Surface;
 use domain::skills::{
-    COMPOSE, Candidate, GET_PROMPT, LayerInfo, LayerSpec, Problem, Skill, SkillError, SkillFormat, SkillSet, Skipped,
-    ToolOutcome, Value as SkillValue, parse_config, parse_skill,
+    COMPOSE, Candidate, LayerInfo, LayerSpec, Problem, Skill, SkillError, SkillFormat, SkillSet, Skipped, ToolOutcome,
+    Value as SkillValue, parse_config, parse_skill,
 };
 use ports::Clock;
 use ports::fs::{FileKind, FileSystem, FsErrorKind};
@@ -468,23 +467,6 @@ pub fn tool_list(set: &SkillSet) -> Vec<Value> {
     set.tools()
         .map(|e| json!({"name": e.skill.id, "description": e.description(), "inputSchema": value_to_json(&e.skill.tool_schema())}))
         .collect()
-}
-
-/// The `get_prompt` tool (`--prompt-tools`): its schema lists the prompt skills by name.
-pub fn get_prompt_tool(set: &SkillSet) -> Value {
-    let names: Vec<&str> = set.prompts().map(|e| e.skill.id.as_str()).collect();
-    json!({
-        "name": GET_PROMPT,
-        "description": "Get a prompt skill rendered with its arguments, for clients that cannot use MCP prompts.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "enum": names, "description": "The prompt skill's name"},
-                "arguments": {"type": "object", "description": "The prompt's arguments (strings)", "additionalProperties": {"type": "string"}}
-            },
-            "required": ["name"]
-        }
-    })
 }
 
 /// Calls `get_prompt` with its raw arguments: `name` must be a string, `arguments` an object.
