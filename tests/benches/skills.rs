@@ -15,6 +15,10 @@
 //!   folder and file (no reads), 50 calls.
 //! - noticing one edited file: rewrite one file, then one `snapshot()` with a zero interval
 //!   (stats, one read and parse, set rebuilt), 20 runs.
+//! - `prompts/list` over stdio against `vitaecontext mcp --skills-config` (the bench-profile
+//!   binary): the first page (100 prompts), 50 runs on a warm server; every page (4,200+
+//!   prompts, 43 pages, following `nextCursor`), 5 runs; and a cold server (spawn, `initialize`,
+//!   first page), 5 runs.
 //!
 //! First run (2-core dev machine shared with other builds, load average ~12, release build):
 //! cold load median 936 ms (min 591 ms); snapshot() inside the interval 0.48 µs; re-check of
@@ -127,6 +131,33 @@ fn main() {
         set
     });
     println!("{}", notice.line("notice one edited file (stats, 1 parse, rebuild)"));
+
+    let home = tempfile::tempdir().expect("home");
+    let args = [std::ffi::OsStr::new("--skills-config"), config.as_os_str()];
+    let mut server = support::McpChild::start(&args, home.path());
+    let first_page = r#"{"jsonrpc":"2.0","id":1,"method":"prompts/list"}"#;
+    let page = support::time(50, 3, || server.call(first_page));
+    println!("{}", page.line("prompts/list, first page (100), warm server"));
+    let walk = support::time(5, 1, || {
+        let mut pages = 0;
+        let mut request = first_page.to_owned();
+        loop {
+            server.call(&request);
+            pages += 1;
+            let v: serde_json::Value = serde_json::from_str(server.last()).expect("json");
+            match v["result"]["nextCursor"].as_str() {
+                Some(c) => {
+                    request =
+                        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"prompts/list","params":{{"cursor":"{c}"}}}}"#)
+                }
+                None => break pages,
+            }
+        }
+    });
+    println!("{}", walk.line("prompts/list, every page, warm server"));
+    drop(server);
+    let cold = support::time(5, 0, || support::McpChild::start(&args, home.path()).call(first_page));
+    println!("{}", cold.line("cold server: spawn, initialize, first page"));
 
     let bin = support::bin();
     let list = support::time(5, 1, || {

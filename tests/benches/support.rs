@@ -98,6 +98,12 @@ impl McpChild {
         self.child.id()
     }
 
+    /// The last response line read.
+    #[allow(dead_code, reason = "only the skills bench pages through answers")]
+    pub fn last(&self) -> &str {
+        &self.line
+    }
+
     /// Sends one request line and reads one response line; returns its length.
     pub fn call(&mut self, request: &str) -> usize {
         use std::io::{BufRead, Write};
