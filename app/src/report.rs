@@ -5,6 +5,8 @@ use std::fmt;
 use std::io::IsTerminal;
 
 use domain::career::{Code, Diagnostic, Severity, Validation};
+use std::sync::Arc;
+
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 
 /// One finding about one file, as miette wants it: a namespaced code, the message, a help
@@ -15,7 +17,8 @@ pub struct Finding {
     message: String,
     help: &'static str,
     severity: miette::Severity,
-    at: Option<(NamedSource<String>, SourceSpan, String)>,
+    /// The source is shared: many findings in one file hold one copy of its text.
+    at: Option<(NamedSource<Arc<str>>, SourceSpan, String)>,
 }
 
 impl fmt::Display for Finding {
@@ -94,6 +97,7 @@ fn offset(line_starts: &[usize], text: &str, line: usize, column: usize) -> usiz
 pub fn findings(path: &str, content: &str, v: &Validation) -> Vec<Finding> {
     let text = content.replace("\r\n", "\n");
     let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let shared: Arc<str> = Arc::from(text.as_str());
     v.errors
         .iter()
         .chain(&v.warnings)
@@ -105,7 +109,7 @@ pub fn findings(path: &str, content: &str, v: &Validation) -> Vec<Finding> {
                 message: format!("{} (line {})", d.message, d.line),
                 help: d.code.help(),
                 severity: severity(d.severity),
-                at: Some((NamedSource::new(path, text.clone()), SourceSpan::from(a..b), label(d, v))),
+                at: Some((NamedSource::new(path, Arc::clone(&shared)), SourceSpan::from(a..b), label(d, v))),
             }
         })
         .collect()
@@ -123,16 +127,13 @@ pub fn render(findings: &[Finding], width: usize, color: bool) -> String {
 
 /// Builds a finding; `text` is the file's content when it could be read.
 /// A VitaeGraph finding: the file, and the front-matter line when one is known.
-pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Option<&str>) -> Finding {
+/// `text` is the file's text, shared between the findings of one file.
+pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Option<Arc<str>>) -> Finding {
     let at = match (d.line, text) {
         (Some(line), Some(text)) => {
             let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
             let len = text[start.min(text.len())..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
-            Some((
-                NamedSource::new(d.path.clone(), text.to_owned()),
-                SourceSpan::from(start..start + len),
-                "here".into(),
-            ))
+            Some((NamedSource::new(d.path.clone(), text), SourceSpan::from(start..start + len), "here".into()))
         }
         _ => None,
     };
@@ -162,7 +163,7 @@ pub fn skill_finding(path: &str, text: &str, p: &domain::skills::Problem, code: 
         severity: miette::Severity::Error,
         at: p.span.map(|s| {
             let end = if s.end > s.start { s.end } else { s.start };
-            (NamedSource::new(path, text.to_owned()), SourceSpan::from(s.start..end), p.label.clone())
+            (NamedSource::new(path, Arc::from(text)), SourceSpan::from(s.start..end), p.label.clone())
         }),
     }
 }

@@ -38,18 +38,34 @@ fn graph_failure(e: GraphError) -> Failure {
     }
 }
 
+/// Findings shown with their source lines; past this many, each is one line (the JSON modes
+/// and `diagnostics.json` have them all). Rendering a snippet scans its file, so this keeps a
+/// crafted graph with 100,000 findings from taking hours to print.
+const MAX_FINDINGS_WITH_SOURCE: usize = 200;
+
 fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphValidation) -> String {
-    let text_of = |path: &str| {
-        let (bytes, _) = fs.read_beneath(root, Path::new(path), domain::graph::MAX_RECORD_BYTES).ok()?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
-    };
-    let findings: Vec<_> = v
-        .errors
-        .iter()
-        .map(|d| report::graph_finding(d, false, d.line.and_then(|_| text_of(&d.path)).as_deref()))
-        .chain(
-            v.warnings.iter().map(|d| report::graph_finding(d, true, d.line.and_then(|_| text_of(&d.path)).as_deref())),
-        )
+    use std::collections::HashMap;
+    use std::sync::Arc;
+    // Each file is read once, and its text shared by all of its findings.
+    let mut texts: HashMap<&str, Option<Arc<str>>> = HashMap::new();
+    let all = v.errors.iter().map(|d| (d, false)).chain(v.warnings.iter().map(|d| (d, true)));
+    let findings: Vec<_> = all
+        .enumerate()
+        .map(|(i, (d, warning))| {
+            let text = (d.line.is_some() && i < MAX_FINDINGS_WITH_SOURCE)
+                .then(|| {
+                    texts
+                        .entry(d.path.as_str())
+                        .or_insert_with(|| {
+                            let (bytes, _) =
+                                fs.read_beneath(root, Path::new(&d.path), domain::graph::MAX_RECORD_BYTES).ok()?;
+                            Some(Arc::from(String::from_utf8_lossy(&bytes).as_ref()))
+                        })
+                        .clone()
+                })
+                .flatten();
+            report::graph_finding(d, warning, text)
+        })
         .collect();
     report::render_all(&findings, 100, report::stderr_color())
 }
