@@ -11,6 +11,9 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// MCP: the resource does not exist or cannot be served.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2026-07-28 `UnsupportedProtocolVersionError`: the request's `_meta` names a
+    /// revision this server does not serve per request.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +51,12 @@ impl RpcError {
 
     pub fn resource_not_found(uri: &str, detail: impl std::fmt::Display) -> Self {
         Self::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {detail}")).with_data(json!({ "uri": uri }))
+    }
+
+    /// 2026-07-28 basic/versioning: `data` is `{supported, requested}`.
+    pub fn unsupported_protocol_version(requested: &str, supported: &[&str]) -> Self {
+        Self::new(code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+            .with_data(json!({ "supported": supported, "requested": requested }))
     }
 
     /// An unexpected failure: the detail goes to stderr, the client gets a short message.

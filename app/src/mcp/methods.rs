@@ -13,14 +13,12 @@ use ports::fs::FileSystem;
 use super::jsonrpc::RpcError;
 use super::pagination::{self, PAGE_SIZE};
 use super::params::{self, ListParams, NamedCall, ReadParams};
+use super::revision::Revision;
 use super::tools::ToolRegistry;
 use super::{Handler, completion, prompts, resources};
 use crate::graph_store::GraphStore;
 use crate::sources::Sources;
 use crate::usecase::career::{ContextCache, Current};
-
-/// The protocol version this server speaks (the contract's).
-pub const PROTOCOL_VERSION: &str = "2024-11-05";
 
 /// The methods this server answers once initialized; any other name is -32601.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,21 +63,111 @@ impl Method {
     }
 }
 
-/// The `initialize` result, exactly as the contract gives it. Whatever version the client asks
-/// for, the answer is ours: the client then decides whether it can speak it.
-pub fn initialize_result() -> Value {
-    json!({
-        "protocolVersion": PROTOCOL_VERSION,
-        "capabilities": {
-            "resources": { "listChanged": false },
-            "tools": { "listChanged": false },
-            "prompts": { "listChanged": false }
-        },
-        "serverInfo": {
-            "name": "vitaecontext",
-            "version": env!("CARGO_PKG_VERSION")
+/// What the server is for and in which order to use it, for the model (`instructions`,
+/// 2025-03-26 and later, and `server/discover`).
+pub const INSTRUCTIONS: &str = "vitaecontext serves one person's own career facts: their Career Context (a curated, \
+self-declared file) and their VitaeGraph (detailed records of projects, roles, degrees and more). Start with \
+get_career_context for the surface you are writing for (cv, linkedin, github, portfolio, x or general): that packet \
+is the ground truth. Use search_vitaegraph, then the vitaegraph://record/{id} resources it links, for evidence and \
+detail. Use only facts these return; never invent employers, dates, numbers or skills, and when something is missing \
+or a tool reports a problem, say so and ask the person. The prompts (cv_tailoring, linkedin_audit, github_showcase, \
+career_context_intake) package these steps.";
+
+/// Freshness hints of 2026-07-28 cacheable results, in milliseconds. Everything is personal data,
+/// so `cacheScope` is always `private`. The Career Context is read fresh on every request (0);
+/// what the binary carries (the wiki) changes only with the binary; graph data changes when the
+/// person re-indexes; the lists change when skills change.
+mod ttl {
+    pub const CAREER_CONTEXT: u64 = 0;
+    pub const GRAPH: u64 = 10_000;
+    pub const LISTS: u64 = 60_000;
+    pub const BUILT_IN: u64 = 3_600_000;
+}
+
+/// `serverInfo` (`Implementation`) in `revision`: `title` from 2025-06-18, `description` and
+/// `websiteUrl` from 2025-11-25.
+pub fn server_info(revision: Revision) -> Value {
+    let mut info = json!({ "name": "vitaecontext", "version": env!("CARGO_PKG_VERSION") });
+    if revision.has_titles() {
+        info["title"] = json!("VitaeContext");
+    }
+    if revision.has_server_description() {
+        info["description"] =
+            json!("The truth about one person's career, from files they own: their Career Context and VitaeGraph.");
+        // The workspace's `repository`, the one place the project's address is written.
+        if !env!("CARGO_PKG_REPOSITORY").is_empty() {
+            info["websiteUrl"] = json!(env!("CARGO_PKG_REPOSITORY"));
         }
-    })
+    }
+    info
+}
+
+/// `capabilities` in `revision`. `completions` from 2025-03-26 (`completion/complete` is
+/// answered in 2024-11-05 too, undeclared, as the contract's result has no such key).
+fn capabilities(revision: Revision) -> Value {
+    let mut caps = json!({
+        "resources": { "listChanged": false },
+        "tools": { "listChanged": false },
+        "prompts": { "listChanged": false }
+    });
+    if revision.has_completions_capability() {
+        caps["completions"] = json!({});
+    }
+    caps
+}
+
+/// The `initialize` result in a handshake revision; for 2024-11-05 exactly the contract's.
+pub fn initialize_result(revision: Revision) -> Value {
+    let mut result = json!({
+        "protocolVersion": revision.as_str(),
+        "capabilities": capabilities(revision),
+        "serverInfo": server_info(revision)
+    });
+    if revision.has_instructions() {
+        result["instructions"] = json!(INSTRUCTIONS);
+    }
+    result
+}
+
+/// The `server/discover` result (2026-07-28 server/discover): the revisions a request's `_meta`
+/// may name, what is served, and the instructions, as a cacheable result.
+pub fn discover_result() -> Value {
+    let modern = Revision::V2026_07_28;
+    let result = json!({
+        "supportedVersions": Revision::MODERN.map(Revision::as_str),
+        "capabilities": capabilities(modern),
+        "instructions": INSTRUCTIONS
+    });
+    modern_result(result, Some(ttl::LISTS))
+}
+
+/// A 2026-07-28 result: `resultType: "complete"`, the server's identity in `_meta`, and, for a
+/// cacheable result, `ttlMs` and `cacheScope: "private"`.
+fn modern_result(mut result: Value, ttl_ms: Option<u64>) -> Value {
+    use super::revision::meta;
+    result["resultType"] = json!("complete");
+    if let Some(ttl) = ttl_ms {
+        result["ttlMs"] = json!(ttl);
+        result["cacheScope"] = json!("private");
+    }
+    let mut m = result.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
+    m.insert(meta::SERVER_INFO.into(), server_info(Revision::V2026_07_28));
+    result["_meta"] = Value::Object(m);
+    result
+}
+
+/// The freshness hint of a cacheable result (the lists and `resources/read`), `None` for others.
+fn cache_ttl(method: Method, params: &Map<String, Value>) -> Option<u64> {
+    match method {
+        Method::ResourcesList => Some(ttl::GRAPH),
+        Method::ResourcesTemplatesList | Method::ToolsList | Method::PromptsList => Some(ttl::LISTS),
+        Method::ResourcesRead => Some(match params.get("uri").and_then(Value::as_str) {
+            Some(uri) if uri.starts_with(resources::WIKI_PREFIX) => ttl::BUILT_IN,
+            Some(uri) if uri.starts_with(resources::RECORD_PREFIX) || uri == resources::GRAPH_INDEX_URI => ttl::GRAPH,
+            _ => ttl::CAREER_CONTEXT,
+        }),
+        Method::ToolsCall | Method::PromptsGet | Method::CompletionComplete => None,
+    }
 }
 
 /// What the server serves. Built once at start-up from the configuration.
@@ -117,13 +205,13 @@ impl Methods {
         self.career.current(self.fs(), &self.sources)
     }
 
-    fn call_tool(&self, params: Map<String, Value>) -> Result<Value, RpcError> {
+    fn call_tool(&self, revision: Revision, params: Map<String, Value>) -> Result<Value, RpcError> {
         let mut call: NamedCall = params::parse(params)?;
         let tool = self.tools.get(&call.name).ok_or_else(|| {
             let names: Vec<&str> = self.tools.names().collect();
             RpcError::invalid_params(format!("unknown tool {:?} (available: {})", call.name, names.join(", ")))
         })?;
-        (tool.call)(self, call.take_arguments()).map(super::tools::ToolResult::into_value)
+        (tool.call)(self, call.take_arguments()).map(|r| r.into_value(revision))
     }
 }
 
@@ -134,30 +222,47 @@ impl Handler for Methods {
         Method::parse(name)
     }
 
-    fn initialize(&self, params: &Map<String, Value>) -> Value {
-        if let Some(v) = params.get("protocolVersion").and_then(Value::as_str) {
-            if v != PROTOCOL_VERSION {
-                tracing::info!("client asked for protocol {v}; answering with {PROTOCOL_VERSION}");
-            }
-        }
-        initialize_result()
+    fn initialize(&self, revision: Revision) -> Value {
+        initialize_result(revision)
     }
 
-    fn call(&self, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
-        match method {
-            Method::ResourcesList => resources::list(self, list_params(params)?.cursor.as_deref()),
-            Method::ResourcesTemplatesList => {
-                list_page(list_params(params)?, "resourceTemplates", resources::templates())
+    fn discover(&self) -> Value {
+        discover_result()
+    }
+
+    fn call(&self, revision: Revision, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
+        if !revision.has_result_type() {
+            return self.answer(revision, method, params);
+        }
+        let ttl = cache_ttl(method, &params);
+        match self.answer(revision, method, params) {
+            Ok(result) => Ok(modern_result(result, ttl)),
+            Err(mut e) => {
+                if e.code == super::jsonrpc::code::RESOURCE_NOT_FOUND {
+                    e.code = revision.resource_not_found_code();
+                }
+                Err(e)
             }
-            Method::ToolsList => list_page(list_params(params)?, "tools", self.tools.definitions()),
-            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list()),
+        }
+    }
+}
+
+impl Methods {
+    fn answer(&self, revision: Revision, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
+        match method {
+            Method::ResourcesList => resources::list(self, revision, list_params(params)?.cursor.as_deref()),
+            Method::ResourcesTemplatesList => {
+                list_page(list_params(params)?, "resourceTemplates", resources::templates(revision))
+            }
+            Method::ToolsList => list_page(list_params(params)?, "tools", self.tools.definitions(revision)),
+            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list(revision)),
             Method::PromptsGet => prompts::get(self, params),
             Method::CompletionComplete => completion::complete(self, params),
             Method::ResourcesRead => {
                 let ReadParams { uri } = params::parse(params)?;
                 resources::read(self, &uri)
             }
-            Method::ToolsCall => self.call_tool(params),
+            Method::ToolsCall => self.call_tool(revision, params),
         }
     }
 }

@@ -12,29 +12,35 @@ pub mod pagination;
 pub mod params;
 pub mod prompts;
 pub mod resources;
+pub mod revision;
 pub mod tools;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ports::transport::{Frame, FrameSink, FrameSource};
 use serde_json::{Map, Value, json};
 use tokio::task::{JoinHandle, JoinSet};
 
 use jsonrpc::{Id, Message, RpcError};
+use revision::Revision;
 
-/// What a connection serves. The loop owns the lifecycle methods (`initialize`, `ping`) and the
-/// notifications; everything else is parsed once into the handler's own method type and matched
-/// there. `call` runs on the blocking pool, so it may do filesystem work directly.
+/// What a connection serves. The loop owns the lifecycle methods (`initialize`, `ping`,
+/// `server/discover`), the notifications and the choice of era and revision; everything else is
+/// parsed once into the handler's own method type and matched there, and answered in the
+/// revision the loop chose. `call` runs on the blocking pool, so it may do filesystem work
+/// directly.
 pub trait Handler: Send + Sync + 'static {
-    /// The methods served after the handshake.
+    /// The methods served after the handshake (and to modern requests).
     type Method: Send + 'static;
     /// The method named `name`, or `None` for one this server does not have (-32601).
     fn method(&self, name: &str) -> Option<Self::Method>;
-    /// The `initialize` result for these params (the protocol version and what is served).
-    fn initialize(&self, params: &Map<String, Value>) -> Value;
-    fn call(&self, method: Self::Method, params: Map<String, Value>) -> Result<Value, RpcError>;
+    /// The `initialize` result for the revision the loop negotiated.
+    fn initialize(&self, revision: Revision) -> Value;
+    /// The `server/discover` result (2026-07-28).
+    fn discover(&self) -> Value;
+    fn call(&self, revision: Revision, method: Self::Method, params: Map<String, Value>) -> Result<Value, RpcError>;
 }
 
 /// Why the server loop ended.
@@ -49,7 +55,8 @@ pub enum Ended {
 /// One connection's lifecycle state.
 #[derive(Debug, Default)]
 struct Session {
-    initialized: AtomicBool,
+    /// The revision `initialize` negotiated (handshake era); unset until then.
+    revision: OnceLock<Revision>,
     /// Requests running now, by id key, with the flag that cancels their response.
     in_flight: Mutex<HashMap<String, Arc<AtomicBool>>>,
 }
@@ -159,6 +166,15 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
         Value::Array(items) if items.is_empty() => {
             send(&**sink, jsonrpc::failure(None, &RpcError::invalid_request("an empty batch"))).await;
         }
+        // A batch in a session whose revision removed batches (2025-06-18 and later) is one
+        // Invalid Request; before `initialize` and in 2024-11-05 or 2025-03-26 it is answered.
+        Value::Array(_) if session.revision.get().is_some_and(|r| !r.allows_batches()) => {
+            let r = session.revision.get().map_or("", |r| r.as_str());
+            let error = RpcError::invalid_request(format!(
+                "JSON-RPC batches are not part of MCP {r} (removed in 2025-06-18); send one message per line"
+            ));
+            send(&**sink, jsonrpc::failure(None, &error)).await;
+        }
         Value::Array(items) => {
             let admitted: Vec<Admitted> = items.into_iter().map(|v| admit(v, session, methods)).collect();
             let (session, sink) = (Arc::clone(session), Arc::clone(sink));
@@ -198,29 +214,79 @@ fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admit
         Message::Request { id, method, params } => (id, method, params),
     };
     let refuse = |error: RpcError| Admitted::Ready(Some(jsonrpc::failure(Some(&id), &error)));
-    match method.as_str() {
-        "initialize" => {
-            if session.initialized.swap(true, Ordering::SeqCst) {
-                return refuse(RpcError::invalid_request(
-                    "the session is already initialized; send initialize only once",
-                ));
-            }
-            Admitted::Ready(Some(jsonrpc::success(&id, methods.initialize(&params))))
+    if method == "initialize" {
+        // `initialize` starts the handshake era, even when it carries a modern `_meta`
+        // (2026-07-28 basic/versioning: "An `initialize` request selects legacy semantics").
+        let requested = params.get("protocolVersion").and_then(Value::as_str);
+        let revision = Revision::negotiate(requested);
+        if requested != Some(revision.as_str()) {
+            tracing::info!("client asked for protocol {requested:?}; answering with {}", revision.as_str());
         }
-        "ping" => Admitted::Ready(Some(jsonrpc::success(&id, json!({})))),
-        name => {
-            let Some(method) = methods.method(name) else { return refuse(RpcError::method_not_found(name)) };
-            if !session.initialized.load(Ordering::SeqCst) {
-                return refuse(RpcError::invalid_request(format!(
-                    "the server is not initialized; send initialize before {name}"
-                )));
-            }
-            let cancelled = Arc::new(AtomicBool::new(false));
-            session.in_flight().insert(id.key(), Arc::clone(&cancelled));
-            let methods = Arc::clone(methods);
-            let handle = tokio::task::spawn_blocking(move || methods.call(method, params));
-            Admitted::Running { id, cancelled, handle }
+        if session.revision.set(revision).is_err() {
+            return refuse(RpcError::invalid_request("the session is already initialized; send initialize only once"));
         }
+        return Admitted::Ready(Some(jsonrpc::success(&id, methods.initialize(revision))));
+    }
+    // The era of every other request: one whose `_meta` names a protocol version is modern and
+    // served by itself; anything else belongs to the handshake era.
+    let revision = match modern_revision(&params) {
+        Err(error) => return refuse(error),
+        Ok(Some(modern)) => {
+            if modern.removed_method(&method) {
+                return refuse(RpcError::method_not_found(&method));
+            }
+            modern
+        }
+        Ok(None) => match method.as_str() {
+            "ping" => return Admitted::Ready(Some(jsonrpc::success(&id, json!({})))),
+            // Answered in either era, before or after `initialize`: it is how a client probes.
+            "server/discover" => return Admitted::Ready(Some(jsonrpc::success(&id, methods.discover()))),
+            name => {
+                if methods.method(name).is_none() {
+                    return refuse(RpcError::method_not_found(name));
+                }
+                let Some(&revision) = session.revision.get() else {
+                    return refuse(RpcError::invalid_request(format!(
+                        "the server is not initialized; send initialize before {name}"
+                    )));
+                };
+                revision
+            }
+        },
+    };
+    if method == "server/discover" {
+        return Admitted::Ready(Some(jsonrpc::success(&id, methods.discover())));
+    }
+    let Some(method) = methods.method(&method) else { return refuse(RpcError::method_not_found(&method)) };
+    let cancelled = Arc::new(AtomicBool::new(false));
+    session.in_flight().insert(id.key(), Arc::clone(&cancelled));
+    let methods = Arc::clone(methods);
+    let handle = tokio::task::spawn_blocking(move || methods.call(revision, method, params));
+    Admitted::Running { id, cancelled, handle }
+}
+
+/// The revision a request's 2026-07-28 envelope names: `None` without
+/// `_meta["io.modelcontextprotocol/protocolVersion"]` (a handshake-era request; legacy `_meta`
+/// only ever holds `progressToken`), else the checks of 2026-07-28 basic/index ("Per-request
+/// protocol fields") in order: both required keys present and the version a string (-32602),
+/// then a version this server serves per request (-32022, naming the supported list in
+/// `error.data`, the same list `server/discover` gives).
+fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcError> {
+    use revision::meta;
+    let Some(Value::Object(envelope)) = params.get("_meta") else { return Ok(None) };
+    let Some(version) = envelope.get(meta::PROTOCOL_VERSION) else { return Ok(None) };
+    if !envelope.contains_key(meta::CLIENT_CAPABILITIES) {
+        return Err(RpcError::invalid_params(format!(
+            "_meta is missing the required key {:?}",
+            meta::CLIENT_CAPABILITIES
+        )));
+    }
+    let Value::String(version) = version else {
+        return Err(RpcError::invalid_params(format!("_meta {:?} must be a string", meta::PROTOCOL_VERSION)));
+    };
+    match Revision::parse(version).filter(|r| Revision::MODERN.contains(r)) {
+        Some(r) => Ok(Some(r)),
+        None => Err(RpcError::unsupported_protocol_version(version, &Revision::MODERN.map(Revision::as_str))),
     }
 }
 

@@ -7,21 +7,26 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
 use super::params::{self, NamedCall, present_string};
+use super::revision::Revision;
 use crate::usecase::career::{self, Current};
 use domain::career::quickref::QValue;
 use domain::prompts::{Grounding, PromptArgs, PromptName, assemble};
 
-pub fn list() -> Vec<Value> {
+pub fn list(revision: Revision) -> Vec<Value> {
     PromptName::ALL
         .iter()
         .map(|p| {
-            json!({
+            let mut v = json!({
                 "name": p.as_str(),
                 "description": p.description(),
                 "arguments": p.arguments().iter().map(|a| json!({
                     "name": a.name, "description": a.description, "required": a.required
                 })).collect::<Vec<_>>(),
-            })
+            });
+            if revision.has_titles() {
+                v["title"] = json!(p.title());
+            }
+            v
         })
         .collect()
 }

@@ -84,12 +84,18 @@ struct TestHandler {
 impl Handler for TestHandler {
     type Method = &'static str;
     fn method(&self, name: &str) -> Option<&'static str> {
-        ["wait", "fast", "boom"].into_iter().find(|m| *m == name)
+        ["wait", "fast", "boom", "revision"].into_iter().find(|m| *m == name)
     }
-    fn initialize(&self, _: &Map<String, Value>) -> Value {
-        json!({"serverInfo": {"name": "vitaecontext"}})
+    fn initialize(&self, revision: Revision) -> Value {
+        json!({"protocolVersion": revision.as_str(), "serverInfo": {"name": "vitaecontext"}})
     }
-    fn call(&self, method: &'static str, params: Map<String, Value>) -> Result<Value, RpcError> {
+    fn discover(&self) -> Value {
+        json!({"supportedVersions": ["2026-07-28"]})
+    }
+    fn call(&self, revision: Revision, method: &'static str, params: Map<String, Value>) -> Result<Value, RpcError> {
+        if method == "revision" {
+            return Ok(json!({"revision": revision.as_str()}));
+        }
         match method {
             "wait" => {
                 let gate = params["gate"].as_str().unwrap_or_default();
@@ -250,4 +256,85 @@ async fn a_closed_output_ends_the_loop() {
     let h = start();
     h.close_output.send(true).unwrap();
     assert_eq!(h.server.await.unwrap(), Ended::OutputClosed);
+}
+
+fn modern(id: i64, method: &str, version: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":method,"params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_negotiates_and_requests_run_in_the_negotiated_revision() {
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}));
+    assert_eq!(h.recv().await["result"]["protocolVersion"], "2025-06-18");
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"revision"}));
+    assert_eq!(h.recv().await["result"]["revision"], "2025-06-18");
+    // 2025-06-18 removed batches: the whole frame is one Invalid Request.
+    h.send(json!([{"jsonrpc":"2.0","id":2,"method":"fast"}]));
+    let r = h.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_and_modern_versions_in_initialize_get_the_latest_handshake_revision() {
+    for asked in ["2026-07-28", "1999-01-01"] {
+        let mut h = start();
+        h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":asked}}));
+        assert_eq!(h.recv().await["result"]["protocolVersion"], "2025-11-25");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_stay_answered_in_2024_11_05_and_2025_03_26() {
+    for asked in ["2024-11-05", "2025-03-26"] {
+        let mut h = start();
+        h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":asked}}));
+        h.recv().await;
+        h.send(json!([{"jsonrpc":"2.0","id":1,"method":"revision"}]));
+        assert_eq!(h.recv().await, json!([{"jsonrpc":"2.0","id":1,"result":{"revision":asked}}]));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_request_needs_no_handshake_and_is_checked_as_2026_07_28_says() {
+    let mut h = start();
+    h.send(modern(1, "revision", "2026-07-28"));
+    assert_eq!(h.recv().await["result"]["revision"], "2026-07-28");
+    h.send(modern(2, "revision", "2025-11-25"));
+    let e = h.recv().await["error"].clone();
+    assert_eq!(e["code"], -32022);
+    assert_eq!(e["data"], json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}));
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"revision","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    let e = h.recv().await["error"].clone();
+    assert_eq!(e["code"], -32602);
+    assert!(e["message"].as_str().unwrap().contains("clientCapabilities"), "{e}");
+    h.send(json!({"jsonrpc":"2.0","id":4,"method":"revision","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion": 2026, "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    assert_eq!(h.recv().await["error"]["code"], -32602);
+    for removed in ["ping", "logging/setLevel", "resources/subscribe"] {
+        h.send(modern(5, removed, "2026-07-28"));
+        assert_eq!(h.recv().await["error"]["code"], -32601, "{removed}");
+    }
+    // Still not initialized for the handshake era.
+    h.send(json!({"jsonrpc":"2.0","id":6,"method":"revision"}));
+    assert_eq!(h.recv().await["error"]["code"], -32600);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_discover_is_answered_in_either_era_at_any_time() {
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"server/discover"}));
+    assert_eq!(h.recv().await["result"]["supportedVersions"], json!(["2026-07-28"]));
+    h.send(modern(2, "server/discover", "2026-07-28"));
+    assert_eq!(h.recv().await["result"]["supportedVersions"], json!(["2026-07-28"]));
+    h.init().await;
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"server/discover"}));
+    assert!(h.recv().await.get("result").is_some());
+    // A modern request inside a handshake session is served by its own envelope.
+    h.send(modern(4, "revision", "2026-07-28"));
+    assert_eq!(h.recv().await["result"]["revision"], "2026-07-28");
 }
