@@ -1,8 +1,9 @@
 """Drives vitaecontext with the official Python `mcp` client (works with 1.x and 2.x).
 
 usage: python py_client.py MODE PLAN_JSON COMMAND [ARGS...]
-MODE: "session" (stdio_client + ClientSession) or "auto" (2.x high-level mcp.Client in its
-default auto mode, which probes server/discover before falling back to initialize).
+MODE: "session" (stdio_client + ClientSession), or a mode of the 2.x high-level mcp.Client:
+"auto" (probes server/discover, falls back to initialize), "legacy" (initialize only) or a
+modern version such as "2026-07-28" (no handshake: every request carries the version in _meta).
 Prints one JSON object with everything the client saw.
 """
 
@@ -38,20 +39,28 @@ async def attempt(coro):
 
 
 async def all_pages(fetch, key):
-    items, cursor, pages = [], None, 0
+    """Every item, the page count, and the first page's other fields (cache hints, resultType)."""
+    items, cursor, pages, first = [], None, 0, None
     while True:
         result = await fetch(cursor)
+        if first is None:
+            first = {k: v for k, v in dump(result).items() if k != key[0]}
         items.extend(dump(i) for i in attr(result, *key))
         pages += 1
         cursor = attr(result, "nextCursor", "next_cursor")
         if cursor is None:
-            return {"items": items, "pages": pages}
+            return {"items": items, "pages": pages, "first": first}
+
+
+def is_modern(out):
+    return out.get("protocolVersion", "") >= "2026"
 
 
 async def tour(api, plan, out):
     """`api` is a ClientSession (1.x/2.x) or a 2.x mcp.Client: both have these methods."""
-    out["ping"] = dump(await api.send_ping())
-    page = lambda name: (lambda cursor: getattr(api, name)(cursor=cursor)) if MODE == "auto" else (
+    if not is_modern(out):  # ping was removed in 2026-07-28
+        out["ping"] = dump(await api.send_ping())
+    page = lambda name: (lambda cursor: getattr(api, name)(cursor=cursor)) if MODE != "session" else (
         lambda cursor: getattr(api, name)(params=mcp.types.PaginatedRequestParams(cursor=cursor))
         if cursor is not None
         else getattr(api, name)()
@@ -74,10 +83,12 @@ async def main():
     from importlib.metadata import version
 
     out = {"mcpVersion": version("mcp")}
-    if MODE == "auto":
-        async with mcp.Client(params) as client:
+    if MODE != "session":
+        async with mcp.Client(params, mode=MODE) as client:
             out["protocolVersion"] = client.protocol_version
             out["serverInfo"] = dump(client.server_info) if client.server_info else None
+            out["capabilities"] = dump(client.server_capabilities)
+            out["instructions"] = client.instructions
             await tour(client, plan, out)
     else:
         async with stdio_client(params) as (read, write):
@@ -85,6 +96,8 @@ async def main():
                 init = await session.initialize()
                 out["protocolVersion"] = attr(init, "protocolVersion", "protocol_version")
                 out["serverInfo"] = dump(attr(init, "serverInfo", "server_info"))
+                out["capabilities"] = dump(init.capabilities)
+                out["instructions"] = init.instructions
                 await tour(session, plan, out)
     print(json.dumps(out))
 
