@@ -3,7 +3,10 @@
 
 use serde_json::{Value, json};
 
-use crate::util::{Server, example};
+use std::fs;
+use std::time::Duration;
+
+use crate::util::{Server, copy_dir, example};
 
 const HANDSHAKE: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
@@ -72,7 +75,10 @@ fn each_revision_gets_exactly_the_fields_it_defines() {
     let (_, r) = handshake("2025-11-25");
     assert_eq!(fields(&r["serverInfo"]), ["description", "name", "title", "version", "websiteUrl"]);
     for revision in HANDSHAKE {
-        assert_eq!(r["capabilities"]["tools"]["listChanged"], false, "{revision}");
+        let caps = handshake(revision).1["capabilities"].clone();
+        let later = revision != "2024-11-05";
+        assert_eq!(caps["tools"]["listChanged"], later, "{revision}");
+        assert_eq!(caps["resources"].get("subscribe").is_some(), later, "{revision}: {caps}");
     }
 }
 
@@ -221,4 +227,74 @@ fn modern_errors_follow_2026_07_28() {
     assert!(legacy.get("resultType").is_none() && legacy.get("ttlMs").is_none(), "{legacy}");
     let e = s.err("resources/read", json!({"uri": "nope://x"}));
     assert_eq!(e["code"], -32002, "2024-11-05 keeps its code");
+}
+
+/// A server over a copy of the example files, which the test then changes.
+fn on_copies() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, Server) {
+    let tmp = tempfile::tempdir().unwrap();
+    let context = tmp.path().join("career-context.md");
+    fs::copy(example("career-context.md"), &context).unwrap();
+    let root = tmp.path().join("vitaegraph");
+    copy_dir(&example("vitaegraph"), &root);
+    let s = Server::start(&["mcp", "--context", context.to_str().unwrap(), "--root", root.to_str().unwrap()]);
+    (tmp, context, root, s)
+}
+
+/// Appends to a file so that its stamp and length change (the poller runs every 2 s).
+fn touch(path: &std::path::Path) {
+    std::thread::sleep(Duration::from_millis(20));
+    let mut text = fs::read_to_string(path).unwrap();
+    text.push('\n');
+    fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_subscribed_career_context_sends_resources_updated_when_its_file_changes() {
+    let (_tmp, context, _root, mut s) = on_copies();
+    s.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e", "version": "1"}}),
+    );
+    assert_eq!(s.ok("resources/subscribe", json!({"uri": "career-context://current"})), json!({}));
+    let e = s.err("resources/subscribe", json!({"uri": "vitaecontext://wiki/build"}));
+    assert_eq!((e["code"].clone(), e["data"]["uri"].clone()), (json!(-32602), json!("vitaecontext://wiki/build")));
+    touch(&context);
+    let n = s.recv();
+    assert_eq!(
+        n,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "career-context://current"}})
+    );
+}
+
+#[test]
+fn the_contract_revision_has_no_subscribe() {
+    let (mut s, _) = handshake("2024-11-05");
+    assert_eq!(s.err("resources/subscribe", json!({"uri": "career-context://current"}))["code"], -32601);
+}
+
+#[test]
+fn a_listen_stream_gets_graph_changes_tagged_with_its_id() {
+    let (_tmp, _context, root, mut s) = on_copies();
+    s.send(&json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen", "params": modern(json!({
+        "notifications": {"resourcesListChanged": true, "resourceSubscriptions": ["vitaegraph://index"]}
+    }))}));
+    let ack = s.recv();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen-1");
+    // Other requests are answered while the stream is open.
+    assert!(s.ok("tools/list", modern(json!({})))["tools"].is_array());
+    touch(&root.join(".generated/graph.json"));
+    let mut got: Vec<String> = (0..2)
+        .map(|_| {
+            let n = s.recv();
+            assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen-1", "{n}");
+            n["method"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, ["notifications/resources/list_changed", "notifications/resources/updated"]);
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "listen-1"}}));
+    let (status, rest, _) = s.finish();
+    assert!(status.success() && rest.is_empty(), "a cancelled stream gets no result: {rest:?}");
 }

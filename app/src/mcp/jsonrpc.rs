@@ -86,6 +86,11 @@ impl Id {
         self.0.to_string()
     }
 
+    /// The id as the client sent it.
+    pub fn value(&self) -> &Value {
+        &self.0
+    }
+
     pub fn from_value(v: &Value) -> Option<Id> {
         match v {
             Value::String(_) => Some(Id(v.clone())),
@@ -155,6 +160,15 @@ pub fn classify(value: Value) -> Message {
 /// A success response: exactly `jsonrpc`, `id` and `result`.
 pub fn success(id: &Id, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id.0, "result": result })
+}
+
+/// A notification from the server: `jsonrpc`, `method` and, when there are any, `params`.
+pub fn notification(method: &str, params: Map<String, Value>) -> Value {
+    if params.is_empty() {
+        json!({ "jsonrpc": "2.0", "method": method })
+    } else {
+        json!({ "jsonrpc": "2.0", "method": method, "params": params })
+    }
 }
 
 /// An error response: exactly `jsonrpc`, `id` (null when unknown) and `error`.

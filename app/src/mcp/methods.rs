@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use ports::fs::FileSystem;
 
 use super::jsonrpc::RpcError;
+use super::notify::{Change, Notifier};
 use super::pagination::{self, PAGE_SIZE};
 use super::params::{self, ListParams, NamedCall, ReadParams};
 use super::revision::Revision;
@@ -104,12 +105,18 @@ pub fn server_info(revision: Revision) -> Value {
 
 /// `capabilities` in `revision`. `completions` from 2025-03-26 (`completion/complete` is
 /// answered in 2024-11-05 too, undeclared, as the contract's result has no such key).
+/// `listChanged` is true from 2025-03-26 and `resources.subscribe` with it (`subscriptions/listen`
+/// in 2026-07-28); 2024-11-05 keeps the contract's `false` and no `subscribe`.
 fn capabilities(revision: Revision) -> Value {
+    let changes = revision.has_list_changed();
     let mut caps = json!({
-        "resources": { "listChanged": false },
-        "tools": { "listChanged": false },
-        "prompts": { "listChanged": false }
+        "resources": { "listChanged": changes },
+        "tools": { "listChanged": changes },
+        "prompts": { "listChanged": changes }
     });
+    if revision.has_resource_subscribe() || revision.is_modern() {
+        caps["resources"]["subscribe"] = json!(true);
+    }
     if revision.has_completions_capability() {
         caps["completions"] = json!({});
     }
@@ -173,6 +180,7 @@ fn cache_ttl(method: Method, params: &Map<String, Value>) -> Option<u64> {
 /// What the server serves. Built once at start-up from the configuration.
 pub struct Methods {
     fs: Arc<dyn FileSystem>,
+    notifier: Notifier,
     sources: Sources,
     graph: GraphStore,
     career: ContextCache,
@@ -188,7 +196,58 @@ impl std::fmt::Debug for Methods {
 impl Methods {
     pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
         let graph = GraphStore::new(sources.graph_root());
-        Self { fs, sources, graph, career: ContextCache::default(), tools: ToolRegistry::builtin() }
+        Self {
+            fs,
+            notifier: Notifier::default(),
+            sources,
+            graph,
+            career: ContextCache::default(),
+            tools: ToolRegistry::builtin(),
+        }
+    }
+
+    /// Where changes to what is served are reported (a skills watcher reports list changes
+    /// here); every connection turns them into the notifications it asked for.
+    pub fn notifier(&self) -> &Notifier {
+        &self.notifier
+    }
+
+    /// Polls the two watched resources every `every` on a thread of its own, reporting
+    /// `career-context://current` and `vitaegraph://index` updates (and the resource list, which
+    /// holds the graph's records) while `methods` lives. Bounded cost: per tick, the Career
+    /// Context selection and one metadata call for it, and one for `graph.json`; a file is read
+    /// again only when its stamp changed, and a rewrite with identical bytes reports nothing.
+    pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<()> {
+        let weak = Arc::downgrade(methods);
+        let mut last = methods.watched();
+        std::thread::Builder::new().name("watch-files".into()).spawn(move || {
+            loop {
+                std::thread::sleep(every);
+                let Some(m) = weak.upgrade() else { return };
+                let now = m.watched();
+                if !now.0.same(&last.0) {
+                    m.notifier().notify(Change::ResourceUpdated(resources::CAREER_CONTEXT_URI.into()));
+                }
+                if !now.1.same(&last.1) {
+                    m.notifier().notify(Change::ResourceUpdated(resources::GRAPH_INDEX_URI.into()));
+                    m.notifier().notify(Change::ResourcesListChanged);
+                }
+                last = now;
+            }
+        })?;
+        Ok(())
+    }
+
+    fn watched(&self) -> (Watched<crate::usecase::career::Loaded>, Watched<crate::graph_store::LoadedGraph>) {
+        let career = match self.career_context() {
+            Current::Loaded(loaded) => Watched::Loaded(loaded),
+            Current::Unavailable(notice) => Watched::Missing(notice),
+        };
+        let graph = match self.graph.graph(self.fs()) {
+            Ok(g) => Watched::Loaded(g),
+            Err(e) => Watched::Missing(e.to_string()),
+        };
+        (career, graph)
     }
 
     pub fn graph(&self) -> &GraphStore {
@@ -215,8 +274,33 @@ impl Methods {
     }
 }
 
+/// What a watched resource was at the last poll: the caches hand out the same `Arc` while the
+/// file is unchanged, so a new `Arc` (or a different reason it is missing) is a change.
+enum Watched<T> {
+    Loaded(Arc<T>),
+    Missing(String),
+}
+
+impl<T> Watched<T> {
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Watched::Loaded(a), Watched::Loaded(b)) => Arc::ptr_eq(a, b),
+            (Watched::Missing(a), Watched::Missing(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 impl Handler for Methods {
     type Method = Method;
+
+    fn changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
+        self.notifier.subscribe()
+    }
+
+    fn subscribable(&self, uri: &str) -> bool {
+        uri == resources::CAREER_CONTEXT_URI || uri == resources::GRAPH_INDEX_URI
+    }
 
     fn method(&self, name: &str) -> Option<Method> {
         Method::parse(name)

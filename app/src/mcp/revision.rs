@@ -87,6 +87,20 @@ impl Revision {
         self >= Revision::V2025_03_26
     }
 
+    /// `listChanged: true` and `notifications/{tools,prompts,resources}/list_changed`. Every
+    /// revision's schema has them, but the contract fixes `listChanged: false` for 2024-11-05,
+    /// so they are sent from 2025-03-26 on (in 2026-07-28 on `subscriptions/listen` streams).
+    pub fn has_list_changed(self) -> bool {
+        self >= Revision::V2025_03_26
+    }
+
+    /// `resources/subscribe`, `resources/unsubscribe` and `notifications/resources/updated` in
+    /// the handshake era: in every handshake revision's schema, withheld from 2024-11-05 (the
+    /// contract declares no `subscribe`); 2026-07-28 replaced them with `subscriptions/listen`.
+    pub fn has_resource_subscribe(self) -> bool {
+        self >= Revision::V2025_03_26 && !self.is_modern()
+    }
+
     /// JSON-RPC batches: 2025-03-26 added them explicitly (`JSONRPCBatchRequest`), 2025-06-18
     /// removed them ("Remove support for JSON-RPC batching", changelog), and later revisions do
     /// not bring them back. 2024-11-05 keeps today's behaviour (batches answered in one array),

@@ -77,6 +77,7 @@ impl Gates {
 /// `wait {gate}` says it entered, then blocks until the test opens its gate; `fast` answers at
 /// once; `boom` panics.
 struct TestHandler {
+    notifier: notify::Notifier,
     gates: Arc<Gates>,
     entered: mpsc::UnboundedSender<String>,
 }
@@ -91,6 +92,12 @@ impl Handler for TestHandler {
     }
     fn discover(&self) -> Value {
         json!({"supportedVersions": ["2026-07-28"]})
+    }
+    fn changes(&self) -> broadcast::Receiver<Change> {
+        self.notifier.subscribe()
+    }
+    fn subscribable(&self, uri: &str) -> bool {
+        uri == "watched://a"
     }
     fn call(&self, revision: Revision, method: &'static str, params: Map<String, Value>) -> Result<Value, RpcError> {
         if method == "revision" {
@@ -112,6 +119,7 @@ impl Handler for TestHandler {
 }
 
 struct Harness {
+    notifier: notify::Notifier,
     input: mpsc::UnboundedSender<Frame>,
     output: mpsc::UnboundedReceiver<Value>,
     close_output: watch::Sender<bool>,
@@ -129,10 +137,12 @@ fn start() -> Harness {
     let (eof_tx, eof_rx) = oneshot::channel();
     let sink = Arc::new(ChannelSink { out: out_tx, closed: closed_rx });
     let gates = Arc::new(Gates::default());
-    let handler = Arc::new(TestHandler { gates: Arc::clone(&gates), entered: entered_tx });
+    let notifier = notify::Notifier::default();
+    let handler = Arc::new(TestHandler { notifier: notifier.clone(), gates: Arc::clone(&gates), entered: entered_tx });
     let source = ChannelSource { frames: in_rx, eof_seen: Some(eof_tx) };
     let server = tokio::spawn(serve(source, sink, handler));
     Harness {
+        notifier,
         input: in_tx,
         output: out_rx,
         close_output: closed_tx,
@@ -337,4 +347,88 @@ async fn server_discover_is_answered_in_either_era_at_any_time() {
     // A modern request inside a handshake session is served by its own envelope.
     h.send(modern(4, "revision", "2026-07-28"));
     assert_eq!(h.recv().await["result"]["revision"], "2026-07-28");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changes_reach_sessions_whose_revision_has_them() {
+    let mut h = start();
+    h.init().await; // no version: 2024-11-05, which keeps listChanged false
+    h.notifier.notify(Change::ToolsListChanged);
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"fast"}));
+    assert_eq!(h.recv().await["id"], 1, "2024-11-05 gets no list_changed");
+
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}));
+    h.recv().await;
+    h.notifier.notify(Change::PromptsListChanged);
+    assert_eq!(h.recv().await, json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_updates_follow_subscriptions_in_the_handshake_era() {
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}));
+    h.recv().await;
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"other://b"}}));
+    assert_eq!(h.recv().await["error"]["code"], -32602);
+    h.send(json!({"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"watched://a"}}));
+    assert_eq!(h.recv().await["result"], json!({}));
+    h.notifier.notify(Change::ResourceUpdated("other://b".into()));
+    h.notifier.notify(Change::ResourceUpdated("watched://a".into()));
+    let n = h.recv().await;
+    assert_eq!(n, json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"watched://a"}}));
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"watched://a"}}));
+    assert_eq!(h.recv().await["result"], json!({}));
+    h.notifier.notify(Change::ResourceUpdated("watched://a".into()));
+    h.send(json!({"jsonrpc":"2.0","id":4,"method":"fast"}));
+    assert_eq!(h.recv().await["id"], 4, "no update after unsubscribe");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_is_acknowledged_tagged_filtered_and_ended_by_cancel() {
+    let mut h = start();
+    let mut listen = modern(9, "subscriptions/listen", "2026-07-28");
+    listen["params"]["notifications"] =
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["watched://a", "other://b"]});
+    h.send(listen);
+    let ack = h.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["watched://a"]})
+    );
+    h.notifier.notify(Change::PromptsListChanged); // not asked for
+    h.notifier.notify(Change::ToolsListChanged);
+    let n = h.recv().await;
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+    h.notifier.notify(Change::ResourceUpdated("watched://a".into()));
+    let n = h.recv().await;
+    assert_eq!(
+        (n["method"].clone(), n["params"]["uri"].clone()),
+        (json!("notifications/resources/updated"), json!("watched://a"))
+    );
+    h.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}));
+    h.send(json!({"jsonrpc":"2.0","id":10,"method":"server/discover"}));
+    assert_eq!(h.recv().await["id"], 10);
+    h.notifier.notify(Change::ToolsListChanged);
+    drop(h.input);
+    assert_eq!(h.server.await.unwrap(), Ended::InputClosed);
+    assert!(h.output.try_recv().is_err(), "a cancelled stream got more");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_listen_stream_ends_with_its_result_at_end_of_input() {
+    let mut h = start();
+    let mut listen = modern(5, "subscriptions/listen", "2026-07-28");
+    listen["params"]["notifications"] = json!({});
+    h.send(listen);
+    assert_eq!(h.recv().await["params"]["notifications"], json!({}));
+    drop(h.input);
+    assert_eq!(h.server.await.unwrap(), Ended::InputClosed);
+    let end = h.output.try_recv().unwrap();
+    assert_eq!(end["id"], 5);
+    assert_eq!(end["result"]["resultType"], "complete");
+    assert_eq!(end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 5);
 }
