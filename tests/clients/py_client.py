@@ -8,6 +8,8 @@ Prints one JSON object with everything the client saw.
 """
 
 import asyncio
+
+import anyio
 import json
 import sys
 
@@ -76,6 +78,20 @@ async def tour(api, plan, out):
     out["prompts_got"] = [await attempt(api.get_prompt(p["name"], p.get("arguments", {}))) for p in plan.get("prompts", [])]
 
 
+async def watch(client, plan, out):
+    """2026-07-28 only: open a subscriptions/listen stream for `plan["watch"]["uri"]`, append a
+    line to the file `plan["watch"]["touch"]`, and record the first event that arrives."""
+    w = plan["watch"]
+    async with client.listen(resource_subscriptions=[w["uri"]], tools_list_changed=True) as sub:
+        out["honored"] = dump(sub.honored)
+        with open(w["touch"], "a") as f:
+            f.write("\n")
+        with anyio.fail_after(20):
+            async for event in sub:
+                out["event"] = {"kind": type(event).__name__, "uri": getattr(event, "uri", None)}
+                break
+
+
 async def main():
     plan = json.loads(sys.argv[2])
     command, args = sys.argv[3], sys.argv[4:]
@@ -90,6 +106,8 @@ async def main():
             out["capabilities"] = dump(client.server_capabilities)
             out["instructions"] = client.instructions
             await tour(client, plan, out)
+            if "watch" in plan and is_modern(out):
+                await watch(client, plan, out)
     else:
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:

@@ -71,5 +71,19 @@ for (const p of plan.prompts ?? []) out.prompts_got.push(await attempt(() => cli
 out.completions = [];
 for (const c of plan.completions ?? []) out.completions.push(await attempt(() => client.complete(c)));
 
+// sdk1 only: resources/subscribe to plan.watch.uri, append a line to plan.watch.touch, and
+// record the notifications/resources/updated that follows.
+if (plan.watch && sdk1) {
+  const { ResourceUpdatedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  const { appendFileSync } = await import("node:fs");
+  const updated = new Promise((resolve, reject) => {
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params));
+    setTimeout(() => reject(new Error("no notifications/resources/updated within 20 s")), 20000).unref();
+  });
+  out.subscribed = await client.subscribeResource({ uri: plan.watch.uri });
+  appendFileSync(plan.watch.touch, "\n");
+  out.updated = await updated;
+}
+
 await client.close();
 process.stdout.write(JSON.stringify(out) + "\n");

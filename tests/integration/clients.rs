@@ -315,6 +315,37 @@ fn python_mcp2_client_modes_choose_their_era() {
 }
 
 #[test]
+fn python_mcp2_listens_for_career_context_updates() {
+    if !installed(&[&python_of(2)]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let context = tmp.path().join("career-context.md");
+    std::fs::copy(example("career-context.md"), &context).unwrap();
+    let env = Env::new(&["mcp", "--context", context.to_str().unwrap()]);
+    let plan = json!({"watch": {"uri": "career-context://current", "touch": context}});
+    let out = env.python(2, "2026-07-28", &plan);
+    assert_eq!(out["honored"]["resourceSubscriptions"], json!(["career-context://current"]), "{out}");
+    assert_eq!(out["honored"]["toolsListChanged"], true, "{out}");
+    assert_eq!(out["event"], json!({"kind": "ResourceUpdated", "uri": "career-context://current"}), "{out}");
+}
+
+#[test]
+fn typescript_sdk_subscribes_to_career_context_updates() {
+    if !installed(&[TS_SDK]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let context = tmp.path().join("career-context.md");
+    std::fs::copy(example("career-context.md"), &context).unwrap();
+    let env = Env::new(&["mcp", "--context", context.to_str().unwrap()]);
+    let out = env.typescript("sdk1", &json!({"watch": {"uri": "career-context://current", "touch": context}}));
+    assert_eq!(out["capabilities"]["resources"]["subscribe"], true, "{out}");
+    assert_eq!(out["subscribed"], json!({}), "{out}");
+    assert_eq!(out["updated"], json!({"uri": "career-context://current"}), "{out}");
+}
+
+#[test]
 fn python_mcp1_session_client() {
     if !installed(&[&python_of(1)]) {
         return;

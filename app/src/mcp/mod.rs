@@ -171,7 +171,9 @@ where
 {
     let session = Arc::new(Session::default());
     let mut tasks = JoinSet::new();
-    let deliveries = tokio::spawn(deliver_changes(methods.changes(), Arc::clone(&session), Arc::clone(&sink)));
+    // Stopped when `serve` returns, whichever way.
+    let _deliveries =
+        AbortOnDrop(tokio::spawn(deliver_changes(methods.changes(), Arc::clone(&session), Arc::clone(&sink))));
     loop {
         let frame = tokio::select! {
             biased;
@@ -191,7 +193,6 @@ where
         }
     }
     while tasks.join_next().await.is_some() {}
-    deliveries.abort();
     // Open listen streams end gracefully with their result (2026-07-28 SubscriptionsListenResult).
     let listens: Vec<Listen> = lock(&session.listens).drain().map(|(_, l)| l).collect();
     for l in listens {
@@ -202,6 +203,14 @@ where
         return Ended::OutputClosed;
     }
     Ended::InputClosed
+}
+
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Sends each change the handler reports as the notifications this connection asked for.
