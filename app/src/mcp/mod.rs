@@ -172,7 +172,7 @@ where
     let session = Arc::new(Session::default());
     let mut tasks = JoinSet::new();
     // Stopped when `serve` returns, whichever way.
-    let _deliveries =
+    let deliveries =
         AbortOnDrop(tokio::spawn(deliver_changes(methods.changes(), Arc::clone(&session), Arc::clone(&sink))));
     loop {
         let frame = tokio::select! {
@@ -193,6 +193,7 @@ where
         }
     }
     while tasks.join_next().await.is_some() {}
+    drop(deliveries);
     // Open listen streams end gracefully with their result (2026-07-28 SubscriptionsListenResult).
     let listens: Vec<Listen> = lock(&session.listens).drain().map(|(_, l)| l).collect();
     for l in listens {
