@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Below this, even an `initialize` request may not fit: every message would fail.
@@ -65,6 +66,26 @@ pub enum Command {
     /// Create, check and index your VitaeGraph (a folder of Markdown records).
     #[command(subcommand)]
     Graph(GraphCommand),
+
+    /// Add vitaecontext to an AI assistant's MCP configuration, or list the assistants found.
+    ///
+    /// With --client, the entry runs this binary (its absolute path) as `mcp` with your
+    /// --context, --root and --skills choices. The file is merged (other servers, settings and
+    /// comments stay), backed up beside itself as <file>.vitaecontext-backup-<UTC time>, then
+    /// replaced atomically; registering twice changes nothing. Without --client, it lists the
+    /// clients found here and whether each has vitaecontext.
+    #[command(after_long_help = domain::clients::locations_help())]
+    Register(RegisterArgs),
+    /// List, check, create and remove skills: layered prompt and tool definitions.
+    #[command(long_about = SKILLS_LONG_ABOUT)]
+    Skills(SkillsArgs),
+}
+
+/// Record types by name, with the names listed in `--help` and in errors.
+fn record_type_parser() -> impl clap::builder::TypedValueParser<Value = domain::graph::RecordType> {
+    use domain::graph::RecordType;
+    clap::builder::PossibleValuesParser::new(RecordType::ALL.iter().map(|t| t.as_str()))
+        .map(|name| RecordType::parse(&name).expect("a possible value is a record type"))
 }
 
 impl Command {
@@ -81,6 +102,179 @@ impl Command {
             _ => false,
         }
     }
+}
+
+const SKILLS_LONG_ABOUT: &str = "\
+List, check, create and remove skills: prompt and tool definitions that the MCP server offers \
+next to its own, in the skill-central model (its files and skill-central.yaml work unchanged).
+
+A skill is a file in a layer folder:
+  id: cv-bullet-rewriter          (required; kebab-case for `skills add`)
+  type: prompt                    (required: prompt | tool)
+  name, description, version      (optional)
+  tags: [cv, writing]             (a string or a list; `skills:compose` matches them)
+  arguments:                      (prompt arguments: name, description, required)
+    - {name: bullet, required: true}
+  prompt: |                       (the template; or prompt_zh, or both)
+    Rewrite {{bullet}} using only these facts:
+    {{career_context.cv}}
+  inputSchema: {...}              (tools: a JSON Schema object for the arguments)
+Files are .yaml, .yml or .json, or a folder with a SKILL.md (Agent Skills: YAML front matter, \
+the body is the prompt). Names starting with `.` or `_` are skipped (`_template.yaml`).
+
+{{name}} is filled from the arguments; {{career_context}} and {{career_context.SURFACE}} (cv, \
+github, linkedin, portfolio, x, general) with your own Career Context packets, so a skill is \
+grounded in your facts.
+
+Layers have a name and a priority; on the same id the higher priority wins. Two definitions at \
+the same top priority are a conflict: neither is served until you remove or rename one. Layers \
+come from a config file (`layers: [{name, path, priority}]`, paths relative to it): \
+--skills-config, else $VITAECONTEXT_SKILLS_CONFIG, else ~/.vitaecontext/skills.yaml when it \
+exists; and from --skills DIR[=PRIORITY] (priority 100 by default).
+
+Start with `vitaecontext skills init`, then `vitaecontext skills list`.
+Exit status: 0 done, 1 failed (an invalid file, a refused overwrite), 2 bad usage.";
+
+/// Where the skill layers are (shared by every `skills` command).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SkillsSourceArgs {
+    /// A skill layer folder, optionally with its priority (default 100): `--skills ~/team=50`.
+    /// Repeatable; `~` expands.
+    #[arg(long = "skills", value_name = "DIR[=PRIORITY]", value_parser = parse_skills_dir, global = true)]
+    pub dirs: Vec<SkillsDir>,
+    /// The layer config: `layers: [{name, path, priority}]`. Default: $VITAECONTEXT_SKILLS_CONFIG,
+    /// then ~/.vitaecontext/skills.yaml when it exists.
+    #[arg(long = "skills-config", value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+}
+
+/// One `--skills DIR[=PRIORITY]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillsDir {
+    pub dir: String,
+    pub priority: i64,
+}
+
+/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
+/// the folder (a folder name may contain `=`).
+pub fn parse_skills_dir(raw: &str) -> Result<SkillsDir, String> {
+    let (dir, priority) = match raw.rsplit_once('=') {
+        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
+        _ => (raw, crate::sources::DEFAULT_SKILLS_PRIORITY),
+    };
+    if dir.is_empty() {
+        return Err("expected a folder, e.g. --skills ~/team-skills=50".into());
+    }
+    Ok(SkillsDir { dir: dir.to_owned(), priority })
+}
+
+impl SkillsSourceArgs {
+    pub fn dirs(&self) -> Vec<(String, i64)> {
+        self.dirs.iter().map(|d| (d.dir.clone(), d.priority)).collect()
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SkillsArgs {
+    #[command(flatten)]
+    pub sources: SkillsSourceArgs,
+    #[command(subcommand)]
+    pub command: SkillsCommand,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SkillTypeArg {
+    Prompt,
+    Tool,
+}
+
+impl From<SkillTypeArg> for domain::skills::SkillType {
+    fn from(t: SkillTypeArg) -> Self {
+        match t {
+            SkillTypeArg::Prompt => domain::skills::SkillType::Prompt,
+            SkillTypeArg::Tool => domain::skills::SkillType::Tool,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// The skills the server would serve, in listing order (broadest layer first), with
+    /// skipped files, conflicts and refused ids as warnings on stderr.
+    List {
+        /// Only prompts or only tools.
+        #[arg(long = "type", value_enum, value_name = "TYPE")]
+        kind: Option<SkillTypeArg>,
+        /// Only skills with this tag (case does not matter).
+        #[arg(long, value_name = "TAG")]
+        tag: Option<String>,
+        /// Only skills served from this layer (by name).
+        #[arg(long, value_name = "LAYER")]
+        layer: Option<String>,
+        /// Print {skills, conflicts, skipped, refused} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One skill: the winning definition, its layer and file, and the definitions it shadows.
+    Show {
+        id: String,
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check skill files (or SKILL.md folders) without serving them: every problem with its
+    /// line, a label under it and how to fix it. Exit 1 when one is invalid.
+    Validate {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Write a starter layer set: a config (skills.yaml) and two layers with examples grounded
+    /// in your Career Context. Never overwrites: existing files are kept.
+    Init {
+        /// Where (default ~/.vitaecontext, where the server finds skills.yaml by itself).
+        dir: Option<PathBuf>,
+    },
+    /// Add a skill to a layer, from flags or from a file.
+    ///
+    /// From flags: `skills add --id cover-letter --prompt "Write ... {{career_context.cv}}" --tag cv`.
+    /// From a file: `skills add --from my-skill.yaml`. The id must be kebab-case. An existing
+    /// file is replaced only with --force, which keeps the old one as FILE.bak.
+    Add {
+        /// The skill id (kebab-case: lower-case words joined by `-`).
+        #[arg(long, value_name = "ID")]
+        id: Option<String>,
+        /// The kind of skill.
+        #[arg(long = "type", value_enum, value_name = "TYPE", default_value_t = SkillTypeArg::Prompt)]
+        kind: SkillTypeArg,
+        /// The display name (default: the id).
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        /// A tag; repeat for more.
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// The prompt template.
+        #[arg(long, value_name = "TEXT", conflicts_with = "from")]
+        prompt: Option<String>,
+        /// Copy this skill file (YAML, JSON or SKILL.md) instead of building one from flags.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["name", "description", "tags"])]
+        from: Option<PathBuf>,
+        /// The layer to write into (by name); required when there are several.
+        #[arg(long, value_name = "LAYER")]
+        layer: Option<String>,
+        /// Replace an existing file, keeping it as FILE.bak.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove a skill's file from its layer. Refuses when the id lives in several layers and
+    /// no --layer is given.
+    Remove {
+        id: String,
+        /// The layer to remove it from (by name).
+        #[arg(long, value_name = "LAYER")]
+        layer: Option<String>,
+    },
 }
 
 /// Where the VitaeGraph is: `--root`, else $VITAEGRAPH_ROOT, else ~/.vitaecontext/vitaegraph.
@@ -101,9 +295,34 @@ pub enum GraphCommand {
         #[command(flatten)]
         root: RootArg,
         /// Rewrite VITAEGRAPH.md and index.md from the starter text, keeping each replaced file
-        /// as `<name>.backup-<UTC time>` beside it.
+        /// as `<name>.vitaecontext-backup-<UTC time>` beside it.
         #[arg(long)]
         force: bool,
+    },
+    /// Add a record: writes TYPE's file at its canonical path with valid front matter and a
+    /// skeleton of what a good record of that type says. Never overwrites.
+    ///
+    /// Paths: project -> projects/SLUG/project.md, experience -> experience/SLUG/experience.md,
+    /// education -> education/SLUG/education.md, thesis -> education/PARENT/thesis.md, course ->
+    /// education/PARENT/courses/SLUG.md, certification | award | publication ->
+    /// <folder>/SLUG.md. A course or thesis needs --parent education:<slug>.
+    Add {
+        /// The record type.
+        #[arg(value_name = "TYPE", value_parser = record_type_parser())]
+        kind: domain::graph::RecordType,
+        /// Lower-case letters, digits and dashes; the id becomes TYPE:SLUG.
+        slug: String,
+        /// The title (default: the slug in words).
+        #[arg(long)]
+        title: Option<String>,
+        /// The id of the record it belongs to (required for course and thesis: an education id).
+        #[arg(long, value_name = "ID")]
+        parent: Option<String>,
+        /// Tags, comma-separated.
+        #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+        tags: Vec<String>,
+        #[command(flatten)]
+        root: RootArg,
     },
     /// Check every record: front matter, ids, types, parents, related records, links.
     ///
@@ -218,6 +437,48 @@ pub struct McpArgs {
     pub max_frame_bytes: usize,
 }
 
+/// `vitaecontext register`.
+#[derive(Debug, Args)]
+pub struct RegisterArgs {
+    /// The client to configure. Without it, list the clients found on this machine.
+    #[arg(long, value_name = "NAME", value_parser = client_parser())]
+    pub client: Option<domain::clients::Client>,
+
+    /// Print the change as a unified diff; write nothing.
+    #[arg(long, requires = "client")]
+    pub dry_run: bool,
+
+    /// Remove the vitaecontext entry (and nothing else).
+    #[arg(long, requires = "client", conflicts_with_all = ["context", "root", "skills", "skills_config"])]
+    pub remove: bool,
+
+    /// Claude Code: edit ~/.claude.json instead of printing the `claude mcp add` command.
+    #[arg(long, requires = "client")]
+    pub write: bool,
+
+    /// The Career Context the server should serve (made absolute).
+    #[arg(long, value_name = "FILE")]
+    pub context: Option<PathBuf>,
+
+    /// The VitaeGraph folder the server should serve (made absolute).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// A skills folder, passed on to `mcp` (repeatable; DIR made absolute).
+    #[arg(long, value_name = "DIR[=PRIORITY]")]
+    pub skills: Vec<String>,
+
+    /// A skills configuration file, passed on to `mcp` (made absolute).
+    #[arg(long, value_name = "FILE")]
+    pub skills_config: Option<PathBuf>,
+}
+
+fn client_parser() -> impl clap::builder::TypedValueParser<Value = domain::clients::Client> {
+    use domain::clients::Client;
+    clap::builder::PossibleValuesParser::new(Client::ALL.map(Client::name))
+        .map(|name: String| Client::parse(&name).expect("a possible value is a client name"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +501,17 @@ mod tests {
         let cli = Cli::try_parse_from(["vitaecontext", "context", "summary", "--for", "CV"]).unwrap();
         let Command::Context(ContextCommand::Summary { surface, .. }) = cli.command else { panic!("summary") };
         assert_eq!(surface, SurfaceArg::Cv);
+    }
+
+    #[test]
+    fn skills_dirs_take_an_optional_priority() {
+        assert_eq!(parse_skills_dir("a=5").unwrap(), SkillsDir { dir: "a".into(), priority: 5 });
+        assert_eq!(parse_skills_dir("a").unwrap(), SkillsDir { dir: "a".into(), priority: 100 });
+        assert_eq!(parse_skills_dir("x=y").unwrap(), SkillsDir { dir: "x=y".into(), priority: 100 });
+        assert_eq!(parse_skills_dir("a=-3").unwrap().priority, -3);
+        assert!(parse_skills_dir("=3").is_err());
+        let e = Cli::try_parse_from(["vitaecontext", "skills", "list", "--type", "widget"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]

@@ -34,6 +34,10 @@ pub enum Unavailable {
     Fs(#[from] ports::fs::FsError),
     #[error("the file is not valid JSON of the expected shape: {0}")]
     Json(#[from] serde_json::Error),
+    /// A load that failed on these same bytes before (same stamp and length): the same error,
+    /// answered without reading the file again.
+    #[error("{0}")]
+    Remembered(Arc<Unavailable>),
 }
 
 pub struct LoadedGraph {
@@ -52,11 +56,31 @@ struct Cached<T> {
     value: Arc<T>,
 }
 
+/// The last load of one generated file: the value that parsed, and the error of a later
+/// version that did not. A failed parse is remembered by stamp and length so that an invalid
+/// file of gigabytes is read and hashed once, not on every request.
+struct Slot<T> {
+    loaded: Option<Cached<T>>,
+    failed: Option<Failed>,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Self { loaded: None, failed: None }
+    }
+}
+
+struct Failed {
+    stamp: u128,
+    len: u64,
+    error: Arc<Unavailable>,
+}
+
 pub struct GraphStore {
     root: Option<PathBuf>,
     canonical: Mutex<Option<PathBuf>>,
-    graph: Mutex<Option<Cached<LoadedGraph>>>,
-    search: Mutex<Option<Cached<Searcher>>>,
+    graph: Mutex<Slot<LoadedGraph>>,
+    search: Mutex<Slot<Searcher>>,
 }
 
 impl std::fmt::Debug for GraphStore {
@@ -71,7 +95,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl GraphStore {
     pub fn new(root: Option<PathBuf>) -> Self {
-        Self { root, canonical: Mutex::new(None), graph: Mutex::new(None), search: Mutex::new(None) }
+        Self { root, canonical: Mutex::new(None), graph: Mutex::default(), search: Mutex::default() }
     }
 
     /// The root with every symlink resolved, computed once (a symlinked root works).
@@ -97,30 +121,46 @@ impl GraphStore {
     fn load<T>(
         &self,
         fs: &dyn FileSystem,
-        cache: &Mutex<Option<Cached<T>>>,
+        cache: &Mutex<Slot<T>>,
         stored: &str,
         parse: impl FnOnce(Vec<u8>) -> Result<T, Unavailable>,
     ) -> Result<Arc<T>, Unavailable> {
         let (root, path) = self.confined(fs, stored)?;
-        let mut c = lock(cache);
+        let mut guard = lock(cache);
+        let c = &mut *guard;
         // A hit only ever returns what an earlier confined read gave, so checking the stamp
         // needs no more than the same handle-based walk.
         let seen = fs.metadata_beneath(&root, path.relative())?;
-        if let Some(hit) = c.as_ref().filter(|h| h.stamp == seen.stamp && h.len == seen.len) {
+        if let Some(hit) = c.loaded.as_ref().filter(|h| h.stamp == seen.stamp && h.len == seen.len) {
             return Ok(Arc::clone(&hit.value));
+        }
+        if let Some(failed) = c.failed.as_ref().filter(|f| f.stamp == seen.stamp && f.len == seen.len) {
+            return Err(Unavailable::Remembered(Arc::clone(&failed.error)));
         }
         let (bytes, meta) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES)?;
         let digest: [u8; 32] = Sha256::digest(&bytes).into();
         // Rewritten with the same bytes (a rerun of `graph index`): keep the parsed value.
-        if let Some(hit) = c.as_mut().filter(|h| h.digest == digest) {
+        if let Some(hit) = c.loaded.as_mut().filter(|h| h.digest == digest) {
             hit.stamp = meta.stamp;
             hit.len = meta.len;
-            return Ok(Arc::clone(&hit.value));
+            let value = Arc::clone(&hit.value);
+            c.failed = None;
+            return Ok(value);
         }
         tracing::info!(file = stored, bytes = bytes.len(), "loading the VitaeGraph index");
-        let value = Arc::new(parse(bytes)?);
-        *c = Some(Cached { stamp: meta.stamp, len: meta.len, digest, value: Arc::clone(&value) });
-        Ok(value)
+        match parse(bytes) {
+            Ok(value) => {
+                let value = Arc::new(value);
+                c.loaded = Some(Cached { stamp: meta.stamp, len: meta.len, digest, value: Arc::clone(&value) });
+                c.failed = None;
+                Ok(value)
+            }
+            Err(error) => {
+                let error = Arc::new(error);
+                c.failed = Some(Failed { stamp: meta.stamp, len: meta.len, error: Arc::clone(&error) });
+                Err(Unavailable::Remembered(error))
+            }
+        }
     }
 
     pub fn graph(&self, fs: &dyn FileSystem) -> Result<Arc<LoadedGraph>, Unavailable> {
@@ -137,7 +177,11 @@ impl GraphStore {
 
     pub fn searcher(&self, fs: &dyn FileSystem) -> Result<Arc<Searcher>, Unavailable> {
         self.load(fs, &self.search, &generated_path(SEARCH_INDEX_FILE), |bytes| {
-            Ok(Searcher::new(serde_json::from_slice(&bytes)?))
+            // Streamed into the searcher one document at a time (no full document list).
+            let mut de = serde_json::Deserializer::from_slice(&bytes);
+            let searcher = domain::graph::search::deserialize(&mut de)?;
+            de.end()?;
+            Ok(searcher)
         })
     }
 
@@ -163,4 +207,76 @@ pub enum RecordError {
     Binary,
     #[error("the record is not valid UTF-8")]
     NotUtf8,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use fs_memory::MemoryFs;
+
+    use super::*;
+
+    // The search index is streamed into the searcher document by document; it must answer
+    // exactly as one built from the whole parsed file (files from 2.x list ids out of order).
+    #[test]
+    fn a_streamed_search_index_answers_like_a_parsed_one() {
+        use domain::graph::index::{Document, SearchIndex, Tag, term_counts};
+        use domain::graph::search::Query;
+        let doc = |id: &str, title: &str, text: &str| Document {
+            id: id.into(),
+            kind: "Project".into(),
+            title: title.into(),
+            path: format!("projects/{id}.md"),
+            text: text.into(),
+            tags: vec![Tag::Str("rust".into()), Tag::Bool(true)],
+            terms: term_counts(&format!("{title} rust {text}")),
+        };
+        let index = SearchIndex {
+            version: "2.0.0".into(),
+            algorithm: "lexical-term-frequency".into(),
+            documents: vec![
+                doc("project:zeta", "Build-cache warden", "Audits remote build caches. node.js and Rust."),
+                doc("project:alpha", "Pipeline lens", "Profiles CI logs; mentions cache once."),
+                doc("project:mid", "Rust rust rust", &"long text about latency ".repeat(40)),
+            ],
+        };
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        fs.create_dir_all(&root.join(".generated")).unwrap();
+        fs.write_atomic(&root.join(".generated/search-index.json"), &serde_json::to_vec(&index).unwrap()).unwrap();
+        let store = GraphStore::new(Some(root.to_path_buf()));
+        let streamed = store.searcher(&fs).expect("loads");
+        let parsed = Searcher::new(index);
+        for text in [Some("rust"), Some("cache"), Some("latency warden"), Some("zeta"), Some("true"), None] {
+            let q = Query { text, ..Default::default() };
+            assert_eq!(streamed.search(&q), parsed.search(&q), "{text:?}");
+        }
+        fs.write_atomic(&root.join(".generated/search-index.json"), br#"{"version":"2","documents":[]}"#).unwrap();
+        assert!(store.searcher(&fs).is_err(), "a file without `algorithm` is refused as before");
+    }
+
+    // Regression: an invalid graph.json of gigabytes was read and hashed again on every request.
+    #[test]
+    fn an_unchanged_invalid_index_is_read_once() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        fs.create_dir_all(&root.join(".generated")).unwrap();
+        let file = root.join(".generated/graph.json");
+        fs.write_atomic(&file, b"{ not json").unwrap();
+        let store = GraphStore::new(Some(root.to_path_buf()));
+        let first = store.graph(&fs).err().expect("invalid JSON is refused").to_string();
+        for _ in 0..3 {
+            let again = store.graph(&fs).err().expect("still refused").to_string();
+            assert_eq!(again, first, "the same error each time");
+        }
+        assert_eq!(fs.reads(), 1, "an unchanged invalid file is read once");
+
+        // A new version is read again, and once valid it is served.
+        fs.write_atomic(&file, br#"{"version":"2.0.0","source":"x","nodes":[],"edges":[]}"#).unwrap();
+        assert!(store.graph(&fs).is_ok());
+        assert_eq!(fs.reads(), 2);
+        assert!(store.graph(&fs).is_ok());
+        assert_eq!(fs.reads(), 2, "a valid file is not read again either");
+    }
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use clap::Parser;
 use miette::{IntoDiagnostic, WrapErr};
 
-use cli::{Cli, Command, ContextCommand, GraphCommand, McpArgs};
+use cli::{Cli, Command, ContextCommand, GraphCommand, McpArgs, SkillsCommand};
 use commands::{Failure, Outcome};
 
 fn main() -> ExitCode {
@@ -75,8 +75,58 @@ fn run(cli: Cli) -> Outcome {
             let root_of = |r: &cli::RootArg| sources::Sources::from_process(None, r.root.as_deref());
             match cmd {
                 GraphCommand::Init { root, force } => commands::graph::init(&fs, &clock, &root_of(&root), force),
+                GraphCommand::Add { kind, slug, title, parent, tags, root } => commands::graph::add(
+                    &fs,
+                    &root_of(&root),
+                    commands::graph::AddArgs {
+                        kind,
+                        slug: &slug,
+                        title: title.as_deref(),
+                        parent: parent.as_deref(),
+                        tags: &tags,
+                    },
+                ),
                 GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
                 GraphCommand::Index { root } => commands::graph::index(&fs, &clock, &root_of(&root)),
+            }
+        }
+        Command::Register(args) => {
+            let edge = commands::register::Edge {
+                env: sources::client_env(),
+                exe: sources::current_exe(),
+                sources: sources::Sources::from_process(None, None),
+            };
+            commands::register::run(&fs, &fs_std::SystemClock::default(), &edge, &args)
+        }
+        Command::Skills(args) => {
+            use commands::skills::{self as skills, AddArgs, ListArgs};
+            let sources = sources::Sources::from_process(None, None)
+                .with_skills(&args.sources.dirs(), args.sources.config.as_deref());
+            match args.command {
+                SkillsCommand::List { kind, tag, layer, json } => skills::list(
+                    &fs,
+                    &sources,
+                    &ListArgs { kind: kind.map(Into::into), tag: tag.as_deref(), layer: layer.as_deref(), json },
+                ),
+                SkillsCommand::Show { id, json } => skills::show(&fs, &sources, &id, json),
+                SkillsCommand::Validate { files } => skills::validate(&fs, &sources, &files),
+                SkillsCommand::Init { dir } => skills::init(&fs, &sources, dir.as_deref()),
+                SkillsCommand::Add { id, kind, name, description, tags, prompt, from, layer, force } => skills::add(
+                    &fs,
+                    &sources,
+                    &AddArgs {
+                        id: id.as_deref(),
+                        kind: kind.into(),
+                        name: name.as_deref(),
+                        description: description.as_deref(),
+                        tags: &tags,
+                        prompt: prompt.as_deref(),
+                        from: from.as_deref(),
+                        layer: layer.as_deref(),
+                        force,
+                    },
+                ),
+                SkillsCommand::Remove { id, layer } => skills::remove(&fs, &sources, &id, layer.as_deref()),
             }
         }
     }

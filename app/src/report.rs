@@ -149,6 +149,24 @@ pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Op
     }
 }
 
+/// A problem in a skill file or a skills config: the file, the line, a label under the span.
+pub fn skill_finding(path: &str, text: &str, p: &domain::skills::Problem, code: &str, help: &'static str) -> Finding {
+    let location = match p.line() {
+        Some(line) => format!("{path}:{line}"),
+        None => path.to_owned(),
+    };
+    Finding {
+        code: format!("vitaecontext::skills::{code}"),
+        message: format!("{location}: {}", p.message),
+        help,
+        severity: miette::Severity::Error,
+        at: p.span.map(|s| {
+            let end = if s.end > s.start { s.end } else { s.start };
+            (NamedSource::new(path, text.to_owned()), SourceSpan::from(s.start..end), p.label.clone())
+        }),
+    }
+}
+
 /// Renders any miette diagnostics, in order.
 pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
@@ -187,5 +205,16 @@ mod tests {
         let bad_line = label_of("# Ada - Analyst\n\n## QUICK REFERENCE\n```yaml\nnot yaml\n```\n");
         assert!(bad_line.contains("not accepted in the flat QUICK REFERENCE YAML"), "{bad_line}");
         assert!(!bad_line.contains("right after this heading"), "{bad_line}");
+    }
+
+    #[test]
+    fn skill_findings_render_with_a_label_under_the_value() {
+        let text = "# my skill\nid: cv-helper\ntype: widget\nprompt: |\n  Hi\n";
+        let problems = domain::skills::parse_skill(domain::skills::SkillFormat::Yaml, text).unwrap_err();
+        let findings: Vec<_> = problems
+            .iter()
+            .map(|p| skill_finding("skills/cv-helper.yaml", text, p, "invalid_skill", "Use prompt or tool."))
+            .collect();
+        insta::assert_snapshot!(render_all(&findings, 100, false));
     }
 }

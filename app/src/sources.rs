@@ -9,6 +9,11 @@ use ports::fs::{FileKind, FileSystem};
 
 pub const CONTEXT_ENV: &str = "VITAECONTEXT_CAREER_CONTEXT";
 pub const GRAPH_ENV: &str = "VITAEGRAPH_ROOT";
+pub const SKILLS_CONFIG_ENV: &str = "VITAECONTEXT_SKILLS_CONFIG";
+/// The skills config used when no flag or environment names one, if it exists.
+pub const DEFAULT_SKILLS_CONFIG: &str = "skills.yaml";
+/// The priority of a `--skills DIR` layer without `=PRIORITY`.
+pub const DEFAULT_SKILLS_PRIORITY: i64 = 100;
 
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
@@ -16,6 +21,11 @@ pub struct Sources {
     pub context_env: Option<String>,
     pub root_flag: Option<String>,
     pub root_env: Option<String>,
+    /// `--skills-config FILE`.
+    pub skills_config_flag: Option<String>,
+    pub skills_config_env: Option<String>,
+    /// `--skills DIR[=PRIORITY]`, in the order given.
+    pub skills_dirs: Vec<(String, i64)>,
     pub home: Option<PathBuf>,
     pub cwd: PathBuf,
 }
@@ -32,6 +42,9 @@ impl Sources {
             context_env: non_empty(std::env::var_os(CONTEXT_ENV)),
             root_flag: root_flag.map(|p| p.to_string_lossy().into_owned()),
             root_env: non_empty(std::env::var_os(GRAPH_ENV)),
+            skills_config_flag: None,
+            skills_config_env: non_empty(std::env::var_os(SKILLS_CONFIG_ENV)),
+            skills_dirs: Vec::new(),
             home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
         }
@@ -79,4 +92,69 @@ impl Sources {
         }
         home.map(|h| h.join(DEFAULT_DIR).join("vitaegraph"))
     }
+
+    /// Adds the skills flags (`--skills DIR[=PRIORITY]`, `--skills-config FILE`).
+    pub fn with_skills(mut self, dirs: &[(String, i64)], config: Option<&Path>) -> Self {
+        self.skills_dirs = dirs.to_vec();
+        self.skills_config_flag = config.map(|p| p.to_string_lossy().into_owned());
+        self
+    }
+
+    /// Where the skill layers come from: the config file (`--skills-config`, then
+    /// `$VITAECONTEXT_SKILLS_CONFIG`, then `~/.vitaecontext/skills.yaml` when it exists) and the
+    /// `--skills` folders.
+    pub fn skill_sources(&self, fs: &dyn FileSystem) -> SkillSources {
+        let home = self.home.as_deref();
+        let named = self.skills_config_flag.as_deref().or(self.skills_config_env.as_deref());
+        let config = match named {
+            Some(c) => Some(expand_path(c, home, &self.cwd)),
+            None => home
+                .map(|h| h.join(DEFAULT_DIR).join(DEFAULT_SKILLS_CONFIG))
+                .filter(|p| fs.metadata(p).is_ok_and(|m| m.kind == FileKind::File)),
+        };
+        SkillSources {
+            config,
+            config_named: named.is_some(),
+            dirs: self.skills_dirs.iter().map(|(d, p)| (d.clone(), expand_path(d, home, &self.cwd), *p)).collect(),
+        }
+    }
+
+    /// Where `skills init` writes by default: `~/.vitaecontext`.
+    pub fn default_dir(&self) -> Option<PathBuf> {
+        self.home.as_ref().map(|h| h.join(DEFAULT_DIR))
+    }
+}
+
+/// The skill layers' sources, resolved to absolute paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillSources {
+    pub config: Option<PathBuf>,
+    /// Whether the config was named (flag or environment): then a missing file is an error.
+    pub config_named: bool,
+    /// `--skills` folders: as given (the layer's name), absolute, priority.
+    pub dirs: Vec<(String, PathBuf, i64)>,
+}
+
+/// Where MCP clients keep their configuration on this machine: the OS and the folders their
+/// locations start from (`vitaecontext register`, `doctor`).
+pub fn client_env() -> domain::clients::Env {
+    use domain::clients::Os;
+    let os = Os::from_consts(std::env::consts::OS);
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let home = match os {
+        Os::Windows => var("USERPROFILE").or_else(|| var("HOME")),
+        _ => var("HOME"),
+    };
+    domain::clients::Env {
+        os,
+        home,
+        appdata: var("APPDATA"),
+        xdg_config_home: var("XDG_CONFIG_HOME"),
+        codex_home: var("CODEX_HOME"),
+    }
+}
+
+/// The absolute path of the running binary: the command a client should start.
+pub fn current_exe() -> std::io::Result<PathBuf> {
+    std::env::current_exe()
 }

@@ -4,7 +4,10 @@
 //! bytes and plain values; the `app` crate turns its results into JSON-RPC.
 
 pub mod career;
+pub mod clients;
 pub mod graph;
 pub mod prompts;
+pub mod skills;
+mod steps;
 pub mod text;
 pub mod wiki;

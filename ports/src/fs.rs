@@ -72,6 +72,23 @@ impl FsError {
     }
 }
 
+/// One change of a [`FileSystem::write_atomic_set`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change<'a> {
+    /// Replace or create the file with these bytes.
+    Write(&'a Path, &'a [u8]),
+    /// Remove the file if it is there (a missing file is not an error).
+    Remove(&'a Path),
+}
+
+impl<'a> Change<'a> {
+    pub fn path(&self) -> &'a Path {
+        match self {
+            Change::Write(p, _) | Change::Remove(p) => p,
+        }
+    }
+}
+
 pub trait FileSystem: Send + Sync {
     /// Reads a regular file, following symlinks, refusing more than `max_bytes`
     /// (`FsErrorKind::TooLarge`) and anything that is not a regular file.
@@ -120,6 +137,21 @@ pub trait FileSystem: Send + Sync {
     /// Replaces (or creates) a file so that a reader sees either the old content or the new,
     /// never a mix: write a temporary file beside it, flush it, rename it over the target.
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError>;
+
+    /// Applies several changes as one: either all of them happen or, when any step fails,
+    /// none does and the error is returned. In order:
+    /// 1. stage: each `Write` goes to a temporary file beside its target, written and synced;
+    /// 2. keep: each target that exists gets a second name beside it (a hard link), so it can
+    ///    be put back;
+    /// 3. apply, in the order given: rename each temporary over its target, remove each
+    ///    `Remove` target; then sync the folders;
+    /// 4. drop the kept names.
+    ///
+    /// A failure in 1 or 2 touches no target; a failure in 3 puts back every target already
+    /// changed, from its kept name (or removes it when it did not exist). Temporaries and kept
+    /// names never remain. A reader may see some targets changed and others not while 3 runs
+    /// (a few renames), never a torn file. The paths must be distinct.
+    fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError>;
 
     /// Creates a new file atomically (a temporary file beside it, then linked into place only if
     /// nothing is at `path`); fails with `AlreadyExists` when anything is there.

@@ -53,6 +53,17 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_vitaecontext"))
 }
 
+/// A field of `/proc/<pid>/status` in KiB (Linux; 0 when unreadable).
+#[allow(dead_code, reason = "only the search bench reads memory")]
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// A `vitaecontext mcp` child spoken to one request line at a time.
 pub struct McpChild {
     child: std::process::Child,
@@ -79,6 +90,12 @@ impl McpChild {
         let mut me = McpChild { child, stdin, stdout, line: String::new() };
         me.call(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
         me
+    }
+
+    /// The child's process id (for `/proc/<pid>/status`).
+    #[allow(dead_code, reason = "only the search bench reads memory")]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends one request line and reads one response line; returns its length.

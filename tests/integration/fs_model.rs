@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use fs_memory::MemoryFs;
 use fs_std::StdFs;
-use ports::fs::{FileKind, FileSystem, FsError, Metadata};
+use ports::fs::{Change, FileKind, FileSystem, FsError, Metadata};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ enum Op {
     WriteNew(String, Vec<u8>),
     Symlink(Target, String),
     Remove(String),
+    /// `write_atomic_set`: a write (bytes) or a removal (`None`) per distinct path.
+    WriteSet(Vec<(String, Option<Vec<u8>>)>),
     Read(String, u64),
     Metadata(String),
     SymlinkMetadata(String),
@@ -84,9 +86,14 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         3 => nonempty_rel().prop_map(Op::CreateDirAll),
         3 => (nonempty_rel(), bytes.clone()).prop_map(|(p, b)| Op::WriteAtomic(p, b)),
-        1 => (nonempty_rel(), bytes).prop_map(|(p, b)| Op::WriteNew(p, b)),
+        1 => (nonempty_rel(), bytes.clone()).prop_map(|(p, b)| Op::WriteNew(p, b)),
         3 => (target(), nonempty_rel()).prop_map(|(t, p)| Op::Symlink(t, p)),
         1 => nonempty_rel().prop_map(Op::Remove),
+        2 => proptest::collection::vec((nonempty_rel(), proptest::option::of(bytes)), 1..4).prop_map(|mut set| {
+            let mut seen = std::collections::BTreeSet::new();
+            set.retain(|(p, _)| seen.insert(p.clone()));
+            Op::WriteSet(set)
+        }),
         2 => (rel(), 0u64..50).prop_map(|(p, c)| Op::Read(p, c)),
         1 => rel().prop_map(Op::Metadata),
         1 => rel().prop_map(Op::SymlinkMetadata),
@@ -158,6 +165,18 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
             outcome(r, |()| Outcome::Unit)
         }
         Op::Remove(p) => outcome(fs.remove_file(&join(world, p)), |()| Outcome::Unit),
+        Op::WriteSet(set) => {
+            let paths: Vec<PathBuf> = set.iter().map(|(p, _)| join(world, p)).collect();
+            let changes: Vec<Change<'_>> = set
+                .iter()
+                .zip(&paths)
+                .map(|((_, bytes), path)| match bytes {
+                    Some(b) => Change::Write(path, b),
+                    None => Change::Remove(path),
+                })
+                .collect();
+            outcome(fs.write_atomic_set(&changes), |()| Outcome::Unit)
+        }
         Op::Read(p, cap) => outcome(fs.read(&join(world, p), *cap), Outcome::Bytes),
         Op::Metadata(p) => outcome(fs.metadata(&join(world, p)), meta),
         Op::SymlinkMetadata(p) => outcome(fs.symlink_metadata(&join(world, p)), meta),

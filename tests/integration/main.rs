@@ -1,5 +1,6 @@
 //! One integration test binary: the built `vitaecontext` driven from outside, plus the adapters.
 
+mod backpressure;
 mod career_cli;
 mod career_mcp;
 mod cli;
@@ -15,6 +16,8 @@ mod graph_names;
 mod lifecycle;
 mod prompts_wiki;
 mod protocol_errors;
+mod register_cli;
 mod setup_cli;
+mod skills_cli;
 mod transport;
 mod util;

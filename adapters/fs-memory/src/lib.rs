@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
+use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
 
 /// Linux gives up after 40 symlinks in one resolution.
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -57,12 +58,35 @@ struct State {
     /// Permission bits set explicitly, by physical path. The rest have the defaults of the real
     /// adapter: 0755 for folders (umask 022), 0600 for files (written through `tempfile`).
     modes: BTreeMap<PathBuf, u32>,
+    /// Steps of `write_atomic_set` that fail for a target (as requested).
+    failing_steps: BTreeSet<(SetStep, PathBuf)>,
+}
+
+/// A step of [`FileSystem::write_atomic_set`] for one target, which a test can make fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SetStep {
+    /// Creating the temporary file beside the target.
+    CreateTemp,
+    /// Writing and syncing the temporary file (also failed by `fail_writes_to(target)`).
+    WriteTemp,
+    /// Giving the existing target a second name so it can be put back.
+    Keep,
+    /// Renaming the temporary over the target, or removing the target.
+    Apply,
+}
+
+impl SetStep {
+    pub const ALL: [SetStep; 4] = [SetStep::CreateTemp, SetStep::WriteTemp, SetStep::Keep, SetStep::Apply];
 }
 
 /// An in-memory filesystem. Starts with an empty root directory `/`.
 #[derive(Debug)]
 pub struct MemoryFs {
     state: Mutex<State>,
+    /// Whole-file reads (`read`, `read_beneath`) and listings (`read_dir`) so far, so a test can
+    /// prove what a cache saves.
+    reads: AtomicUsize,
+    lists: AtomicUsize,
 }
 
 impl Default for MemoryFs {
@@ -233,6 +257,112 @@ impl State {
         Ok(())
     }
 
+    fn check_step(&self, step: SetStep, target: &Path) -> Result<(), FsError> {
+        if self.failing_steps.contains(&(step, target.to_path_buf())) {
+            return Err(FsError::new(FsErrorKind::Other, target, format!("injected fault at {step:?}")));
+        }
+        Ok(())
+    }
+
+    /// A fresh name beside `slot`, as tempfile would pick.
+    fn fresh_beside(&mut self, slot: &Path, suffix: &str) -> PathBuf {
+        let n = self.stamp();
+        slot.with_file_name(format!(".vitaecontext-{n}.{suffix}"))
+    }
+
+    /// Where a removal acts: `None` when a folder on the way is missing (nothing to remove).
+    fn removal_slot(&self, path: &Path) -> Result<Option<PathBuf>, FsError> {
+        match self.entry_slot(path) {
+            Err(e) if e.kind == FsErrorKind::NotFound => Ok(None),
+            slot => slot.map(Some),
+        }
+    }
+
+    /// Steps 1 to 3 of `write_atomic_set`, each path resolved when the real filesystem would
+    /// resolve it; every temporary and kept name created is recorded in `made` so the caller
+    /// removes what remains, whatever happened.
+    fn write_set(&mut self, changes: &[Change<'_>], made: &mut Vec<PathBuf>) -> Result<(), FsError> {
+        let mut temps = Vec::with_capacity(changes.len());
+        for change in changes {
+            let Change::Write(path, bytes) = change else {
+                temps.push(None);
+                continue;
+            };
+            let slot = self.entry_slot(path)?;
+            self.check_step(SetStep::CreateTemp, path)?;
+            let temp = self.fresh_beside(&slot, "tmp");
+            let stamp = self.stamp();
+            self.nodes.insert(temp.clone(), Node::File { bytes: Vec::new(), stamp });
+            made.push(temp.clone());
+            self.check_step(SetStep::WriteTemp, path)?;
+            self.check_fault(path, &slot)?;
+            self.nodes.insert(temp.clone(), Node::File { bytes: bytes.to_vec(), stamp });
+            temps.push(Some(temp));
+        }
+        let mut kept = Vec::with_capacity(changes.len());
+        for change in changes {
+            let Some(slot) = self.removal_slot(change.path())? else {
+                kept.push(None);
+                continue;
+            };
+            match self.nodes.get(&slot).cloned() {
+                None => kept.push(None),
+                Some(Node::Dir) => {
+                    return Err(FsError::new(FsErrorKind::IsADirectory, change.path(), "is a directory"));
+                }
+                Some(node) => {
+                    self.check_step(SetStep::Keep, change.path())?;
+                    let name = self.fresh_beside(&slot, "old");
+                    self.nodes.insert(name.clone(), node);
+                    made.push(name.clone());
+                    kept.push(Some(name));
+                }
+            }
+        }
+        // The slot each applied change acted on, to put it back.
+        let mut applied: Vec<(Option<PathBuf>, Option<&PathBuf>)> = Vec::new();
+        let mut failure = None;
+        for ((change, temp), old) in changes.iter().zip(&temps).zip(&kept) {
+            let slot = self.check_step(SetStep::Apply, change.path()).and_then(|()| match (change, temp) {
+                (Change::Write(path, _), Some(temp)) => {
+                    let slot = self.entry_slot(path)?;
+                    if let Some(Node::Dir) = self.nodes.get(&slot) {
+                        return Err(FsError::new(FsErrorKind::IsADirectory, *path, "is a directory"));
+                    }
+                    let node = self.nodes.remove(temp).ok_or_else(|| not_found(temp))?;
+                    self.nodes.insert(slot.clone(), node);
+                    Ok(Some(slot))
+                }
+                (_, _) => {
+                    let slot = self.removal_slot(change.path())?;
+                    if let Some(slot) = &slot {
+                        if let Some(Node::Dir) = self.nodes.get(slot) {
+                            return Err(FsError::new(FsErrorKind::IsADirectory, change.path(), "is a directory"));
+                        }
+                        self.nodes.remove(slot);
+                    }
+                    Ok(slot)
+                }
+            });
+            match slot {
+                Ok(slot) => applied.push((slot, old.as_ref())),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        let Some(e) = failure else { return Ok(()) };
+        for (slot, old) in applied.into_iter().rev() {
+            let Some(slot) = slot else { continue };
+            match old.and_then(|k| self.nodes.remove(k)) {
+                Some(node) => self.nodes.insert(slot, node),
+                None => self.nodes.remove(&slot),
+            };
+        }
+        Err(e)
+    }
+
     fn stamp(&mut self) -> u128 {
         self.next_stamp += 1;
         self.next_stamp
@@ -244,8 +374,26 @@ impl MemoryFs {
         let mut nodes = BTreeMap::new();
         nodes.insert(PathBuf::from("/"), Node::Dir);
         Self {
-            state: Mutex::new(State { nodes, next_stamp: 0, failing_writes: BTreeSet::new(), modes: BTreeMap::new() }),
+            state: Mutex::new(State {
+                nodes,
+                next_stamp: 0,
+                failing_writes: BTreeSet::new(),
+                modes: BTreeMap::new(),
+                failing_steps: BTreeSet::new(),
+            }),
+            reads: AtomicUsize::new(0),
+            lists: AtomicUsize::new(0),
         }
+    }
+
+    /// How many whole-file reads (`read`, `read_beneath`) were made so far.
+    pub fn reads(&self) -> usize {
+        self.reads.load(Ordering::SeqCst)
+    }
+
+    /// How many folders were listed (`read_dir`) so far.
+    pub fn lists(&self) -> usize {
+        self.lists.load(Ordering::SeqCst)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -281,6 +429,16 @@ impl MemoryFs {
         self.lock().failing_writes.insert(path.into());
     }
 
+    /// Makes `step` of every later `write_atomic_set` fail for the target `path`.
+    pub fn fail_set_step(&self, step: SetStep, path: impl Into<PathBuf>) {
+        self.lock().failing_steps.insert((step, path.into()));
+    }
+
+    /// Lets every step of `write_atomic_set` succeed again.
+    pub fn heal_set_steps(&self) {
+        self.lock().failing_steps.clear();
+    }
+
     /// Lets writes to `path` succeed again.
     pub fn heal_writes_to(&self, path: &Path) {
         self.lock().failing_writes.remove(path);
@@ -289,6 +447,7 @@ impl MemoryFs {
 
 impl FileSystem for MemoryFs {
     fn read(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>, FsError> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
         let s = self.lock();
         match s.node(path, true)?.1 {
             Node::File { bytes, .. } if bytes.len() as u64 > max_bytes => {
@@ -301,6 +460,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn read_beneath(&self, root: &Path, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
         require_absolute(root)?;
         let s = self.lock();
         let (bytes, meta) = s.beneath(root, relative)?;
@@ -336,6 +496,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
+        self.lists.fetch_add(1, Ordering::SeqCst);
         let s = self.lock();
         let (dir, node) = s.node(path, true)?;
         if !matches!(node, Node::Dir) {
@@ -399,6 +560,19 @@ impl FileSystem for MemoryFs {
         s.modes.remove(&slot);
         s.nodes.insert(slot, Node::File { bytes: bytes.to_vec(), stamp });
         Ok(())
+    }
+
+    fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
+        for change in changes {
+            require_absolute(change.path())?;
+        }
+        let mut s = self.lock();
+        let mut made = Vec::new();
+        let result = s.write_set(changes, &mut made);
+        for name in made {
+            s.nodes.remove(&name);
+        }
+        result
     }
 
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
@@ -501,6 +675,33 @@ mod tests {
         fs.heal_writes_to(&p("/index.json"));
         fs.write_atomic(&p("/index.json"), b"new").unwrap();
         assert_eq!(fs.read(&p("/index.json"), 100).unwrap(), b"new");
+    }
+
+    #[test]
+    fn an_injected_fault_at_any_step_of_a_set_changes_nothing() {
+        for step in SetStep::ALL {
+            for failing in ["/d/a", "/d/b", "/d/c"] {
+                let fs = MemoryFs::new();
+                fs.create_dir_all(&p("/d")).unwrap();
+                fs.write_atomic(&p("/d/a"), b"old a").unwrap();
+                fs.write_atomic(&p("/d/b"), b"old b").unwrap();
+                let before = fs.read_dir(&p("/d")).unwrap();
+                fs.fail_set_step(step, failing);
+                let set =
+                    [Change::Write(&p("/d/a"), b"new a"), Change::Remove(&p("/d/b")), Change::Write(&p("/d/c"), b"c")];
+                // Removals have no temporary, and /d/c nothing to keep: those steps cannot fail.
+                let reachable = !matches!(
+                    (step, failing),
+                    (SetStep::CreateTemp | SetStep::WriteTemp, "/d/b") | (SetStep::Keep, "/d/c")
+                );
+                assert_eq!(fs.write_atomic_set(&set).is_err(), reachable, "{step:?} on {failing}");
+                if reachable {
+                    assert_eq!(fs.read_dir(&p("/d")).unwrap(), before, "{step:?} on {failing}: names");
+                    assert_eq!(fs.read(&p("/d/a"), 99).unwrap(), b"old a");
+                    assert_eq!(fs.read(&p("/d/b"), 99).unwrap(), b"old b");
+                }
+            }
+        }
     }
 
     #[test]

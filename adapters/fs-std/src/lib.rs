@@ -15,7 +15,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ports::fs::{DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
+use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 
@@ -198,6 +198,25 @@ fn sync_parent(path: &Path) {
     }
 }
 
+/// A second name beside an existing `path` (a hard link), removed when dropped; `None` when
+/// nothing is at `path`.
+fn kept(path: &Path) -> Result<Option<tempfile::TempPath>, FsError> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(err(path, e)),
+        Ok(m) if m.is_dir() => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
+        Ok(_) => {
+            let dir = path.parent().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, path, "no parent folder"))?;
+            let link = tempfile::Builder::new()
+                .prefix(".vitaecontext-")
+                .suffix(".old")
+                .make_in(dir, |name| fs::hard_link(path, name))
+                .map_err(|e| err(path, e))?;
+            Ok(Some(link.into_temp_path()))
+        }
+    }
+}
+
 fn too_large(path: &Path, max_bytes: u64) -> FsError {
     FsError::new(FsErrorKind::TooLarge, path, format!("file is larger than {max_bytes} bytes"))
 }
@@ -290,6 +309,80 @@ impl FileSystem for StdFs {
         Ok(())
     }
 
+    fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
+        // Temporaries and kept names are removed when they drop, on every return path.
+        for change in changes {
+            require_absolute(change.path())?;
+        }
+        // Each file is written and synced on its own thread, so the syncs overlap.
+        let staging: Vec<Result<Option<tempfile::NamedTempFile>, FsError>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = changes
+                .iter()
+                .map(|change| {
+                    scope.spawn(move || match change {
+                        Change::Write(path, bytes) => staged(path, bytes).map(Some),
+                        Change::Remove(_) => Ok(None),
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().expect("staging thread")).collect()
+        });
+        let mut temps = staging.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let mut keep = Vec::with_capacity(changes.len());
+        for change in changes {
+            keep.push(kept(change.path())?);
+        }
+        let mut applied = 0;
+        let mut failure = None;
+        for (change, temp) in changes.iter().zip(&mut temps) {
+            let done = match (change, temp.take()) {
+                (Change::Write(path, _), Some(temp)) => temp.persist(path).map(drop).map_err(|e| err(path, e.error)),
+                (Change::Remove(path), _) => match fs::remove_file(path) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => Err(err(path, e)),
+                    _ => Ok(()),
+                },
+                (Change::Write(path, _), None) => Err(FsError::new(FsErrorKind::Other, path, "not staged")),
+            };
+            if let Err(e) = done {
+                failure = Some(e);
+                break;
+            }
+            applied += 1;
+        }
+        if let Some(e) = failure {
+            // Put back what was changed, last first.
+            let mut unrestored = Vec::new();
+            for (change, old) in changes[..applied].iter().zip(&mut keep).rev() {
+                let path = change.path();
+                let restored = match old.take() {
+                    Some(old) => old.persist(path).map_err(|e| e.error),
+                    None => fs::remove_file(path)
+                        .or_else(|e| if e.kind() == io::ErrorKind::NotFound { Ok(()) } else { Err(e) }),
+                };
+                if restored.is_err() {
+                    unrestored.push(path.display().to_string());
+                }
+            }
+            for change in changes {
+                sync_parent(change.path());
+            }
+            return Err(if unrestored.is_empty() {
+                e
+            } else {
+                FsError::new(e.kind, e.path, format!("{}; could not put back {}", e.detail, unrestored.join(", ")))
+            });
+        }
+        let mut synced: Vec<&Path> = Vec::new();
+        for change in changes {
+            let dir = change.path().parent().unwrap_or(change.path());
+            if !synced.contains(&dir) {
+                sync_parent(change.path());
+                synced.push(dir);
+            }
+        }
+        Ok(())
+    }
+
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
         let tmp = staged(path, bytes)?;
         tmp.persist_noclobber(path).map_err(|e| err(path, e.error))?;
@@ -342,6 +435,39 @@ mod tests {
         fs::write(&f, vec![b'x'; 2048]).unwrap();
         assert_eq!(StdFs.read(&f, 2047).unwrap_err().kind, FsErrorKind::TooLarge);
         assert_eq!(StdFs.read(&f, 2048).unwrap().len(), 2048);
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> =
+            fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_set_changes_together_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, gone) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("gone"));
+        fs::write(&a, "old a").unwrap();
+        fs::write(&gone, "x").unwrap();
+        StdFs
+            .write_atomic_set(&[Change::Write(&a, b"new a"), Change::Write(&b, b"new b"), Change::Remove(&gone)])
+            .unwrap();
+        assert_eq!(names(dir.path()), ["a", "b"]);
+        assert_eq!(fs::read(&a).unwrap(), b"new a");
+        // A removal of a missing file is not an error.
+        StdFs.write_atomic_set(&[Change::Remove(&gone)]).unwrap();
+        // Staging fails for the second file (its folder is a file): nothing changes.
+        let under_file = a.join("x");
+        let e = StdFs.write_atomic_set(&[Change::Write(&b, b"newer"), Change::Write(&under_file, b"y")]).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::NotADirectory, "{e}");
+        // Keeping fails (a folder where a file should be replaced): nothing changes.
+        fs::create_dir(dir.path().join("d")).unwrap();
+        let d = dir.path().join("d");
+        let e = StdFs.write_atomic_set(&[Change::Remove(&a), Change::Write(&d, b"z")]).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::IsADirectory, "{e}");
+        assert_eq!(names(dir.path()), ["a", "b", "d"], "no temporary or kept name behind");
+        assert_eq!((fs::read(&a).unwrap(), fs::read(&b).unwrap()), (b"new a".to_vec(), b"new b".to_vec()));
     }
 
     const BOTH: [Beneath; 2] = [Beneath::Openat2, Beneath::PerComponent];

@@ -3,6 +3,11 @@
 //! Framing is newline-delimited and done on raw bytes, so a line of invalid UTF-8 is one bad
 //! frame, not a dead reader. Reading and writing each run on a dedicated OS thread: blocking
 //! stdin must not hold up the async runtime, and the process can exit while a read is pending.
+//!
+//! Both directions are bounded. The reader stops reading when [`READ_AHEAD_FRAMES`] frames wait
+//! for the server; the sink holds at most [`DEFAULT_QUEUE_BYTES`] of frames for the writer, and
+//! `send` waits for room, so a client that does not read its stdout slows the server down
+//! instead of growing its memory.
 
 mod framer;
 
@@ -12,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use ports::transport::{Frame, FrameSink, FrameSource, SinkClosed};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 
 use framer::LineFramer;
 
@@ -20,7 +25,15 @@ use framer::LineFramer;
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 10 * 1024 * 1024;
 
 /// How many decoded frames may wait for the server before the reader stops reading.
-const READ_AHEAD_FRAMES: usize = 256;
+pub const READ_AHEAD_FRAMES: usize = 256;
+
+/// How many bytes of frames may wait for the writer: 4 MiB. A larger frame waits until the queue
+/// is empty and then goes alone, so the queue holds at most this or one frame.
+pub const DEFAULT_QUEUE_BYTES: usize = 4 * 1024 * 1024;
+
+/// What a queued frame costs beside its bytes (its buffer and the queue's bookkeeping), so that
+/// a flood of tiny frames is bounded too.
+const FRAME_OVERHEAD: usize = 128;
 
 /// Frames read from a byte stream by a background thread.
 #[derive(Debug)]
@@ -73,7 +86,8 @@ impl FrameSource for StreamSource {
 }
 
 enum Command {
-    Frame(Vec<u8>),
+    /// A frame and its share of the queue, returned once it is written.
+    Frame(Vec<u8>, OwnedSemaphorePermit),
     Flush(oneshot::Sender<Result<(), SinkClosed>>),
 }
 
@@ -81,6 +95,9 @@ enum Command {
 #[derive(Debug)]
 pub struct StreamSink {
     tx: mpsc::UnboundedSender<Command>,
+    /// Room in the queue, in bytes; closed when the writer stops.
+    room: Arc<Semaphore>,
+    queue_bytes: usize,
     closed: Arc<AtomicBool>,
     closed_rx: watch::Receiver<bool>,
 }
@@ -88,7 +105,7 @@ pub struct StreamSink {
 impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Command::Frame(b) => write!(f, "Frame({} bytes)", b.len()),
+            Command::Frame(b, _) => write!(f, "Frame({} bytes)", b.len()),
             Command::Flush(_) => f.write_str("Flush"),
         }
     }
@@ -96,19 +113,30 @@ impl std::fmt::Debug for Command {
 
 impl StreamSink {
     pub fn spawn<W: Write + Send + 'static>(output: W) -> Self {
+        Self::with_queue_bytes(output, DEFAULT_QUEUE_BYTES)
+    }
+
+    /// Like [`StreamSink::spawn`], with room for `queue_bytes` of waiting frames (at most
+    /// `u32::MAX`).
+    pub fn with_queue_bytes<W: Write + Send + 'static>(output: W, queue_bytes: usize) -> Self {
+        let queue_bytes = queue_bytes.clamp(1, u32::MAX as usize);
         let (tx, rx) = mpsc::unbounded_channel();
+        let room = Arc::new(Semaphore::new(queue_bytes));
         let closed = Arc::new(AtomicBool::new(false));
         let (closed_tx, closed_rx) = watch::channel(false);
         let flag = Arc::clone(&closed);
+        let writer_room = Arc::clone(&room);
         std::thread::Builder::new()
             .name("vitaecontext-writer".into())
             .spawn(move || {
                 write_loop(output, rx);
                 flag.store(true, Ordering::SeqCst);
+                // Wakes any `send` waiting for room: nothing will be written any more.
+                writer_room.close();
                 let _ = closed_tx.send(true);
             })
             .expect("the OS refused to start the writer thread");
-        Self { tx, closed, closed_rx }
+        Self { tx, room, queue_bytes, closed, closed_rx }
     }
 }
 
@@ -117,12 +145,14 @@ impl StreamSink {
 fn write_loop<W: Write>(mut output: W, mut rx: mpsc::UnboundedReceiver<Command>) {
     while let Some(cmd) = rx.blocking_recv() {
         match cmd {
-            Command::Frame(mut bytes) => {
+            Command::Frame(mut bytes, room) => {
                 bytes.push(b'\n');
                 // One write_all of the whole line: frames never interleave or split.
                 if output.write_all(&bytes).and_then(|()| output.flush()).is_err() {
                     return;
                 }
+                drop(bytes);
+                drop(room);
             }
             Command::Flush(done) => {
                 let _ = done.send(output.flush().map_err(|_| SinkClosed));
@@ -137,7 +167,10 @@ impl FrameSink for StreamSink {
         if self.closed.load(Ordering::SeqCst) {
             return Err(SinkClosed);
         }
-        self.tx.send(Command::Frame(frame)).map_err(|_| SinkClosed)
+        // Wait for room; a frame larger than the whole queue waits for all of it.
+        let cost = (frame.len() + FRAME_OVERHEAD).min(self.queue_bytes) as u32;
+        let room = Arc::clone(&self.room).acquire_many_owned(cost).await.map_err(|_| SinkClosed)?;
+        self.tx.send(Command::Frame(frame, room)).map_err(|_| SinkClosed)
     }
 
     async fn flush(&self) -> Result<(), SinkClosed> {
@@ -155,4 +188,71 @@ impl FrameSink for StreamSink {
 /// The transport of `vitaecontext mcp`: frames from stdin, frames to stdout.
 pub fn stdio(max_frame_bytes: usize) -> (StreamSource, StreamSink) {
     (StreamSource::spawn(std::io::stdin(), max_frame_bytes), StreamSink::spawn(std::io::stdout()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::sync::mpsc as std_mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// An output that blocks its first write until the gate's sender is dropped.
+    struct Gated {
+        gate: Option<std_mpsc::Receiver<()>>,
+        written: Arc<Mutex<Vec<u8>>>,
+    }
+
+    impl Write for Gated {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if let Some(gate) = self.gate.take() {
+                let _ = gate.recv();
+            }
+            self.written.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    // Regression: with stdout not read, queued frames grew without bound (1.95 GB for 200,000
+    // pings); `send` must wait once the queue is full.
+    #[tokio::test]
+    async fn send_waits_when_the_output_is_not_read() {
+        const QUEUE: usize = 64 * 1024;
+        let (open, gate) = std_mpsc::channel::<()>();
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let sink = StreamSink::with_queue_bytes(Gated { gate: Some(gate), written: Arc::clone(&written) }, QUEUE);
+        let frame = vec![b'x'; 1024];
+        let mut queued = 0;
+        while queued < 10_000 {
+            match tokio::time::timeout(Duration::from_millis(200), sink.send(frame.clone())).await {
+                Ok(result) => result.expect("the sink is open"),
+                Err(_) => break,
+            }
+            queued += 1;
+        }
+        // The one frame held by the blocked write, plus what fits in the queue.
+        let most = QUEUE / (frame.len() + FRAME_OVERHEAD) + 1;
+        assert!(queued <= most, "{queued} frames queued, at most {most} fit");
+        drop(open);
+        sink.flush().await.expect("flushed");
+        assert_eq!(written.lock().unwrap().len(), queued * (frame.len() + 1), "every queued frame is written");
+        // Room came back: sending works again.
+        sink.send(frame).await.expect("room after the writer caught up");
+    }
+
+    #[tokio::test]
+    async fn a_frame_larger_than_the_queue_still_goes_alone() {
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let (open, gate) = std_mpsc::channel::<()>();
+        drop(open);
+        let sink = StreamSink::with_queue_bytes(Gated { gate: Some(gate), written: Arc::clone(&written) }, 1024);
+        sink.send(vec![b'y'; 10_000]).await.expect("sent");
+        sink.send(vec![b'z'; 10]).await.expect("sent");
+        sink.flush().await.expect("flushed");
+        assert_eq!(written.lock().unwrap().len(), 10_001 + 11);
+    }
 }

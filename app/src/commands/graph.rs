@@ -93,6 +93,42 @@ pub fn describe_init(root: &Path, report: &usecase::InitReport) -> String {
     text
 }
 
+/// What `graph add` was asked for, as the command line gave it.
+#[derive(Debug)]
+pub struct AddArgs<'a> {
+    pub kind: domain::graph::RecordType,
+    pub slug: &'a str,
+    pub title: Option<&'a str>,
+    pub parent: Option<&'a str>,
+    pub tags: &'a [String],
+}
+
+pub fn add(fs: &dyn FileSystem, sources: &Sources, a: AddArgs<'_>) -> Outcome {
+    use domain::graph::new_record::NewRecord;
+    let root = root(sources)?;
+    let record = NewRecord::new(a.kind, a.slug, a.title, a.parent, a.tags)
+        .map_err(|e| Failure::usage(miette!(help = "see `vitaecontext graph add --help`", "{e}")))?;
+    let path = usecase::add(fs, &root, &record).map_err(|e| match e {
+        GraphError::Fs(f) if f.kind == ports::fs::FsErrorKind::AlreadyExists => Failure::failed(miette!(
+            help = "choose another slug, or edit the file that is there",
+            "{} already exists; nothing was written",
+            f.path.display()
+        )),
+        GraphError::NoRoot(_) => Failure::usage(miette!(
+            help = format!("create it with `vitaecontext graph init{}`", root_flag(sources)),
+            "{e}"
+        )),
+        other => graph_failure(other),
+    })?;
+    out(&format!("Created {} ({})\n", path.display(), record.id()));
+    err(&format!(
+        "Next: fill in {} with your facts (numbers, dates, outcomes), then run `vitaecontext graph index{}`.\n",
+        path.display(),
+        root_flag(sources)
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn validate(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, json: bool) -> Outcome {
     let root = root(sources)?;
     let pages = usecase::read_pages(fs, clock, &root, &Stderr).map_err(graph_failure)?;

@@ -2,7 +2,9 @@
 
 pub mod context;
 pub mod graph;
+pub mod register;
 pub mod setup;
+pub mod skills;
 
 use std::io::Write;
 use std::process::ExitCode;

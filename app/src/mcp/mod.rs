@@ -4,6 +4,11 @@
 //! refusal are decided as each frame arrives; the work of a request then runs on the blocking
 //! pool, concurrently with later ones. Every request id gets exactly one response, except one
 //! the client cancelled while it ran.
+//!
+//! Memory stays bounded when the client floods us or stops reading: at most [`MAX_IN_FLIGHT`]
+//! messages are between "read" and "answer queued", and at most [`MAX_HANDLERS`] requests run
+//! at once. When the sink's queue is full, sending waits, permits are not returned, and the loop
+//! stops reading input, so the client's own pipe fills and blocks it.
 
 pub mod completion;
 pub mod jsonrpc;
@@ -22,12 +27,21 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use ports::transport::{Frame, FrameSink, FrameSource};
 use serde_json::{Map, Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 use tokio::task::{JoinHandle, JoinSet};
 
 use jsonrpc::{Id, Message, RpcError};
 use notify::Change;
 use revision::Revision;
+
+/// Messages read but not yet answered (their answer not yet queued on the sink). Past this the
+/// loop stops reading input. Each may hold one response in memory while the sink is full, so
+/// this times the largest response (a 4 MiB record) bounds what a slow reader costs.
+pub const MAX_IN_FLIGHT: usize = 8;
+
+/// Requests whose work runs at once on the blocking pool. A request may hold a copy of a large
+/// file while it runs; more handlers would not be faster on the cores we use.
+pub const MAX_HANDLERS: usize = 4;
 
 /// What a connection serves. The loop owns the lifecycle methods (`initialize`, `ping`,
 /// `server/discover`), the notifications and the choice of era and revision; everything else is
@@ -61,7 +75,7 @@ pub enum Ended {
 }
 
 /// One connection's lifecycle state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Session {
     /// The revision `initialize` negotiated (handshake era); unset until then.
     revision: OnceLock<Revision>,
@@ -71,6 +85,20 @@ struct Session {
     subscribed: Mutex<HashSet<String>>,
     /// Open `subscriptions/listen` streams (2026-07-28), by id key.
     listens: Mutex<HashMap<String, Listen>>,
+    /// Slots for request work on the blocking pool ([`MAX_HANDLERS`]).
+    handlers: Arc<Semaphore>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self {
+            revision: OnceLock::new(),
+            in_flight: Mutex::default(),
+            subscribed: Mutex::default(),
+            listens: Mutex::default(),
+            handlers: Arc::new(Semaphore::new(MAX_HANDLERS)),
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -170,11 +198,18 @@ where
     H: Handler,
 {
     let session = Arc::new(Session::default());
+    let in_flight = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut tasks = JoinSet::new();
     // Stopped when `serve` returns, whichever way.
     let deliveries =
         AbortOnDrop(tokio::spawn(deliver_changes(methods.changes(), Arc::clone(&session), Arc::clone(&sink))));
     loop {
+        // No permit, no read: answers that cannot be delivered stop the intake.
+        let permit = tokio::select! {
+            biased;
+            () = sink.closed() => return Ended::OutputClosed,
+            permit = Arc::clone(&in_flight).acquire_owned() => permit.expect("the in-flight semaphore is never closed"),
+        };
         let frame = tokio::select! {
             biased;
             () = sink.closed() => return Ended::OutputClosed,
@@ -189,7 +224,7 @@ where
                     RpcError::parse(format!("message longer than {limit} bytes was discarded (see --max-frame-bytes)"));
                 send(&*sink, jsonrpc::failure(None, &error)).await;
             }
-            Frame::Message(bytes) => accept(&bytes, &session, &methods, &sink, &mut tasks).await,
+            Frame::Message(bytes) => accept(&bytes, &session, &methods, &sink, &mut tasks, permit).await,
         }
     }
     while tasks.join_next().await.is_some() {}
@@ -271,7 +306,10 @@ async fn deliver<Snk: FrameSink + ?Sized>(change: &Change, session: &Session, si
 }
 
 async fn send<Snk: FrameSink + ?Sized>(sink: &Snk, message: Value) {
-    match serde_json::to_vec(&message) {
+    // The value is dropped before waiting for room on the sink: only the bytes wait.
+    let bytes = serde_json::to_vec(&message);
+    drop(message);
+    match bytes {
         Ok(bytes) => {
             // A closed output is noticed by the loop through `closed()`; nothing to do here.
             let _ = sink.send(bytes).await;
@@ -286,6 +324,7 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
     methods: &Arc<H>,
     sink: &Arc<Snk>,
     tasks: &mut JoinSet<()>,
+    permit: OwnedSemaphorePermit,
 ) {
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
@@ -312,6 +351,7 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
             let admitted: Vec<Admitted> = items.into_iter().map(|v| admit(v, session, methods)).collect();
             let (session, sink) = (Arc::clone(session), Arc::clone(sink));
             tasks.spawn(async move {
+                let _permit = permit;
                 let mut responses = Vec::new();
                 for a in admitted {
                     responses.extend(a.response(&session).await);
@@ -327,6 +367,7 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
             running => {
                 let (session, sink) = (Arc::clone(session), Arc::clone(sink));
                 tasks.spawn(async move {
+                    let _permit = permit;
                     if let Some(response) = running.response(&session).await {
                         send(&*sink, response).await;
                     }
@@ -405,7 +446,7 @@ fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admit
     let cancelled = Arc::new(AtomicBool::new(false));
     session.in_flight().insert(id.key(), Arc::clone(&cancelled));
     let methods = Arc::clone(methods);
-    let handle = tokio::task::spawn_blocking(move || methods.call(revision, method, params));
+    let handle = run_limited(&session.handlers, &cancelled, move || methods.call(revision, method, params));
     Admitted::Running { id, cancelled, handle }
 }
 
@@ -492,6 +533,25 @@ fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcE
         Some(r) => Ok(Some(r)),
         None => Err(RpcError::unsupported_protocol_version(version, &Revision::MODERN.map(Revision::as_str))),
     }
+}
+
+/// Runs `work` on the blocking pool once a handler slot is free; a request cancelled while it
+/// waited for a slot is not run (its response is suppressed anyway).
+fn run_limited<F>(slots: &Arc<Semaphore>, cancelled: &Arc<AtomicBool>, work: F) -> JoinHandle<Result<Value, RpcError>>
+where
+    F: FnOnce() -> Result<Value, RpcError> + Send + 'static,
+{
+    let (slots, cancelled) = (Arc::clone(slots), Arc::clone(cancelled));
+    tokio::spawn(async move {
+        let _slot = slots.acquire_owned().await.map_err(RpcError::internal)?;
+        if cancelled.load(Ordering::SeqCst) {
+            // Never sent: the response of a cancelled request is suppressed.
+            return Ok(Value::Null);
+        }
+        tokio::task::spawn_blocking(work)
+            .await
+            .unwrap_or_else(|e| Err(RpcError::internal(format!("request handler failed: {e}"))))
+    })
 }
 
 fn notification(method: &str, params: &Map<String, Value>, session: &Session) {

@@ -229,14 +229,17 @@ async fn cancelling_an_in_flight_request_suppresses_its_response() {
 async fn end_of_input_still_answers_everything_owed() {
     let mut h = start();
     h.init().await;
-    for id in 0..20 {
+    // Fewer than MAX_IN_FLIGHT, so the loop keeps reading (past it, backpressure would stop it
+    // from ever seeing the end of input while every request is blocked).
+    let owed = i64::try_from(MAX_IN_FLIGHT).unwrap() - 2;
+    for id in 0..owed {
         h.wait(id, &format!("g{id}"));
     }
     drop(h.input);
     // Every request is still blocked when the loop sees the end of input.
     tokio::time::timeout(PATIENCE, h.eof_seen).await.expect("end of input not seen").unwrap();
     assert!(h.output.try_recv().is_err(), "answered before its gate opened");
-    for id in 0..20 {
+    for id in 0..owed {
         h.gates.open(&format!("g{id}"));
     }
     assert_eq!(h.server.await.unwrap(), Ended::InputClosed);
@@ -246,7 +249,7 @@ async fn end_of_input_still_answers_everything_owed() {
         ids.push(v["id"].as_i64().unwrap());
     }
     ids.sort_unstable();
-    assert_eq!(ids, (0..20).collect::<Vec<_>>());
+    assert_eq!(ids, (0..owed).collect::<Vec<_>>());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -431,4 +434,142 @@ async fn an_open_listen_stream_ends_with_its_result_at_end_of_input() {
     assert_eq!(end["id"], 5);
     assert_eq!(end["result"]["resultType"], "complete");
     assert_eq!(end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 5);
+}
+
+// Bounds: messages in flight and handlers running at once.
+
+/// A source that counts the frames the loop has taken.
+struct CountingSource {
+    rx: mpsc::UnboundedReceiver<Frame>,
+    taken: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[async_trait]
+impl FrameSource for CountingSource {
+    async fn next_frame(&mut self) -> Option<Frame> {
+        let frame = self.rx.recv().await;
+        if frame.is_some() {
+            self.taken.fetch_add(1, Ordering::SeqCst);
+        }
+        frame
+    }
+}
+
+/// A sink whose `send` waits while its gate is shut, like stdout nobody reads.
+struct GatedSink {
+    out: mpsc::UnboundedSender<Value>,
+    open: watch::Receiver<bool>,
+}
+
+#[async_trait]
+impl FrameSink for GatedSink {
+    async fn send(&self, frame: Vec<u8>) -> Result<(), SinkClosed> {
+        let _ = self.open.clone().wait_for(|open| *open).await;
+        self.out.send(serde_json::from_slice(&frame).map_err(|_| SinkClosed)?).map_err(|_| SinkClosed)
+    }
+    async fn flush(&self) -> Result<(), SinkClosed> {
+        Ok(())
+    }
+    async fn closed(&self) {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// `work` sleeps `ms` and records how many calls ran at once.
+#[derive(Default)]
+struct PeakHandler {
+    running: std::sync::atomic::AtomicUsize,
+    peak: std::sync::atomic::AtomicUsize,
+    notifier: notify::Notifier,
+}
+
+impl Handler for PeakHandler {
+    type Method = ();
+    fn method(&self, name: &str) -> Option<()> {
+        (name == "work").then_some(())
+    }
+    fn initialize(&self, _: Revision) -> Value {
+        json!({})
+    }
+    fn discover(&self) -> Value {
+        json!({})
+    }
+    fn changes(&self) -> broadcast::Receiver<Change> {
+        self.notifier.subscribe()
+    }
+    fn subscribable(&self, _: &str) -> bool {
+        false
+    }
+    fn call(&self, _: Revision, (): (), params: Map<String, Value>) -> Result<Value, RpcError> {
+        let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(params.get("ms").and_then(Value::as_u64).unwrap_or(1)));
+        self.running.fetch_sub(1, Ordering::SeqCst);
+        Ok(json!({}))
+    }
+}
+
+struct Bounded {
+    input: mpsc::UnboundedSender<Frame>,
+    output: mpsc::UnboundedReceiver<Value>,
+    open: watch::Sender<bool>,
+    taken: Arc<std::sync::atomic::AtomicUsize>,
+    handler: Arc<PeakHandler>,
+}
+
+impl Bounded {
+    async fn start() -> Self {
+        let (in_tx, in_rx) = mpsc::unbounded_channel();
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let (open_tx, open_rx) = watch::channel(true);
+        let taken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let handler = Arc::new(PeakHandler::default());
+        let source = CountingSource { rx: in_rx, taken: Arc::clone(&taken) };
+        tokio::spawn(serve(source, Arc::new(GatedSink { out: out_tx, open: open_rx }), Arc::clone(&handler)));
+        let mut me = Bounded { input: in_tx, output: out_rx, open: open_tx, taken, handler };
+        me.send(json!({"jsonrpc":"2.0","id":"init","method":"initialize","params":{}}));
+        assert_eq!(me.recv().await["id"], "init");
+        me
+    }
+    fn send(&self, v: Value) {
+        self.input.send(Frame::Message(serde_json::to_vec(&v).unwrap())).unwrap();
+    }
+    async fn recv(&mut self) -> Value {
+        tokio::time::timeout(Duration::from_secs(10), self.output.recv()).await.expect("no response in 10 s").unwrap()
+    }
+}
+
+// Regression: with stdout not read, the loop kept reading and queued answers without bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_output_stops_the_intake_at_the_in_flight_cap() {
+    let mut b = Bounded::start().await;
+    b.open.send(false).unwrap();
+    for id in 0..500 {
+        b.send(json!({"jsonrpc":"2.0","id":id,"method":"work"}));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let taken = b.taken.load(Ordering::SeqCst) - 1;
+    assert!(taken <= MAX_IN_FLIGHT, "{taken} requests taken while the output was blocked (cap {MAX_IN_FLIGHT})");
+    b.open.send(true).unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..500 {
+        ids.push(b.recv().await["id"].as_i64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, (0..500).collect::<Vec<_>>(), "every request answered exactly once");
+}
+
+// Regression: six concurrent calls on a huge file each held a copy; handlers are capped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_most_max_handlers_run_at_once() {
+    let mut b = Bounded::start().await;
+    for id in 0..24 {
+        b.send(json!({"jsonrpc":"2.0","id":id,"method":"work","params":{"ms":40}}));
+    }
+    for _ in 0..24 {
+        assert!(b.recv().await.get("result").is_some());
+    }
+    let peak = b.handler.peak.load(Ordering::SeqCst);
+    assert!(peak <= MAX_HANDLERS, "{peak} handlers ran at once (cap {MAX_HANDLERS})");
+    assert!(peak >= 2, "requests still run concurrently (peak {peak})");
 }

@@ -4,11 +4,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use domain::graph::index::{self, Diagnostics};
+use domain::graph::new_record::NewRecord;
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType, SEARCH_INDEX_FILE,
 };
 use ports::Clock;
-use ports::fs::{FileSystem, FsError, FsErrorKind};
+use ports::fs::{Change, FileSystem, FsError, FsErrorKind};
 
 /// Reports progress of long work (stderr for the CLI, nothing in tests).
 pub trait Progress: Sync {
@@ -132,8 +133,15 @@ pub struct Indexed {
     pub generated: PathBuf,
 }
 
+/// What `index` writes, in `.generated/`.
+pub const GENERATED_FILES: [&str; 3] = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE];
+
 /// Validates and writes `.generated/`; a failed validation removes the stale graph and search
-/// index and writes only the diagnostics.
+/// index and writes only the diagnostics. The three files change together or not at all
+/// ([`FileSystem::write_atomic_set`]): a failure (a full disk) leaves the previous set whole.
+/// The graph goes first, so that while the renames run a reader sees either no graph (the
+/// invalid case) or a graph whose search index follows a few renames later, never a search
+/// index for records the graph no longer has for longer than that.
 pub fn index(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
@@ -148,16 +156,14 @@ pub fn index(
     tracing::debug!(pages = pages.len(), read = ?(t1 - t0), validate = ?(t2 - t1), "graph index: read and validated");
     let generated = root.join(GENERATED_DIR);
     fs.create_dir_all(&generated)?;
+    let [graph_path, search_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let diagnostics = json_bytes(&Diagnostics::of(&validation));
     if !validation.valid {
-        for stale in [GRAPH_FILE, SEARCH_INDEX_FILE] {
-            match fs.remove_file(&generated.join(stale)) {
-                Ok(()) => {}
-                Err(e) if e.kind == FsErrorKind::NotFound => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        fs.write_atomic(&generated.join(DIAGNOSTICS_FILE), &diagnostics)?;
+        fs.write_atomic_set(&[
+            Change::Remove(&graph_path),
+            Change::Remove(&search_path),
+            Change::Write(&diagnostics_path, &diagnostics),
+        ])?;
         return Ok(Indexed { validation, nodes: 0, generated });
     }
     let t3 = clock.monotonic();
@@ -169,22 +175,14 @@ pub fn index(
         (g.join().expect("serialiser thread"), i)
     });
     let t5 = clock.monotonic();
-    // Each file is written atomically on its own; their syncs overlap.
-    let (graph_written, search_written) = std::thread::scope(|s| {
-        let g = s.spawn(|| fs.write_atomic(&generated.join(GRAPH_FILE), &graph_bytes));
-        let i = fs.write_atomic(&generated.join(SEARCH_INDEX_FILE), &search_bytes);
-        (g.join().expect("writer thread"), i)
-    });
-    graph_written?;
-    search_written?;
-    fs.write_atomic(&generated.join(DIAGNOSTICS_FILE), &diagnostics)?;
+    fs.write_atomic_set(&[
+        Change::Write(&graph_path, &graph_bytes),
+        Change::Write(&search_path, &search_bytes),
+        Change::Write(&diagnostics_path, &diagnostics),
+    ])?;
     let t6 = clock.monotonic();
     tracing::debug!(build = ?(t4 - t3), serialise = ?(t5 - t4), write = ?(t6 - t5), "graph index: built and written");
-    let nodes = graph.nodes.len();
-    // Freeing a few million small allocations takes tens of milliseconds, and the command ends
-    // right after this: let the OS reclaim them with the process.
-    std::mem::forget((pages, graph, search, graph_bytes, search_bytes));
-    Ok(Indexed { validation, nodes, generated })
+    Ok(Indexed { validation, nodes: graph.nodes.len(), generated })
 }
 
 /// What `graph init` did, part by part.
@@ -201,7 +199,7 @@ pub struct InitReport {
 /// `graph init`: creates whatever is missing of the layout (the root, the record folders,
 /// `VITAEGRAPH.md`, `index.md`), owner-only, and never replaces anything: with `force` the two
 /// starter files are rewritten, each after a backup of the file that was there
-/// (`<name>.backup-<UTC timestamp>`). Safe to run on a graph full of records.
+/// (`<name>.vitaecontext-backup-<UTC time>`). Safe to run on a graph full of records.
 pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) -> Result<InitReport, FsError> {
     let mut report = InitReport::default();
     for dir in std::iter::once(root.to_path_buf())
@@ -226,8 +224,7 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
                     report.kept.push(path);
                     continue;
                 }
-                let backup = crate::usecase::backup_path(&path, clock.now());
-                fs.write_new(&backup, &old)?;
+                let backup = crate::usecase::write_backup(fs, clock, &path, &old)?;
                 fs.write_atomic(&path, text.as_bytes())?;
                 report.replaced.push((path, backup));
             }
@@ -236,6 +233,23 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
         }
     }
     Ok(report)
+}
+
+/// `graph add`: writes a new record at its canonical path (folders created owner-only); never
+/// replaces a file that is there. Returns the absolute path written.
+pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathBuf, GraphError> {
+    match fs.metadata(root) {
+        Ok(m) if m.kind == ports::fs::FileKind::Dir => {}
+        Ok(_) => return Err(GraphError::NotADir(root.to_path_buf())),
+        Err(e) if e.kind == FsErrorKind::NotFound => return Err(GraphError::NoRoot(root.to_path_buf())),
+        Err(e) => return Err(e.into()),
+    }
+    let path = root.join(record.path());
+    if let Some(dir) = path.parent() {
+        fs.create_private_dir_all(dir)?;
+    }
+    fs.write_new(&path, record.text().as_bytes())?;
+    Ok(path)
 }
 
 pub const VITAEGRAPH_MD: &str = "\
@@ -360,12 +374,69 @@ mod tests {
             b"---\ntype: project\nid: project:a\ntitle: Changed\n---\n",
         )
         .unwrap();
+        let before = generated_state(&fs, root);
         fs.fail_writes_to(&search);
         assert!(index(&fs, &FixedClock, root, &Quiet).is_err(), "a full disk is reported");
         assert_eq!(read(&fs, &search).unwrap(), old, "the old search index is whole, not torn");
+        assert_eq!(generated_state(&fs, root), before, "no new graph beside the old search index");
         fs.heal_writes_to(&search);
         index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert!(String::from_utf8_lossy(&read(&fs, &search).unwrap()).contains("Changed"));
+    }
+
+    /// The three generated files (absent ones as `None`) and every other name in `.generated/`.
+    fn generated_state(fs: &MemoryFs, root: &Path) -> (Vec<Option<Vec<u8>>>, Vec<String>) {
+        let dir = root.join(GENERATED_DIR);
+        let files = GENERATED_FILES.iter().map(|f| read(fs, &dir.join(f))).collect();
+        let others = fs
+            .read_dir(&dir)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name.to_string_lossy().into_owned())
+            .filter(|n| !GENERATED_FILES.contains(&n.as_str()))
+            .collect();
+        (files, others)
+    }
+
+    /// Regression: on a nearly full disk the new graph.json landed beside the old search index
+    /// and diagnostics, and the server served records that search could not find. Every step
+    /// of the set write, failing for any of the three files, from a valid index to a changed
+    /// valid graph and to an invalid one, must leave the previous three files byte-identical
+    /// and no temporary behind.
+    #[test]
+    fn a_failure_at_any_step_leaves_the_previous_set_whole() {
+        use fs_memory::SetStep;
+        let changed: &[u8] = b"---\ntype: project\nid: project:a\ntitle: Changed\n---\n";
+        for next in [changed, b"no front matter"] {
+            for step in SetStep::ALL {
+                for file in GENERATED_FILES {
+                    let fs = MemoryFs::new();
+                    let root = Path::new("/g");
+                    graph(&fs, root);
+                    index(&fs, &FixedClock, root, &Quiet).unwrap();
+                    let before = generated_state(&fs, root);
+                    assert!(before.0.iter().all(Option::is_some) && before.1.is_empty());
+                    fs.write_atomic(&root.join("projects/a/project.md"), next).unwrap();
+                    let target = root.join(GENERATED_DIR).join(file);
+                    fs.fail_set_step(step, &target);
+                    let failed = index(&fs, &FixedClock, root, &Quiet).is_err();
+                    let after = generated_state(&fs, root);
+                    // An invalid graph writes no graph or search index: there is no temporary
+                    // to fail for them, only their kept names and their removal.
+                    let reaches =
+                        next == changed || file == "diagnostics.json" || matches!(step, SetStep::Keep | SetStep::Apply);
+                    assert_eq!(failed, reaches, "{step:?} on {file}: the failure is reported");
+                    if reaches {
+                        assert_eq!(after, before, "{step:?} on {file}: the previous set is untouched");
+                    }
+                    fs.heal_set_steps();
+                    index(&fs, &FixedClock, root, &Quiet).unwrap();
+                    let healed = generated_state(&fs, root);
+                    assert!(healed.1.is_empty(), "no temporary behind: {:?}", healed.1);
+                    assert_eq!(healed.0[0].is_some(), next == changed, "graph.json matches the graph's validity");
+                }
+            }
+        }
     }
 
     #[test]
@@ -421,7 +492,7 @@ mod tests {
         let report = init(&fs, &FixedClock, root, true).unwrap();
         let (replaced, backup) = &report.replaced[0];
         assert_eq!(replaced, &root.join("index.md"));
-        assert_eq!(backup, &root.join("index.md.backup-19700101T000000Z"));
+        assert_eq!(backup, &root.join("index.md.vitaecontext-backup-19700101T000000Z"));
         assert_eq!(read(&fs, backup).unwrap(), b"mine", "--force keeps what it replaces");
         assert_eq!(read(&fs, &root.join("index.md")).unwrap(), INDEX_MD.as_bytes());
         assert!(init(&fs, &FixedClock, root, true).unwrap().replaced.is_empty(), "a starter file is not backed up");

@@ -175,60 +175,11 @@ fn strip_fences(s: &str) -> String {
     out
 }
 
-/// At `open` (a `[`), a `[text](target)` with the given minimum text length: the index of the
-/// closing `]` and of the closing `)`.
-fn bracket_link(s: &str, open: usize, min_text: usize) -> Option<(usize, usize)> {
-    let close = s[open + 1..].find(']')? + open + 1;
-    if close - (open + 1) < min_text || s.as_bytes().get(close + 1) != Some(&b'(') {
-        return None;
-    }
-    let paren = s[close + 2..].find(')')? + close + 2;
-    (paren > close + 2).then_some((close, paren))
-}
-
-/// `![alt](target)` -> one space; then `[text](target)` -> `text`.
-fn strip_links(s: &str) -> String {
-    let mut no_images = String::with_capacity(s.len());
-    let mut i = 0;
-    while let Some(a) = s[i..].find("![").map(|a| a + i) {
-        match bracket_link(s, a + 1, 0) {
-            Some((_, paren)) => {
-                no_images.push_str(&s[i..a]);
-                no_images.push(' ');
-                i = paren + 1;
-            }
-            None => {
-                no_images.push_str(&s[i..a + 1]);
-                i = a + 1;
-            }
-        }
-    }
-    no_images.push_str(&s[i..]);
-    let s = no_images;
-    let mut out = String::with_capacity(s.len());
-    let mut i = 0;
-    while let Some(a) = s[i..].find('[').map(|a| a + i) {
-        match bracket_link(&s, a, 1) {
-            Some((close, paren)) => {
-                out.push_str(&s[i..a]);
-                out.push_str(&s[a + 1..close]);
-                i = paren + 1;
-            }
-            None => {
-                out.push_str(&s[i..a + 1]);
-                i = a + 1;
-            }
-        }
-    }
-    out.push_str(&s[i..]);
-    out
-}
-
 /// A record body as plain text: fenced code, images and link targets dropped, Markdown
 /// punctuation `# > * _ ` | ~ -` replaced by spaces, white space folded. Only the leading front
 /// matter was stripped (by the parser); unlike 2.x, text between two `---` rules is kept.
 pub fn plain_text(body: &str) -> String {
-    let s = strip_links(&strip_fences(body));
+    let s = super::links::strip(&strip_fences(body));
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
     if s.is_ascii() {
@@ -426,6 +377,15 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
         #[test]
         fn the_scanner_equals_the_regex_rules(body in "[a-z\\[\\]()!`#>*_|~ \n\u{a0}\u{3000}-]{0,80}") {
+            proptest::prop_assert_eq!(plain_text(&body), plain_text_by_regex(&body));
+        }
+
+        /// Long runs of the characters that once made link stripping quadratic.
+        #[test]
+        fn the_scanner_equals_the_regex_rules_on_bracket_runs(
+            parts in proptest::collection::vec(("[\\[\\]()!`a -]", 1usize..40), 0..12)
+        ) {
+            let body: String = parts.iter().map(|(c, n)| c.repeat(*n)).collect();
             proptest::prop_assert_eq!(plain_text(&body), plain_text_by_regex(&body));
         }
 

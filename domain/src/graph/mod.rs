@@ -5,6 +5,8 @@ pub mod code;
 pub mod confine;
 pub mod frontmatter;
 pub mod index;
+pub mod links;
+pub mod new_record;
 pub mod page;
 pub mod record_type;
 pub mod search;

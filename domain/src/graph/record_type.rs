@@ -102,6 +102,28 @@ impl RecordType {
     }
 
     /// The names joined for people: `project, experience, ..., publication`.
+    /// The type a record of this type must have as parent: course and thesis records live
+    /// inside their degree's folder.
+    pub fn parent_type(self) -> Option<RecordType> {
+        match self {
+            RecordType::Course | RecordType::Thesis => Some(RecordType::Education),
+            _ => None,
+        }
+    }
+
+    /// Where a new record with this slug goes (relative, with `/`): `parent_slug` is the slug of
+    /// the parent record, needed exactly when [`RecordType::parent_type`] is some.
+    pub fn canonical_path(self, slug: &str, parent_slug: Option<&str>) -> Option<String> {
+        let dir = self.directory();
+        match (self.layout(), self.parent_type(), parent_slug) {
+            (Layout::Nested(file), None, _) => Some(format!("{dir}/{slug}/{file}")),
+            (Layout::Nested(file), Some(_), Some(p)) => Some(format!("{dir}/{p}/{file}")),
+            (Layout::Course, Some(_), Some(p)) => Some(format!("{dir}/{p}/courses/{slug}.md")),
+            (Layout::Flat, _, _) => Some(format!("{dir}/{slug}.md")),
+            _ => None,
+        }
+    }
+
     pub fn names() -> String {
         Self::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
     }
@@ -152,6 +174,19 @@ mod tests {
         ];
         for (path, expected) in cases {
             assert_eq!(RecordType::expected_at(path), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn new_records_go_where_validation_expects_them() {
+        for t in RecordType::ALL {
+            let parent = t.parent_type().map(|_| "msc");
+            let path = t.canonical_path("my-slug", parent).unwrap();
+            assert!(t.is_canonical_path(&path), "{t}: {path}");
+            assert_eq!(RecordType::expected_at(&path), Some(*t), "{path}");
+            if t.parent_type().is_some() {
+                assert_eq!(t.canonical_path("my-slug", None), None, "{t} needs its parent");
+            }
         }
     }
 

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use super::index::{SearchIndex, Tag, tokens};
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::index::{Document, SearchIndex, Tag, tokens};
 use super::record_type::RecordType;
 
 const K1: f64 = 1.2;
@@ -101,68 +103,148 @@ fn expand_all(terms: Vec<String>) -> Vec<String> {
     out
 }
 
-impl Searcher {
-    pub fn new(index: SearchIndex) -> Self {
-        let mut documents = index.documents;
-        documents.sort_by(|a, b| a.id.cmp(&b.id));
-        // First pass: per-document term counts (compound terms expanded) and lengths.
-        let mut per_doc: Vec<(Vec<(String, u32)>, f64)> = Vec::with_capacity(documents.len());
-        for d in &documents {
-            let mut counts: HashMap<&str, u32> = HashMap::new();
-            let mut len = 0.0;
-            for (term, count) in d.terms.iter() {
-                len += f64::from(count);
-                for t in expand(term) {
-                    *counts.entry(t).or_insert(0) += count;
-                }
-            }
-            per_doc.push((counts.into_iter().map(|(t, c)| (t.to_owned(), c)).collect(), len));
+/// One document's weight inputs for one term, until every document is in and the average
+/// length is known.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    term: u32,
+    tf: u32,
+    in_title: bool,
+    in_tag: bool,
+}
+
+/// Builds a [`Searcher`] one document at a time. Each document's term map is folded into
+/// interned term ids as it arrives and then dropped, so loading an index never holds every
+/// document's term strings at once (with serde, see [`deserialize`]).
+#[derive(Debug, Default)]
+pub struct SearcherBuilder {
+    docs: Vec<Doc>,
+    lens: Vec<f64>,
+    vocab: HashMap<Box<str>, u32>,
+    /// Every document's entries, one after the other; `bounds[i]..bounds[i + 1]` are doc i's.
+    entries: Vec<Entry>,
+    bounds: Vec<usize>,
+}
+
+impl SearcherBuilder {
+    pub fn add(&mut self, d: Document) {
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
         }
-        let n = documents.len() as f64;
-        let avg_len = if per_doc.is_empty() { 1.0 } else { (per_doc.iter().map(|p| p.1).sum::<f64>() / n).max(1.0) };
-        let mut postings: HashMap<String, Posting> = HashMap::new();
-        let mut docs = Vec::with_capacity(documents.len());
-        let mut haystack = Vec::new();
-        let mut starts = Vec::with_capacity(documents.len());
-        for (i, (d, (counts, len))) in documents.into_iter().zip(per_doc).enumerate() {
-            let title_terms = expand_all(tokens(&d.title));
-            let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
-            let tag_terms = expand_all(tokens(&tag_lower.join(" ")));
-            for (term, tf) in counts {
-                let tf = f64::from(tf);
+        let mut counts: HashMap<&str, u32> = HashMap::new();
+        let mut len = 0.0;
+        for (term, count) in d.terms.iter() {
+            len += f64::from(count);
+            for t in expand(term) {
+                *counts.entry(t).or_insert(0) += count;
+            }
+        }
+        let title_terms = expand_all(tokens(&d.title));
+        let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
+        let tag_terms = expand_all(tokens(&tag_lower.join(" ")));
+        let has = |terms: &[String], t: &str| terms.binary_search_by(|x| x.as_str().cmp(t)).is_ok();
+        for (t, tf) in counts {
+            let next = self.vocab.len() as u32;
+            let term = *self.vocab.entry(t.into()).or_insert(next);
+            self.entries.push(Entry { term, tf, in_title: has(&title_terms, t), in_tag: has(&tag_terms, t) });
+        }
+        self.bounds.push(self.entries.len());
+        self.lens.push(len);
+        let Document { id, kind, title, path, text, tags, terms: _ } = d;
+        self.docs.push(Doc { id, kind, title, path, text, tags, tag_lower });
+    }
+
+    pub fn finish(self) -> Searcher {
+        let SearcherBuilder { docs, lens, vocab, entries, bounds } = self;
+        // Documents in id order (stable, as a sort of the whole list was).
+        let mut order: Vec<usize> = (0..docs.len()).collect();
+        order.sort_by(|&a, &b| docs[a].id.cmp(&docs[b].id));
+        let n = docs.len() as f64;
+        let avg_len = if docs.is_empty() { 1.0 } else { (order.iter().map(|&i| lens[i]).sum::<f64>() / n).max(1.0) };
+        // Exact capacities: postings are most of a loaded index.
+        let mut df = vec![0u32; vocab.len()];
+        for e in &entries {
+            df[e.term as usize] += 1;
+        }
+        let mut lists: Vec<Vec<(u32, f32)>> = df.iter().map(|&k| Vec::with_capacity(k as usize)).collect();
+        for (i, &old) in order.iter().enumerate() {
+            let len = lens[old];
+            for e in &entries[bounds[old]..bounds[old + 1]] {
+                let tf = f64::from(e.tf);
                 let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
-                if title_terms.binary_search(&term).is_ok() {
+                if e.in_title {
                     w += TITLE_BOOST;
                 }
-                if tag_terms.binary_search(&term).is_ok() {
+                if e.in_tag {
                     w += TAG_BOOST;
                 }
-                postings
-                    .entry(term)
-                    .or_insert_with(|| Posting { idf: 0.0, entries: Vec::new() })
-                    .entries
-                    .push((i as u32, w as f32));
+                lists[e.term as usize].push((i as u32, w as f32));
             }
+        }
+        drop(entries);
+        let mut postings: HashMap<String, Posting> = HashMap::with_capacity(vocab.len());
+        for (term, id) in vocab {
+            let entries = std::mem::take(&mut lists[id as usize]);
+            let df = entries.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            postings.insert(term.into_string(), Posting { idf, entries });
+        }
+        let mut slots: Vec<Option<Doc>> = docs.into_iter().map(Some).collect();
+        let docs: Vec<Doc> = order.iter().map(|&i| slots[i].take().expect("each document once")).collect();
+        let mut haystack = Vec::new();
+        let mut starts = Vec::with_capacity(docs.len());
+        for d in &docs {
             starts.push(haystack.len() as u32);
             haystack.extend(d.id.to_lowercase().bytes());
             haystack.push(0);
             haystack.extend(d.path.to_lowercase().bytes());
             haystack.push(0);
-            docs.push(Doc {
-                id: d.id,
-                kind: d.kind,
-                title: d.title,
-                path: d.path,
-                text: d.text,
-                tags: d.tags,
-                tag_lower,
-            });
         }
-        for p in postings.values_mut() {
-            let df = p.entries.len() as f64;
-            p.idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        }
+        haystack.shrink_to_fit();
         Searcher { docs, postings, haystack, starts }
+    }
+}
+
+/// Reads a search index file (the shape of [`SearchIndex`]) straight into a [`Searcher`], one
+/// document at a time.
+pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Searcher, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[allow(dead_code, reason = "required by the format, not used by search")]
+        version: String,
+        #[allow(dead_code, reason = "required by the format, not used by search")]
+        algorithm: String,
+        #[serde(deserialize_with = "documents")]
+        documents: SearcherBuilder,
+    }
+    fn documents<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SearcherBuilder, D::Error> {
+        struct Docs;
+        impl<'de> serde::de::Visitor<'de> for Docs {
+            type Value = SearcherBuilder;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of documents")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SearcherBuilder, A::Error> {
+                let mut b = SearcherBuilder::default();
+                while let Some(doc) = seq.next_element::<Document>()? {
+                    b.add(doc);
+                }
+                Ok(b)
+            }
+        }
+        d.deserialize_seq(Docs)
+    }
+    let file: File = serde::Deserialize::deserialize(d)?;
+    Ok(file.documents.finish())
+}
+
+impl Searcher {
+    pub fn new(index: SearchIndex) -> Self {
+        let mut b = SearcherBuilder::default();
+        for d in index.documents {
+            b.add(d);
+        }
+        b.finish()
     }
 
     pub fn len(&self) -> usize {
@@ -185,7 +267,7 @@ impl Searcher {
             let matching: Vec<usize> = (0..self.docs.len()).filter(|&i| self.passes(&self.docs[i], q, tag)).collect();
             return Results {
                 match_count: matching.len(),
-                records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &[])).collect(),
+                records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &Needles::none())).collect(),
             };
         };
         let mut terms = tokens(text);
@@ -235,11 +317,12 @@ impl Searcher {
             ranked.truncate(MAX_RESULTS);
         }
         ranked.sort_by(order);
-        let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &needles)).collect();
+        let finder = Needles::new(&needles);
+        let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &finder)).collect();
         Results { match_count, records }
     }
 
-    fn hit(&self, i: usize, score: f64, needles: &[&str]) -> Hit {
+    fn hit(&self, i: usize, score: f64, needles: &Needles) -> Hit {
         let d = &self.docs[i];
         Hit {
             id: d.id.clone(),
@@ -248,38 +331,81 @@ impl Searcher {
             path: d.path.clone(),
             tags: d.tags.clone(),
             score: (score * 10_000.0).round() / 10_000.0,
-            excerpt: excerpt(&d.text, needles),
+            excerpt: excerpt_with(&d.text, needles, &mut 0),
         }
+    }
+}
+
+/// The needles of one query, compiled once into one automaton: finding the first occurrence of
+/// any of them is one pass over a text, whatever their number.
+#[derive(Debug)]
+pub struct Needles(Option<AhoCorasick>);
+
+impl Needles {
+    pub fn new(needles: &[&str]) -> Self {
+        let needles: Vec<&str> = needles.iter().copied().filter(|n| !n.is_empty()).collect();
+        if needles.is_empty() {
+            return Needles::none();
+        }
+        // Leftmost semantics: the match reported is the one that starts first.
+        let ac = AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&needles);
+        Needles(Some(ac.expect("64 query terms of at most one frame compile into an automaton")))
+    }
+
+    pub fn none() -> Self {
+        Needles(None)
+    }
+
+    /// The byte offset in `lower` where the first occurrence of any needle starts.
+    fn first(&self, lower: &[u8]) -> Option<usize> {
+        self.0.as_ref()?.find(lower).map(|m| m.start())
     }
 }
 
 /// About [`EXCERPT_CHARS`] characters of `text` around the first occurrence of any needle
 /// (case-insensitive), or its start; `…` marks a cut.
 pub fn excerpt(text: &str, needles: &[&str]) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= EXCERPT_CHARS {
+    excerpt_with(text, &Needles::new(needles), &mut 0)
+}
+
+/// [`excerpt`] with the needles compiled once. Every step is a single pass over `text` (or its
+/// lower-cased copy); `work` is increased by the bytes each pass visits, so a test can show
+/// that the cost grows with the text, not with the text times the needles.
+fn excerpt_with(text: &str, needles: &Needles, work: &mut usize) -> String {
+    *work += text.len();
+    let total = text.chars().count();
+    if total <= EXCERPT_CHARS {
         return text.to_owned();
     }
-    let lower: Vec<char> = chars.iter().map(|c| c.to_lowercase().next().unwrap_or(*c)).collect();
-    let first_hit = needles
-        .iter()
-        .filter(|n| !n.is_empty())
-        .filter_map(|n| {
-            let n: Vec<char> = n.chars().collect();
-            lower.windows(n.len()).position(|w| w == n.as_slice())
+    // Lower-cased char by char (the first char of each lower case), so char positions in the
+    // copy are char positions in the text.
+    let first_hit = if text.is_ascii() {
+        *work += text.len();
+        let lower = text.to_ascii_lowercase();
+        *work += text.len();
+        needles.first(lower.as_bytes())
+    } else {
+        let lower: String = text.chars().map(|c| c.to_lowercase().next().unwrap_or(c)).collect();
+        *work += text.len() + lower.len();
+        needles.first(lower.as_bytes()).map(|at| {
+            *work += at;
+            lower[..at].chars().count()
         })
-        .min();
+    };
     let start = match first_hit {
-        Some(pos) => pos.saturating_sub(EXCERPT_CHARS / 3).min(chars.len() - EXCERPT_CHARS),
+        Some(pos) => pos.saturating_sub(EXCERPT_CHARS / 3).min(total - EXCERPT_CHARS),
         None => 0,
     };
-    let end = (start + EXCERPT_CHARS).min(chars.len());
-    let mut out = String::new();
+    let end = (start + EXCERPT_CHARS).min(total);
+    let byte_at = |char_index: usize| text.char_indices().nth(char_index).map_or(text.len(), |(b, _)| b);
+    let (from, to) = (byte_at(start), byte_at(end));
+    *work += from + to;
+    let mut out = String::with_capacity(to - from + 6);
     if start > 0 {
         out.push('…');
     }
-    out.extend(&chars[start..end]);
-    if end < chars.len() {
+    out.push_str(&text[from..to]);
+    if end < total {
         out.push('…');
     }
     out
@@ -288,7 +414,7 @@ pub fn excerpt(text: &str, needles: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::index::{Document, term_counts};
+    use crate::graph::index::term_counts;
 
     fn doc(id: &str, title: &str, tags: &[&str], text: &str) -> Document {
         let tags: Vec<Tag> = tags.iter().map(|t| Tag::Str((*t).into())).collect();
@@ -399,6 +525,85 @@ mod tests {
         assert_eq!(parse_type("project").unwrap(), "Project");
         assert_eq!(parse_type("Publication").unwrap(), "Publication");
         assert!(parse_type("talk").is_err());
+    }
+
+    /// The excerpt as it was computed before it became one pass: per needle, a scan of every
+    /// window of the lower-cased chars. Kept as the reference the fast one must equal.
+    fn reference_excerpt(text: &str, needles: &[&str]) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        if chars.len() <= EXCERPT_CHARS {
+            return text.to_owned();
+        }
+        let lower: Vec<char> = chars.iter().map(|c| c.to_lowercase().next().unwrap_or(*c)).collect();
+        let first_hit = needles
+            .iter()
+            .filter(|n| !n.is_empty())
+            .filter_map(|n| {
+                let n: Vec<char> = n.chars().collect();
+                lower.windows(n.len()).position(|w| w == n.as_slice())
+            })
+            .min();
+        let start = match first_hit {
+            Some(pos) => pos.saturating_sub(EXCERPT_CHARS / 3).min(chars.len() - EXCERPT_CHARS),
+            None => 0,
+        };
+        let end = (start + EXCERPT_CHARS).min(chars.len());
+        let mut out = String::new();
+        if start > 0 {
+            out.push('…');
+        }
+        out.extend(&chars[start..end]);
+        if end < chars.len() {
+            out.push('…');
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        // The one-pass excerpt equals the per-needle reference, on ASCII and on text whose
+        // lower case changes length (İ, ẞ, Σ) or is several chars.
+        #[test]
+        fn one_pass_excerpts_equal_the_reference(
+            text in "([a-zA-Z .\\-]|İ|ẞ|Σ|é|🦀|ǅ){0,900}",
+            needles in proptest::collection::vec("([a-z.\\-]|i̇|ß|σ|é|🦀|ǆ){0,4}", 0..6),
+        ) {
+            let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(excerpt(&text, &needles), reference_excerpt(&text, &needles));
+        }
+    }
+
+    #[test]
+    fn excerpts_equal_the_reference_on_long_records() {
+        let text =
+            format!("{} Rust and Bazel {} ÉTÉ {}", "lorem ipsum ".repeat(300), "x".repeat(500), "y ".repeat(400));
+        for needles in [&["bazel"][..], &["rust", "bazel"], &["été"], &["zzz", "y y"], &[], &["x"]] {
+            assert_eq!(excerpt(&text, needles), reference_excerpt(&text, needles), "{needles:?}");
+        }
+    }
+
+    // Regression: a 64-term query over 20 records of ~4 MB took 28-30 s, because each term
+    // scanned every window of each record. The work must grow with the text, not with the text
+    // times the terms: measured in bytes visited, not in time.
+    #[test]
+    fn excerpt_work_is_linear_in_the_text_and_independent_of_the_terms() {
+        let terms: Vec<String> = (0..MAX_QUERY_TERMS).map(|i| format!("absent{i}")).collect();
+        let many: Vec<&str> = terms.iter().map(String::as_str).collect();
+        let work = |len: usize, needles: &[&str]| {
+            let text = format!("{}needle", "ab ".repeat(len / 3));
+            let mut work = 0;
+            let mut all: Vec<&str> = needles.to_vec();
+            all.push("needle");
+            let e = excerpt_with(&text, &Needles::new(&all), &mut work);
+            assert!(e.contains("needle"));
+            (work, text.len())
+        };
+        let (one, len) = work(300_000, &[]);
+        let (sixty_four, _) = work(300_000, &many);
+        assert_eq!(sixty_four, one, "64 terms cost what one costs");
+        assert!(one <= 6 * len, "{one} bytes visited for a text of {len}");
+        let (four_times, len4) = work(1_200_000, &many);
+        assert!(four_times <= 6 * len4, "{four_times} bytes visited for a text of {len4}");
     }
 
     #[test]

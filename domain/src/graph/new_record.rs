@@ -1,0 +1,197 @@
+//! A new record, as `vitaecontext graph add` writes it: valid front matter and a body skeleton
+//! that says what a good record of its type holds, so nobody has to learn the layout first.
+
+use super::RecordType;
+use super::validate::is_valid_id;
+
+/// What a person asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRecord {
+    pub kind: RecordType,
+    pub slug: String,
+    pub title: String,
+    pub parent: Option<String>,
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NewRecordError {
+    #[error(
+        "{0:?} is not a valid slug: use lower-case letters, digits and dashes, starting with a letter or digit (for example `build-cache`)"
+    )]
+    Slug(String),
+    #[error("a {kind} record needs --parent, the id of its {parent} record (for example `{parent}:msc-cs`)")]
+    ParentMissing { kind: RecordType, parent: RecordType },
+    #[error(
+        "--parent {given:?} is not a {parent} id; a {kind} record lives inside its {parent} record (`{parent}:<slug>`)"
+    )]
+    ParentType { kind: RecordType, parent: RecordType, given: String },
+    #[error("--parent {0:?} is not a record id (`type:slug`, for example `experience:acme`)")]
+    ParentId(String),
+    #[error("the title must be one line of text")]
+    Title,
+    #[error("tag {0:?} cannot be written in a front-matter list: leave out commas, brackets, quotes and line breaks")]
+    Tag(String),
+}
+
+impl NewRecord {
+    /// Checks the request; `title` defaults to the slug in words (`build-cache` -> `Build cache`).
+    pub fn new(
+        kind: RecordType,
+        slug: &str,
+        title: Option<&str>,
+        parent: Option<&str>,
+        tags: &[String],
+    ) -> Result<Self, NewRecordError> {
+        if !is_valid_id(&format!("{kind}:{slug}")) {
+            return Err(NewRecordError::Slug(slug.to_owned()));
+        }
+        match (kind.parent_type(), parent) {
+            (Some(p), None) => return Err(NewRecordError::ParentMissing { kind, parent: p }),
+            (Some(p), Some(given)) if !given.starts_with(&format!("{p}:")) || !is_valid_id(given) => {
+                return Err(NewRecordError::ParentType { kind, parent: p, given: given.to_owned() });
+            }
+            (None, Some(given)) if !is_valid_id(given) => return Err(NewRecordError::ParentId(given.to_owned())),
+            _ => {}
+        }
+        let title = match title {
+            Some(t) if t.trim().is_empty() || t.contains(['\n', '\r']) => return Err(NewRecordError::Title),
+            Some(t) => t.trim().to_owned(),
+            None => {
+                let words = slug.replace('-', " ");
+                let mut chars = words.chars();
+                chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+            }
+        };
+        let tags: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
+        if let Some(bad) = tags.iter().find(|t| t.contains([',', '[', ']', '"', '\'', '\n', '\r', '#'])) {
+            return Err(NewRecordError::Tag(bad.clone()));
+        }
+        Ok(Self { kind, slug: slug.to_owned(), title, parent: parent.map(str::to_owned), tags })
+    }
+
+    pub fn id(&self) -> String {
+        format!("{}:{}", self.kind, self.slug)
+    }
+
+    /// Where it goes, relative to the root.
+    pub fn path(&self) -> String {
+        let parent_slug = self.parent.as_deref().and_then(|p| p.split_once(':')).map(|(_, s)| s);
+        self.kind.canonical_path(&self.slug, parent_slug).expect("a checked record has the parent its layout needs")
+    }
+
+    /// The file: front matter, the title, and the skeleton of its type.
+    pub fn text(&self) -> String {
+        let mut fm =
+            format!("---\ntype: {}\nid: {}\ntitle: {}\nvisibility: private\n", self.kind, self.id(), self.title);
+        if let Some(p) = &self.parent {
+            fm.push_str(&format!("parent: {p}\n"));
+        }
+        fm.push_str("related_records: []\n");
+        fm.push_str(&format!("tags: [{}]\n---\n\n# {}\n\n", self.tags.join(", "), self.title));
+        fm + skeleton(self.kind)
+    }
+}
+
+/// What a good record of each type says; every line is meant to be replaced.
+fn skeleton(kind: RecordType) -> &'static str {
+    match kind {
+        RecordType::Project => {
+            "TL;DR: What it is and the result that matters most, in one sentence.\n\n\
+             ## Context\n\nWho it was for, the problem, and your role (alone, lead, one of five...).\n\n\
+             ## What I did\n\n- The decisions and the work that were yours.\n\n\
+             ## Results\n\n- Outcomes with numbers and dates (before -> after, users, time saved).\n\n\
+             ## Stack\n\n- Languages, tools, platforms.\n\n\
+             ## Links\n\n- Repository, demo, write-up (public ones only if visibility is public).\n"
+        }
+        RecordType::Experience => {
+            "TL;DR: Your title, the organisation, the dates, and the result you are proudest of.\n\n\
+             ## Role\n\n- Title, team, dates (YYYY-MM to YYYY-MM), location or remote.\n- Scope: what you owned.\n\n\
+             ## Achievements\n\n- Each with a number: what changed, by how much, by when.\n\n\
+             ## Tools\n\n- What you used every day.\n"
+        }
+        RecordType::Education => {
+            "TL;DR: Degree, institution, years, and what you focused on.\n\n\
+             ## Degree\n\n- Degree and field, institution, start and end year, grade if you cite it.\n\n\
+             ## Focus\n\n- Specialisation, notable courses (add them as course records), the thesis (a thesis record).\n"
+        }
+        RecordType::Course => {
+            "## Course\n\n- Name, code, term, grade if you cite it.\n\n\
+             ## What I learned or built\n\n- Projects, techniques, results.\n"
+        }
+        RecordType::Thesis => {
+            "TL;DR: The question, the method, and the finding, in one sentence.\n\n\
+             ## Thesis\n\n- Title, supervisor, year, grade if you cite it.\n\n\
+             ## Contribution\n\n- What is new, and the numbers that show it.\n\n\
+             ## Links\n\n- PDF, code, data.\n"
+        }
+        RecordType::Certification => {
+            "## Certification\n\n- Name, issuer, date earned, expiry if any, credential id or link.\n\n\
+             ## What it covers\n\n- The skills it attests.\n"
+        }
+        RecordType::Award => {
+            "## Award\n\n- Name, who gave it, date.\n\n\
+             ## What it was for\n\n- The work it recognised, and how selective it was (1 of 200...).\n"
+        }
+        RecordType::Publication => {
+            "## Publication\n\n- Title, authors (your position), venue, date, DOI or link.\n\n\
+             ## Summary\n\n- The question, the method, the result, and your part in it.\n"
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Page;
+    use crate::graph::frontmatter::FmValue;
+
+    #[test]
+    fn every_type_writes_a_record_the_parser_reads_back() {
+        for kind in RecordType::ALL {
+            let parent = kind.parent_type().map(|p| format!("{p}:msc-cs"));
+            let r = NewRecord::new(
+                *kind,
+                "build-cache",
+                Some("Rust: the hard parts"),
+                parent.as_deref(),
+                &["rust".into(), " ci ".into()],
+            )
+            .unwrap();
+            let page = Page::parse(&r.path(), &r.text());
+            assert_eq!(page.attr("id").and_then(FmValue::as_str), Some(r.id().as_str()), "{kind}");
+            assert_eq!(page.attr("type").and_then(FmValue::as_str), Some(kind.as_str()));
+            assert_eq!(page.attr("title").and_then(FmValue::as_str), Some("Rust: the hard parts"));
+            assert_eq!(page.attr("parent").and_then(FmValue::as_str), parent.as_deref());
+            assert!(kind.is_canonical_path(&r.path()), "{}", r.path());
+        }
+    }
+
+    #[test]
+    fn bad_requests_are_refused_with_what_to_do() {
+        let no = |r: Result<NewRecord, NewRecordError>| r.unwrap_err();
+        assert!(matches!(
+            no(NewRecord::new(RecordType::Project, "Bad Slug", None, None, &[])),
+            NewRecordError::Slug(_)
+        ));
+        assert!(matches!(
+            no(NewRecord::new(RecordType::Course, "db", None, None, &[])),
+            NewRecordError::ParentMissing { .. }
+        ));
+        assert!(matches!(
+            no(NewRecord::new(RecordType::Thesis, "t", None, Some("project:x"), &[])),
+            NewRecordError::ParentType { .. }
+        ));
+        assert!(matches!(
+            no(NewRecord::new(RecordType::Project, "x", None, Some("nope"), &[])),
+            NewRecordError::ParentId(_)
+        ));
+        assert!(matches!(no(NewRecord::new(RecordType::Project, "x", Some("a\nb"), None, &[])), NewRecordError::Title));
+        assert!(matches!(
+            no(NewRecord::new(RecordType::Project, "x", None, None, &["a,b".into()])),
+            NewRecordError::Tag(_)
+        ));
+        let r = NewRecord::new(RecordType::Project, "build-cache", None, None, &[]).unwrap();
+        assert_eq!((r.title.as_str(), r.path().as_str()), ("Build cache", "projects/build-cache/project.md"));
+    }
+}

@@ -1,0 +1,424 @@
+//! Skills: parsing, precedence and conflicts, rendering, argument checks, composition.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::career::Surface;
+
+fn yaml(text: &str) -> Skill {
+    parse_skill(SkillFormat::Yaml, text).unwrap_or_else(|p| panic!("{p:?}"))
+}
+
+fn problems(format: SkillFormat, text: &str) -> Vec<Problem> {
+    parse_skill(format, text).expect_err("should not parse")
+}
+
+fn prompt(id: &str, tags: &[&str], body: &str) -> Skill {
+    Skill {
+        id: id.into(),
+        kind: SkillType::Prompt,
+        name: id.into(),
+        description: format!("about {id}"),
+        tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+        prompt: Some(body.into()),
+        arguments: Vec::new(),
+        input_schema: None,
+        version: None,
+        format: SkillFormat::Yaml,
+    }
+}
+
+fn layer(name: &str, priority: i64) -> LayerInfo {
+    LayerInfo { name: name.into(), priority, root: format!("/l/{name}") }
+}
+
+fn cand(layer: usize, file: &str, skill: Skill) -> Candidate {
+    Candidate { layer, file: file.into(), skill: Arc::new(skill) }
+}
+
+fn no_packet(s: Surface) -> String {
+    format!("<packet {}>", s.as_str())
+}
+
+fn args(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+}
+
+fn s(v: &str) -> Value {
+    Value::String(v.into())
+}
+
+#[test]
+fn a_full_yaml_skill_parses_with_every_field() {
+    let sk = yaml(
+        "id: review\nname: Review\ndescription: d\ntype: prompt\ntags: one\nversion: 1.0\narguments:\n  - name: ctx\n    description: c\n    required: true\nprompt: |\n  Hello {{ctx}}\n",
+    );
+    assert_eq!(sk.id, "review");
+    assert_eq!(sk.tags, vec!["one"]);
+    assert_eq!(sk.version.as_deref(), Some("1"));
+    assert_eq!(sk.arguments, vec![PromptArgument { name: "ctx".into(), description: "c".into(), required: true }]);
+    assert_eq!(sk.prompt.as_deref(), Some("Hello {{ctx}}\n"));
+}
+
+#[test]
+fn json_skills_parse_too() {
+    let sk = parse_skill(
+        SkillFormat::Json,
+        r#"{"id": "t", "type": "tool", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": []}}"#,
+    )
+    .unwrap();
+    assert_eq!(sk.kind, SkillType::Tool);
+    assert_eq!(sk.tool_schema().to_json(), r#"{"type":"object","properties":{"a":{"type":"integer"}}}"#);
+}
+
+#[test]
+fn both_languages_render_as_skill_central_does() {
+    let sk = yaml("id: x\ntype: prompt\nprompt: Hi\nprompt_zh: 你好\n");
+    assert_eq!(sk.prompt.as_deref(), Some("[English]\nHi\n\n[中文]\n你好"));
+    let zh = yaml("id: x\ntype: prompt\nprompt: '  '\nprompt_zh: 你好\n");
+    assert_eq!(zh.prompt.as_deref(), Some("你好"));
+}
+
+#[test]
+fn skill_md_front_matter_and_body() {
+    let sk = parse_skill(
+        SkillFormat::SkillMd,
+        "---\nname: recruiter-reply\ndescription: Reply to a recruiter\ntags: [jobs]\n---\n\nWrite a reply using {{career_context.linkedin}}.\n",
+    )
+    .unwrap();
+    assert_eq!(sk.id, "recruiter-reply");
+    assert_eq!(sk.kind, SkillType::Prompt);
+    assert_eq!(sk.prompt.as_deref(), Some("Write a reply using {{career_context.linkedin}}.\n"));
+    let p = problems(SkillFormat::SkillMd, "no front matter");
+    assert!(p[0].message.contains("---"), "{p:?}");
+    // A bad front-matter line is reported at its line in the whole file.
+    let p = problems(SkillFormat::SkillMd, "---\nname: x\ntype: widget\n---\nbody\n");
+    assert_eq!(p[0].line(), Some(3), "{p:?}");
+}
+
+#[test]
+fn each_missing_or_wrong_field_is_named_with_its_line_and_span() {
+    let text = "name: n\ntype: widget\nprompt: x\n";
+    let p = problems(SkillFormat::Yaml, text);
+    assert!(p.iter().any(|p| p.message == "missing required field `id`"), "{p:?}");
+    let t = p.iter().find(|p| p.message.contains("`type` must be")).unwrap();
+    assert_eq!(t.line(), Some(2));
+    let span = t.span.unwrap();
+    assert_eq!(&text[span.start..span.end], "widget");
+
+    let p = problems(SkillFormat::Yaml, "id: a\ntype: prompt\nprompt: '   '\n");
+    assert_eq!(p[0].message, "a prompt skill needs a non-blank `prompt` or `prompt_zh`");
+    let p = problems(SkillFormat::Yaml, "id: a\ntype: prompt\n  bad: [\n");
+    assert!(p[0].message.starts_with("not valid YAML"), "{p:?}");
+    assert_eq!(p[0].line(), Some(3));
+    let p = problems(SkillFormat::Yaml, "");
+    assert!(p[0].message.contains("empty"));
+    let p = problems(SkillFormat::Yaml, "- a\n- b\n");
+    assert!(p[0].message.contains("mapping"));
+    let p = problems(SkillFormat::Yaml, "id: t\ntype: tool\ninputSchema:\n  type: array\n");
+    assert!(p[0].message.contains("inputSchema.type"), "{p:?}");
+}
+
+#[test]
+fn spans_are_byte_offsets_in_non_ascii_files() {
+    let text = "# é€ comment\nid: a\ntype: wídget\nprompt: x\n";
+    let p = problems(SkillFormat::Yaml, text);
+    let span = p[0].span.unwrap();
+    assert_eq!(&text[span.start..span.end], "wídget");
+}
+
+#[test]
+fn layer_configs_parse_and_skill_central_yaml_works_unchanged() {
+    let layers = parse_config(
+        "layers:\n  - name: \"01-global\"\n    path: \".skills/01-global\"\n    priority: 10\n  - path: team\n    priority: \"20\"\n",
+    )
+    .unwrap();
+    assert_eq!(layers[0], LayerSpec { name: "01-global".into(), path: ".skills/01-global".into(), priority: 10 });
+    assert_eq!(layers[1], LayerSpec { name: "team".into(), path: "team".into(), priority: 20 });
+    assert!(parse_config("layers:\n  - name: x\n").is_err());
+    assert!(parse_config("layers:\n  - path: x\n    priority: high\n").is_err());
+}
+
+#[test]
+fn higher_priority_wins_and_takes_the_place_of_what_it_overrides() {
+    let set = SkillSet::build(
+        vec![layer("team", 50), layer("base", 10)],
+        vec![
+            cand(0, "team/a.yaml", prompt("a", &[], "team a")),
+            cand(1, "base/a.yaml", prompt("a", &[], "base a")),
+            cand(1, "base/b.yaml", prompt("b", &[], "base b")),
+        ],
+        Vec::new(),
+    );
+    let ids: Vec<&str> = set.entries().iter().map(|e| e.skill.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"], "a keeps the place of base's a");
+    let a = set.get("a").unwrap();
+    assert_eq!(a.skill.prompt.as_deref(), Some("team a"));
+    assert_eq!(a.shadows, vec![Origin { layer: "base".into(), priority: 10, file: "base/a.yaml".into() }]);
+    assert!(set.conflicts().is_empty());
+}
+
+#[test]
+fn an_equal_priority_clash_is_a_conflict_and_neither_is_served() {
+    let set = SkillSet::build(
+        vec![layer("x", 20), layer("y", 20), layer("z", 5)],
+        vec![
+            cand(0, "x/a.yaml", prompt("a", &[], "x")),
+            cand(1, "y/a.yaml", prompt("a", &[], "y")),
+            cand(2, "z/a.yaml", prompt("a", &[], "z")),
+        ],
+        Vec::new(),
+    );
+    assert!(set.get("a").is_none());
+    assert_eq!(set.conflicts().len(), 1);
+    let files: Vec<&str> = set.conflicts()[0].files.iter().map(|o| o.file.as_str()).collect();
+    assert_eq!(files, ["x/a.yaml", "y/a.yaml"]);
+    // A higher layer resolves it.
+    let set = SkillSet::build(
+        vec![layer("x", 20), layer("y", 20), layer("top", 30)],
+        vec![
+            cand(0, "x/a.yaml", prompt("a", &[], "x")),
+            cand(1, "y/a.yaml", prompt("a", &[], "y")),
+            cand(2, "top/a.yaml", prompt("a", &[], "top")),
+        ],
+        Vec::new(),
+    );
+    assert_eq!(set.get("a").unwrap().skill.prompt.as_deref(), Some("top"));
+    assert!(set.conflicts().is_empty());
+}
+
+#[test]
+fn built_in_names_are_refused() {
+    let set = SkillSet::build(
+        vec![layer("x", 1)],
+        vec![
+            cand(0, "x/a.yaml", prompt("cv_tailoring", &[], "x")),
+            cand(0, "x/b.yaml", prompt("get_career_context", &[], "x")),
+        ],
+        Vec::new(),
+    );
+    assert!(set.entries().is_empty());
+    assert_eq!(set.refused().len(), 2);
+}
+
+fn tool(schema: &str, template: Option<&str>) -> Skill {
+    let mut text = format!("id: t\ntype: tool\ninputSchema: {schema}\n");
+    if let Some(t) = template {
+        text.push_str(&format!("prompt: {}\n", Value::String(t.into()).to_json()));
+    }
+    yaml(&text)
+}
+
+fn one(skill: Skill) -> SkillSet {
+    SkillSet::build(vec![layer("l", 1)], vec![cand(0, "l/x.yaml", skill)], Vec::new())
+}
+
+#[test]
+fn tool_arguments_are_checked_in_skill_central_words() {
+    let set = one(tool(
+        r#"{"type":"object","properties":{"type":{"type":"string"},"scope":{"type":"string"},"n":{"type":"integer"},"kind":{"enum":["a","b"]},"summary":{"type":"string"}},"required":["type","summary"],"additionalProperties":false}"#,
+        Some("{{type}}({{scope}})"),
+    ));
+    let out = set
+        .call_tool(
+            "t",
+            &args(&[("scope", Value::Int(1)), ("n", Value::Float(1.5)), ("kind", s("c")), ("extra", s("e"))]),
+            &no_packet,
+        )
+        .unwrap();
+    assert_eq!(
+        out.text(),
+        "Missing required argument: \"type\"\nMissing required argument: \"summary\"\nArgument \"scope\" expected string, got number\nArgument \"n\" expected integer, got number\nArgument \"kind\" must be one of: \"a\", \"b\", got \"c\"\nUnexpected argument: \"extra\""
+    );
+    assert!(out.is_error());
+    let ok = set
+        .call_tool("t", &args(&[("type", s("feat")), ("summary", s("x")), ("n", Value::Float(2.0))]), &no_packet)
+        .unwrap();
+    assert_eq!(ok, ToolOutcome::Text("feat()".into()), "a missing optional placeholder renders empty");
+    let null_required = set.call_tool("t", &args(&[("type", Value::Null), ("summary", s("x"))]), &no_packet).unwrap();
+    assert_eq!(null_required.text(), "Missing required argument: \"type\"");
+}
+
+#[test]
+fn a_tool_without_a_template_answers_its_arguments_as_pretty_json() {
+    let set = one(tool(r#"{"type":"object","properties":{"a":{"type":"array"}}}"#, None));
+    let out = set.call_tool("t", &args(&[("a", Value::Array(vec![Value::Int(1)]))]), &no_packet).unwrap();
+    assert_eq!(out.text(), "{\n  \"a\": [\n    1\n  ]\n}");
+}
+
+#[test]
+fn unknown_names_and_wrong_kinds_are_refused_with_the_exact_words() {
+    let set = SkillSet::build(
+        vec![layer("l", 1)],
+        vec![cand(0, "l/p.yaml", prompt("p", &["x"], "hi")), cand(0, "l/t.yaml", tool(r#"{"type":"object"}"#, None))],
+        Vec::new(),
+    );
+    let e = |r: Result<String, SkillError>| r.unwrap_err().message();
+    assert_eq!(e(set.render_prompt("nope", &[], &no_packet)), "Unknown prompt skill: nope");
+    assert_eq!(set.call_tool("nope", &[], &no_packet).unwrap_err().message(), "Unknown tool: nope");
+    assert_eq!(e(set.render_prompt("t", &[], &no_packet)), "t is a tool skill, not a prompt: call it with tools/call");
+    assert_eq!(set.call_tool("p", &[], &no_packet).unwrap_err(), SkillError::NotATool("p".into()));
+}
+
+#[test]
+fn prompts_render_arguments_and_the_persons_own_facts() {
+    let mut p = yaml(
+        "id: p\ntype: prompt\narguments:\n  - name: job\n    required: true\n  - name: tone\nprompt: 'For {{ job }} ({{tone}}): {{career_context.cv}} / {{career_context}} / {{career_context.nope}} / {{other}}'\n",
+    );
+    p.description = String::new();
+    let set = one(p);
+    assert_eq!(set.render_prompt("p", &[], &no_packet).unwrap_err().message(), "Missing required argument: \"job\"");
+    let text = set.render_prompt("p", &args(&[("job", s("SRE {{career_context}}"))]), &no_packet).unwrap();
+    assert_eq!(
+        text, "For SRE {{career_context}} (): <packet cv> / <packet general> / {{career_context.nope}} / {{other}}",
+        "argument text is never re-read; unknown placeholders stay"
+    );
+    assert_eq!(set.get("p").unwrap().description(), "p (prompt skill from layer l)");
+    assert_eq!(set.call_get_prompt("p", &[], &no_packet).text(), "Missing required argument: \"job\"");
+    assert!(set.call_get_prompt("zz", &[], &no_packet).is_error());
+}
+
+#[test]
+fn compose_matches_tags_case_insensitively_in_priority_order() {
+    let set = SkillSet::build(
+        vec![layer("high", 30), layer("low", 10)],
+        vec![
+            cand(0, "high/a.yaml", prompt("a", &["Docker"], "A body\n")),
+            cand(1, "low/b.yaml", prompt("b", &["global"], "\nB {{career_context.github}} {{arg}}\n")),
+            cand(1, "low/t.yaml", {
+                let mut t = tool(r#"{"type":"object"}"#, None);
+                t.tags = vec!["git".into()];
+                t
+            }),
+        ],
+        Vec::new(),
+    );
+    let c = set.compose(" docker, GLOBAL ,,", &no_packet).unwrap();
+    assert_eq!(c.description, "Composed prompt from tags: docker, GLOBAL (2 skills)");
+    assert_eq!(c.text, "## b\nB <packet github> {{arg}}\n\n---\n\n## a\nA body");
+    assert_eq!(set.compose("git", &no_packet).unwrap_err().message(), "No skills found for tags: git");
+    assert_eq!(set.compose(" , ", &no_packet).unwrap_err().message(), "No skills found for tags: ");
+}
+
+#[test]
+fn kebab_case() {
+    assert!(is_kebab_case("cv-bullet-2"));
+    for bad in ["", "Cv", "a--b", "-a", "a_b", "a b"] {
+        assert!(!is_kebab_case(bad), "{bad}");
+    }
+}
+
+fn value_strategy() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::Int),
+        "[ -~{}é]{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::vec(("[a-z]{1,4}", inner), 0..4).prop_map(Value::Object),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn parsing_any_text_never_panics(text in "[ -~\n\té中{}\\[\\]:-]{0,300}") {
+        let _ = parse_skill(SkillFormat::Yaml, &text);
+        let _ = parse_skill(SkillFormat::SkillMd, &format!("---\n{text}\n---\nbody"));
+        let _ = parse_config(&text);
+    }
+
+    #[test]
+    fn problem_spans_lie_on_char_boundaries(text in "(id: [a-zé]{0,4}\n)?(type: [a-zé{}]{0,6}\n)?(prompt: [ -~é]{0,10}\n)?(tags: [\\[\\]a-z,{}]{0,8}\n)?") {
+        if let Err(problems) = parse_skill(SkillFormat::Yaml, &text) {
+            for p in problems {
+                if let Some(span) = p.span {
+                    prop_assert!(span.start <= span.end && span.end <= text.len());
+                    prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rendering_never_panics_and_never_rereads_argument_values(
+        template in "[a-z{} .]{0,40}",
+        value in "[a-z{} .]{0,20}",
+    ) {
+        let skill = Skill {
+            arguments: vec![PromptArgument { name: "a".into(), description: String::new(), required: false }],
+            ..prompt("p", &[], &template)
+        };
+        let set = one(skill);
+        let out = set.render_prompt("p", &args(&[("a", s(&value))]), &no_packet).unwrap();
+        // Rendering with a marker value, then putting the real value in by hand, gives the same
+        // text: the value was inserted verbatim and never scanned.
+        let marker = "\u{1}";
+        let with_marker = set.render_prompt("p", &args(&[("a", s(marker))]), &no_packet).unwrap();
+        prop_assert_eq!(out, with_marker.replace(marker, &value));
+    }
+
+    #[test]
+    fn argument_checks_never_panic_and_a_valid_call_has_no_problems(
+        given in proptest::collection::vec(("[a-c]", value_strategy()), 0..5),
+    ) {
+        let schema = Value::Object(vec![
+            ("type".into(), s("object")),
+            ("properties".into(), Value::Object(vec![
+                ("a".into(), Value::Object(vec![("type".into(), s("string"))])),
+                ("b".into(), Value::Object(vec![("type".into(), s("integer"))])),
+            ])),
+            ("required".into(), Value::Array(vec![s("a")])),
+            ("additionalProperties".into(), Value::Bool(false)),
+        ]);
+        let mut given = given;
+        given.dedup_by(|x, y| x.0 == y.0);
+        let problems = schema::check(&schema, &given);
+        let valid = given.iter().any(|(k, v)| k == "a" && matches!(v, Value::String(_)))
+            && given.iter().all(|(k, v)| match k.as_str() {
+                "a" => matches!(v, Value::String(_)),
+                "b" => matches!(v, Value::Int(_) | Value::Null),
+                _ => false,
+            });
+        prop_assert_eq!(problems.is_empty(), valid, "{:?} -> {:?}", given, problems);
+    }
+
+    #[test]
+    fn precedence_does_not_depend_on_the_order_candidates_arrive_in(
+        defs in proptest::collection::vec((0usize..4, 0usize..3), 1..12),
+        priorities in proptest::collection::vec(0i64..3, 4),
+        seed in any::<u64>(),
+    ) {
+        let layers: Vec<LayerInfo> = priorities.iter().enumerate().map(|(i, p)| layer(&format!("l{i}"), *p)).collect();
+        let cands: Vec<Candidate> = defs
+            .iter()
+            .enumerate()
+            .map(|(n, (l, id))| cand(*l, &format!("l{l}/{n:03}.yaml"), prompt(&format!("id{id}"), &[], &format!("{l}-{n}"))))
+            .collect();
+        let a = SkillSet::build(layers.clone(), cands.clone(), Vec::new());
+        let mut shuffled = cands.clone();
+        let mut x = seed;
+        for i in (1..shuffled.len()).rev() {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            shuffled.swap(i, (x >> 33) as usize % (i + 1));
+        }
+        // Within a layer the app hands files over in path order; keep that, shuffle the rest.
+        shuffled.sort_by(|p, q| (p.layer, &p.file).cmp(&(q.layer, &q.file)));
+        let b = SkillSet::build(layers.clone(), shuffled, Vec::new());
+        let view = |s: &SkillSet| s.entries().iter().map(|e| (e.skill.prompt.clone(), e.origin.file.clone())).collect::<Vec<_>>();
+        prop_assert_eq!(view(&a), view(&b));
+        prop_assert_eq!(a.conflicts(), b.conflicts());
+        // Every served skill has the top priority for its id, held by no other file.
+        for e in a.entries() {
+            let same: Vec<&Candidate> = cands.iter().filter(|c| c.skill.id == e.skill.id).collect();
+            let top = same.iter().map(|c| priorities[c.layer]).max().unwrap();
+            prop_assert_eq!(e.origin.priority, top);
+            prop_assert_eq!(same.iter().filter(|c| priorities[c.layer] == top).count(), 1);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+// Backpressure over real pipes: a client that floods the server and does not read its stdout.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::util::Cmd;
+
+/// A field of `/proc/<pid>/status` in KiB (Linux).
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+// Regression: with stdout not read, 200,000 small requests took the server to 1.95 GB and a
+// client reading large answers slowly took it to 4.7 GB. Here 110 reads of a 1 MiB
+// `vitaegraph://index`, none read for seconds: the server must stay under 100 MB plus one
+// answer, and answer every request once stdout is drained.
+#[test]
+fn a_flood_with_stdout_unread_stays_bounded_and_every_request_is_answered() {
+    const N: u64 = 110;
+    const ANSWER: usize = 1024 * 1024;
+    const LIMIT_KIB: u64 = (100 * 1024 * 1024 + ANSWER as u64) / 1024;
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join(".generated")).expect("mkdir");
+    let graph = format!(r#"{{"version":"1","source":"{}","nodes":[],"edges":[]}}"#, "x".repeat(ANSWER));
+    std::fs::write(dir.path().join(".generated/graph.json"), graph).expect("write graph.json");
+    let mut cmd = Cmd::new(["mcp".as_ref(), "--root".as_ref(), dir.path().as_os_str()]);
+    let mut child =
+        cmd.cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn vitaecontext");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let writer = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        all.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n");
+        all.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        for id in 1..=N {
+            all.extend_from_slice(
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"resources/read\",\"params\":{{\"uri\":\"vitaegraph://index\"}}}}\n"
+                )
+                .as_bytes(),
+            );
+        }
+        // May block while the server does not read; that is the point.
+        let _ = stdin.write_all(&all);
+    });
+
+    // Do not read stdout for a while (less if the bound is already broken).
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(3) && status_kib(pid, "VmHWM:") < LIMIT_KIB {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let stalled_peak = status_kib(pid, "VmHWM:");
+    if stalled_peak >= LIMIT_KIB {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("peak RSS {stalled_peak} KiB while stdout was not read (limit {LIMIT_KIB})");
+    }
+
+    let reader = std::thread::spawn(move || {
+        let mut ids: Vec<u64> = Vec::with_capacity(N as usize + 1);
+        // Only the id is parsed: parsing ~110 MB of JSON would dominate the test's time.
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("read");
+            let rest = line.strip_prefix("{\"jsonrpc\":\"2.0\",\"id\":").unwrap_or_else(|| panic!("{line:.200}"));
+            let (id, rest) = rest.split_once(',').unwrap_or_else(|| panic!("{line:.200}"));
+            assert!(rest.starts_with("\"result\":"), "{line:.200}");
+            ids.push(id.parse().expect("numeric id"));
+        }
+        ids
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(reader.is_finished() && writer.is_finished()) {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the flood was not answered within the deadline");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let peak = status_kib(pid, "VmHWM:").max(stalled_peak);
+    writer.join().expect("writer");
+    let mut ids = reader.join().expect("reader");
+    let status = child.wait().expect("wait");
+    eprintln!("peak RSS while stalled {stalled_peak} KiB, overall {peak} KiB, in {:.1?}", start.elapsed());
+
+    assert!(stalled_peak > 0, "VmHWM was not readable");
+    assert!(peak < LIMIT_KIB, "peak RSS {peak} KiB (limit {LIMIT_KIB})");
+    assert!(status.success(), "{status:?}");
+    ids.sort_unstable();
+    assert!(ids.iter().copied().eq(0..=N), "every id answered exactly once: {} answers", ids.len());
+}

@@ -1,0 +1,239 @@
+// `vitaecontext register` against real client configuration files in an isolated HOME.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+
+use crate::util::{Cmd, bin};
+
+fn run(home: &Path, args: &[&str]) -> (ExitStatus, String, String) {
+    Cmd::new(args).env("HOME", home).output()
+}
+
+/// The command every entry should hold: the absolute path of the binary that ran.
+fn exe() -> String {
+    fs::canonicalize(bin()).unwrap().display().to_string()
+}
+
+fn backups(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".vitaecontext-backup-"))
+        .collect();
+    v.sort();
+    v
+}
+
+const CURSOR: &str =
+    "{\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"gh-mcp\",\n      \"args\": []\n    }\n  }\n}\n";
+
+#[test]
+fn register_twice_writes_once_with_a_backup() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".cursor");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mcp.json");
+    fs::write(&file, CURSOR).unwrap();
+    fs::write(home.path().join("cc.md"), "# x").unwrap();
+
+    let (st, out, err) = run(home.path(), &["register", "--client", "cursor", "--context", "~/cc.md"]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("Registered vitaecontext with Cursor"), "{out}");
+    let text = fs::read_to_string(&file).unwrap();
+    let context = home.path().join("cc.md").display().to_string();
+    assert!(text.contains(&format!("\"command\": {}", serde_json::to_string(&exe()).unwrap())), "{text}");
+    assert!(
+        text.contains(&format!("\"args\": [\"mcp\", \"--context\", {}]", serde_json::to_string(&context).unwrap())),
+        "{text}"
+    );
+    assert!(text.starts_with("{\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"gh-mcp\","), "{text}");
+    let b = backups(&dir);
+    assert_eq!(b.len(), 1, "{b:?}");
+    assert_eq!(fs::read_to_string(&b[0]).unwrap(), CURSOR);
+    let name = b[0].file_name().unwrap().to_string_lossy().into_owned();
+    let stamp = name.strip_prefix("mcp.json.vitaecontext-backup-").unwrap();
+    assert_eq!(stamp.len(), 16, "{stamp}");
+    assert!(stamp.as_bytes()[8] == b'T' && stamp.ends_with('Z'), "{stamp}");
+
+    let (st, out, err) = run(home.path(), &["register", "--client", "cursor", "--context", "~/cc.md"]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("already registered"), "{out}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), text, "the second run changes nothing");
+    assert_eq!(backups(&dir).len(), 1, "and writes no second backup");
+
+    // The listing sees it.
+    let (st, out, _) = run(home.path(), &["register"]);
+    assert!(st.success());
+    assert!(out.contains("cursor") && out.contains(&format!("registered: {}", exe())), "{out}");
+    assert!(out.contains("Not found:") && out.contains("codex"), "{out}");
+}
+
+const VSCODE: &str = "{\n\t// my servers\n\t\"servers\": {\n\t\t\"gh\": { \"type\": \"stdio\", \"command\": \"gh\" }, // keep\n\t},\n}\n";
+
+#[test]
+fn dry_run_prints_a_diff_and_writes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".config/Code/User");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mcp.json");
+    fs::write(&file, VSCODE).unwrap();
+    let (st, out, err) = run(home.path(), &["register", "--client", "vscode", "--dry-run"]);
+    assert!(st.success(), "{err}");
+    let name = file.display().to_string();
+    assert!(out.starts_with(&format!("--- {name}\n+++ {name}\n@@ ")), "{out}");
+    assert!(out.contains("+\t\t\"vitaecontext\": {\n"), "{out}");
+    assert!(out.contains("+\t\t\t\"type\": \"stdio\",\n"), "{out}");
+    assert!(out.contains(" \t// my servers\n"), "comments are context, not changes: {out}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), VSCODE);
+    assert!(backups(&dir).is_empty());
+}
+
+const CODEX: &str = "# mine\nmodel = \"gpt-5-codex\"\n\n[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"docs-mcp\"]\n\n[tui]\nnotifications = true\n";
+
+#[test]
+fn remove_takes_out_only_our_entry() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".codex");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("config.toml");
+    fs::write(&file, CODEX).unwrap();
+
+    let (st, _, err) = run(home.path(), &["register", "--client", "codex"]);
+    assert!(st.success(), "{err}");
+    let text = fs::read_to_string(&file).unwrap();
+    assert!(text.contains("[mcp_servers.vitaecontext]"), "{text}");
+    assert!(text.contains("\"--prompt-tools\""), "Codex has no MCP prompts: {text}");
+
+    let (st, out, err) = run(home.path(), &["register", "--client", "codex", "--remove"]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("Removed vitaecontext"), "{out}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), CODEX, "byte for byte the original");
+    let b = backups(&dir);
+    assert_eq!(b.len(), 2, "one backup per change: {b:?}");
+    assert!(b.iter().any(|p| fs::read_to_string(p).unwrap() == text));
+
+    let (st, out, _) = run(home.path(), &["register", "--client", "codex", "--remove"]);
+    assert!(st.success());
+    assert!(out.contains("not registered"), "{out}");
+    assert_eq!(backups(&dir).len(), 2);
+}
+
+#[test]
+fn remove_without_a_file_creates_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let (st, out, err) = run(home.path(), &["register", "--client", "gemini", "--remove"]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("does not exist; nothing to remove"), "{out}");
+    assert!(!home.path().join(".gemini").exists());
+}
+
+#[test]
+fn register_creates_a_missing_file_and_its_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let (st, out, err) = run(home.path(), &["register", "--client", "windsurf", "--root", "/srv/graph"]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("created"), "{out}");
+    let text = fs::read_to_string(home.path().join(".codeium/windsurf/mcp_config.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["mcpServers"]["vitaecontext"]["args"],
+        serde_json::json!(["mcp", "--root", "/srv/graph", "--prompt-tools"])
+    );
+    assert_eq!(v["mcpServers"]["vitaecontext"]["command"], serde_json::json!(exe()));
+}
+
+#[test]
+fn an_unparseable_file_exits_non_zero_and_writes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".config/Claude");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("claude_desktop_config.json");
+    // Claude Desktop reads strict JSON: a comment would break it, so it is refused here.
+    let broken = "{\n  // note\n  \"mcpServers\": {}\n}\n";
+    fs::write(&file, broken).unwrap();
+    let (st, out, err) = run(home.path(), &["register", "--client", "claude-desktop"]);
+    assert_eq!(st.code(), Some(1), "{out}{err}");
+    assert!(err.contains("vitaecontext::register::unparseable"), "{err}");
+    assert!(err.contains("line 2, column 3"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), broken);
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "no backup, no temporary file");
+    // --dry-run refuses the same way.
+    let (st, _, _) = run(home.path(), &["register", "--client", "claude-desktop", "--dry-run"]);
+    assert_eq!(st.code(), Some(1));
+}
+
+#[test]
+fn claude_code_gets_its_own_command_unless_write() {
+    let home = tempfile::tempdir().unwrap();
+    let (st, out, err) = run(home.path(), &["register", "--client", "claude-code", "--root", "/srv/my graph"]);
+    assert!(st.success(), "{err}");
+    assert_eq!(out, format!("claude mcp add --scope user vitaecontext -- {} mcp --root '/srv/my graph'\n", exe()));
+    assert!(!home.path().join(".claude.json").exists(), "nothing written without --write");
+
+    let file = home.path().join(".claude.json");
+    fs::write(&file, "{\n  \"numStartups\": 3,\n  \"projects\": {}\n}\n").unwrap();
+    let (st, _, err) = run(home.path(), &["register", "--client", "claude-code", "--write"]);
+    assert!(st.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["numStartups"], 3);
+    assert_eq!(
+        v["mcpServers"]["vitaecontext"],
+        serde_json::json!({"type": "stdio", "command": exe(), "args": ["mcp"]})
+    );
+
+    let (st, out, _) = run(home.path(), &["register", "--client", "claude-code", "--remove"]);
+    assert!(st.success());
+    assert_eq!(out, "claude mcp remove --scope user vitaecontext\n");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let home = tempfile::tempdir().unwrap();
+    for args in [
+        &["register", "--client", "emacs"][..],
+        &["register", "--dry-run"],
+        &["register", "--client", "cursor", "--remove", "--context", "x"],
+    ] {
+        let (st, _, err) = run(home.path(), args);
+        assert_eq!(st.code(), Some(2), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn skills_choices_pass_through_with_absolute_paths() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().display().to_string();
+    let (st, _, err) = Cmd::new([
+        "register",
+        "--client",
+        "gemini",
+        "--skills",
+        "~/team-skills=10",
+        "--skills",
+        "mine",
+        "--skills-config",
+        "skills.toml",
+    ])
+    .env("HOME", home.path())
+    .current_dir(home.path())
+    .output();
+    assert!(st.success(), "{err}");
+    let text = fs::read_to_string(home.path().join(".gemini/settings.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["mcpServers"]["vitaecontext"]["args"],
+        serde_json::json!([
+            "mcp",
+            "--skills",
+            format!("{h}/team-skills=10"),
+            "--skills",
+            format!("{h}/mine"),
+            "--skills-config",
+            format!("{h}/skills.toml")
+        ]),
+        "Gemini CLI offers prompts, so no --prompt-tools"
+    );
+}

@@ -1,0 +1,194 @@
+// `vitaecontext skills list | show | validate | init | add | remove` as a person runs them.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{Cmd, copy_dir, repo_root};
+
+fn run(args: &[&str], home: &Path) -> (Option<i32>, String, String) {
+    let mut cmd = Cmd::new(args);
+    cmd.cmd.env("HOME", home);
+    let (st, out, err) = cmd.output();
+    (st.code(), out, err)
+}
+
+fn ids(json: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    v["skills"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn init_writes_a_starter_set_that_lists_and_never_overwrites() {
+    let home = tempfile::tempdir().unwrap();
+    let (code, out, err) = run(&["skills", "init"], home.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("created") && out.contains("finds this config by itself"), "{out}");
+    let (code, out, err) = run(&["skills", "list", "--json"], home.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(ids(&out), ["achievement-bullet", "cv-bullet-rewriter", "interview-story", "recruiter-reply"]);
+    let mine = home.path().join(".vitaecontext/skills/10-base/cv-bullet-rewriter.yaml");
+    fs::write(&mine, "id: cv-bullet-rewriter\ntype: prompt\nprompt: mine\n").unwrap();
+    let (code, out, _) = run(&["skills", "init"], home.path());
+    assert_eq!(code, Some(0));
+    assert!(out.contains("kept"), "{out}");
+    assert_eq!(fs::read_to_string(&mine).unwrap(), "id: cv-bullet-rewriter\ntype: prompt\nprompt: mine\n");
+    let (code, out, _) = run(&["skills", "show", "cv-bullet-rewriter"], home.path());
+    assert_eq!(code, Some(0));
+    assert!(out.contains("layer:       base (priority 10)") && out.ends_with("mine\n"), "{out}");
+}
+
+#[test]
+fn skill_central_projects_load_unchanged_through_the_flag_or_the_environment() {
+    let home = tempfile::tempdir().unwrap();
+    let config = repo_root().join("tests/fixtures/skill-central-0.4/init-project/skill-central.yaml");
+    let expected = ["architectural-mindset", "commit-conventions", "debugging-expert", "container-infra"];
+    let (code, out, err) = run(&["skills", "list", "--json", "--skills-config", config.to_str().unwrap()], home.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(ids(&out), expected);
+    let (st, out, _) =
+        Cmd::new(["skills", "list", "--json", "--type", "tool"]).env("VITAECONTEXT_SKILLS_CONFIG", &config).output();
+    assert!(st.success());
+    assert_eq!(ids(&out), ["commit-conventions"]);
+    let (st, table, _) =
+        Cmd::new(["skills", "list", "--tag", "DOCKER"]).env("VITAECONTEXT_SKILLS_CONFIG", &config).output();
+    assert!(st.success());
+    assert!(
+        table.starts_with("ID ") && table.contains("container-infra") && !table.contains("debugging-expert"),
+        "{table}"
+    );
+    let (code, _, err) = run(&["skills", "list", "--skills-config", "/no/such.yaml"], home.path());
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn validate_labels_the_exact_span_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.yml");
+    fs::write(&good, "id: ok\ntype: prompt\nprompt: hi\n").unwrap();
+    let bad = dir.path().join("bad.json");
+    fs::write(&bad, "{\"id\": \"b\",\n \"type\": \"widget\", \"prompt\": \"x\"}").unwrap();
+    let (code, out, err) = run(&["skills", "validate", good.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("ok:") && out.contains("prompt skill ok"), "{out}");
+    let (code, _, err) = run(&["skills", "validate", good.to_str().unwrap(), bad.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("vitaecontext::skills::invalid_skill"), "{err}");
+    assert!(err.contains("bad.json:2: `type` must be \"prompt\" or \"tool\", found \"widget\""), "{err}");
+    assert!(err.contains("──┬─") && err.contains("expected `prompt` or `tool`"), "a label under the value: {err}");
+    let (code, _, _) = run(&["skills", "validate", dir.path().join("notes.txt").to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(2));
+    let (code, _, _) = run(&["skills", "validate"], dir.path());
+    assert_eq!(code, Some(2), "a missing FILE is a usage error");
+}
+
+#[test]
+fn conflicts_and_broken_files_are_warnings_naming_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    fs::create_dir_all(a.join("_drafts")).unwrap();
+    fs::create_dir_all(&b).unwrap();
+    fs::write(a.join("same.yaml"), "id: same\ntype: prompt\nprompt: a\n").unwrap();
+    fs::write(b.join("same.yaml"), "id: same\ntype: prompt\nprompt: b\n").unwrap();
+    fs::write(b.join("broken.yaml"), "id: broken\ntype: prompt\nprompt: [\n").unwrap();
+    fs::write(a.join("_drafts/x.yaml"), "not: a skill\n").unwrap();
+    let (code, out, err) = run(
+        &["skills", "list", "--skills", &format!("{}=20", a.display()), "--skills", &format!("{}=20", b.display())],
+        dir.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!out.contains("same"), "neither side of a conflict is served: {out}");
+    assert!(err.contains("\"same\"") && err.contains("a/same.yaml") && err.contains("b/same.yaml"), "{err}");
+    assert!(err.contains("broken.yaml:") && err.contains("not valid YAML"), "{err}");
+    assert!(!err.contains("_drafts"), "names starting with _ are skipped silently: {err}");
+    let (code, _, err) = run(
+        &[
+            "skills",
+            "show",
+            "same",
+            "--skills",
+            &format!("{}=20", a.display()),
+            "--skills",
+            &format!("{}=20", b.display()),
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, Some(1));
+    assert!(err.contains("neither is served"), "{err}");
+}
+
+#[test]
+fn add_and_remove_respect_layers_and_never_overwrite_silently() {
+    let home = tempfile::tempdir().unwrap();
+    assert_eq!(run(&["skills", "init"], home.path()).0, Some(0));
+    let add = |extra: &[&str]| {
+        let mut args = vec!["skills", "add", "--id", "cv-bullet-rewriter", "--prompt", "Mine: {{career_context.cv}}"];
+        args.extend_from_slice(extra);
+        run(&args, home.path())
+    };
+    let (code, _, err) = add(&[]);
+    assert_eq!(code, Some(2), "several layers need --layer: {err}");
+    assert!(err.contains("--layer"), "{err}");
+    let (code, out, err) = add(&["--layer", "personal", "--tag", "cv"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("It overrides") && out.contains("10-base/cv-bullet-rewriter.yaml"), "{out}");
+    let target = home.path().join(".vitaecontext/skills/50-personal/cv-bullet-rewriter.yaml");
+    let (code, _, err) = add(&["--layer", "personal"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    let before = fs::read_to_string(&target).unwrap();
+    let (code, _, err) = run(
+        &["skills", "add", "--id", "cv-bullet-rewriter", "--prompt", "v2", "--layer", "personal", "--force"],
+        home.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(fs::read_to_string(target.with_extension("yaml.bak")).unwrap(), before, "the old file is kept");
+    let (code, _, err) =
+        run(&["skills", "add", "--id", "Not_Kebab", "--prompt", "x", "--layer", "personal"], home.path());
+    assert_eq!(code, Some(2), "{err}");
+
+    let (code, _, err) = run(&["skills", "remove", "cv-bullet-rewriter"], home.path());
+    assert_eq!(code, Some(2), "two layers hold it: {err}");
+    assert!(err.contains("base") && err.contains("personal"), "{err}");
+    let (code, out, err) = run(&["skills", "remove", "cv-bullet-rewriter", "--layer", "personal"], home.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Now served") && out.contains("10-base"), "{out}");
+    assert!(!target.exists());
+
+    // From a file, into a layer, unchanged.
+    let src = home.path().join("mine.json");
+    fs::write(&src, r#"{"id": "cover-letter", "type": "prompt", "prompt": "Write it from {{career_context.cv}}"}"#)
+        .unwrap();
+    let (code, _, err) = run(&["skills", "add", "--from", src.to_str().unwrap(), "--layer", "base"], home.path());
+    assert_eq!(code, Some(0), "{err}");
+    let written = home.path().join(".vitaecontext/skills/10-base/cover-letter.json");
+    assert_eq!(fs::read_to_string(written).unwrap(), fs::read_to_string(&src).unwrap());
+}
+
+#[test]
+fn help_teaches_the_model() {
+    let (st, out, _) = Cmd::new(["skills", "--help"]).output();
+    assert!(st.success());
+    for needle in ["{{career_context.cv}}", "priority", "conflict", "SKILL.md", "_template.yaml", "skills init"] {
+        assert!(out.contains(needle), "{needle} missing from:\n{out}");
+    }
+    let (st, _, _) = Cmd::new(["skills", "frobnicate"]).output();
+    assert_eq!(st.code(), Some(2));
+}
+
+#[test]
+fn a_copied_layer_set_works_from_any_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    copy_dir(&repo_root().join("tests/fixtures/skill-central-0.4/init-project"), &project);
+    // A relative --skills-config resolves against the working directory, its layers against it.
+    let (st, out, err) =
+        Cmd::new(["skills", "show", "debugging-expert", "--json", "--skills-config", "skill-central.yaml"])
+            .current_dir(&project)
+            .output();
+    assert!(st.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["layer"], "02-workflows");
+    assert_eq!(v["priority"], 20);
+}
