@@ -298,3 +298,28 @@ fn a_listen_stream_gets_graph_changes_tagged_with_its_id() {
     let (status, rest, _) = s.finish();
     assert!(status.success() && rest.is_empty(), "a cancelled stream gets no result: {rest:?}");
 }
+
+/// Guards the contract: a 2024-11-05 session answers byte for byte what the server answered
+/// before it spoke other revisions. The responses were recorded from the build before this
+/// change (the repository root written as `{ROOT}`); each response is compared as the harness
+/// re-serialises it, which keeps key order and number spelling.
+#[test]
+fn a_2024_11_05_session_answers_byte_for_byte_as_before() {
+    let fixtures = crate::util::repo_root().join("tests/fixtures");
+    let requests = fs::read_to_string(fixtures.join("mcp-2024-11-05.requests.jsonl")).unwrap();
+    let golden = fs::read_to_string(fixtures.join("mcp-2024-11-05.responses.jsonl")).unwrap();
+    let mut s = start();
+    let mut lines = Vec::new();
+    for request in requests.lines() {
+        s.send_raw(format!("{request}\n").as_bytes());
+        let response = s.recv();
+        lines.push((response["id"].as_i64().unwrap(), serde_json::to_string(&response).unwrap()));
+    }
+    lines.sort();
+    let root = crate::util::repo_root().display().to_string();
+    let ours: String = lines.iter().map(|(_, l)| format!("{}\n", l.replace(&root, "{ROOT}"))).collect();
+    for (i, (a, b)) in ours.lines().zip(golden.lines()).enumerate() {
+        assert_eq!(a, b, "response {i} differs");
+    }
+    assert_eq!(ours.lines().count(), golden.lines().count());
+}
