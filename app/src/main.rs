@@ -133,6 +133,9 @@ fn run(cli: Cli) -> Outcome {
     }
 }
 
+/// How often `mcp` polls the Career Context and `graph.json` for resource-updated notifications.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -151,6 +154,9 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
     let (source, sink) = stdio::stdio(args.max_frame_bytes);
     let methods =
         Arc::new(mcp::methods::Methods::new(fs, sources).with_skills(skills).with_prompt_tools(args.prompt_tools));
+    if let Err(e) = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY) {
+        tracing::warn!("could not start watching the Career Context and VitaeGraph for changes: {e}");
+    }
     let ended = runtime.block_on(mcp::serve(source, Arc::new(sink), methods));
     tracing::info!(?ended, "MCP server stopped");
     // The reader thread may still be blocked on stdin; it must not keep the process alive.

@@ -47,6 +47,16 @@ impl PromptName {
         Self::ALL.into_iter().find(|p| p.as_str() == name)
     }
 
+    /// A short human-readable name (MCP `title`, 2025-06-18 and later).
+    pub fn title(self) -> &'static str {
+        match self {
+            PromptName::CvTailoring => "Tailor a CV to a role",
+            PromptName::LinkedinAudit => "Audit a LinkedIn profile",
+            PromptName::GithubShowcase => "Review a GitHub showcase",
+            PromptName::CareerContextIntake => "Write or update the Career Context",
+        }
+    }
+
     pub fn description(self) -> &'static str {
         match self {
             PromptName::CvTailoring => {

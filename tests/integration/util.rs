@@ -139,8 +139,9 @@ pub struct Server {
     _home: tempfile::TempDir,
 }
 
-/// Checks that a stdout line is exactly one JSON-RPC response (or a batch of them) and returns
-/// it parsed.
+/// Checks that a stdout line is exactly one JSON-RPC response (or a batch of them), or one
+/// notification from the server (list changes, resource updates, listen acknowledgements), and
+/// returns it parsed.
 pub fn check_frame(line: &[u8]) -> Value {
     assert!(line.ends_with(b"\n"), "stdout line without newline: {:?}", String::from_utf8_lossy(line));
     let body = &line[..line.len() - 1];
@@ -152,9 +153,19 @@ pub fn check_frame(line: &[u8]) -> Value {
             assert!(!items.is_empty(), "empty batch response");
             items.iter().for_each(check_response);
         }
+        single if single.get("method").is_some() => check_notification(single),
         single => check_response(single),
     }
     v
+}
+
+fn check_notification(v: &Value) {
+    let obj = v.as_object().unwrap_or_else(|| panic!("notification is not an object: {v}"));
+    assert_eq!(obj.get("jsonrpc"), Some(&json!("2.0")), "{v}");
+    assert!(!obj.contains_key("id"), "a server notification has no id: {v}");
+    let method = obj["method"].as_str().unwrap_or_else(|| panic!("method is not a string: {v}"));
+    assert!(method.starts_with("notifications/"), "the server sends no requests: {v}");
+    assert!(obj.keys().all(|k| ["jsonrpc", "method", "params"].contains(&k.as_str())), "{v}");
 }
 
 fn check_response(v: &Value) {

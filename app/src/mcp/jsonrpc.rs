@@ -11,6 +11,9 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// MCP: the resource does not exist or cannot be served.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2026-07-28 `UnsupportedProtocolVersionError`: the request's `_meta` names a
+    /// revision this server does not serve per request.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +53,12 @@ impl RpcError {
         Self::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {detail}")).with_data(json!({ "uri": uri }))
     }
 
+    /// 2026-07-28 basic/versioning: `data` is `{supported, requested}`.
+    pub fn unsupported_protocol_version(requested: &str, supported: &[&str]) -> Self {
+        Self::new(code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+            .with_data(json!({ "supported": supported, "requested": requested }))
+    }
+
     /// An unexpected failure: the detail goes to stderr, the client gets a short message.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
         tracing::error!("internal error: {detail}");
@@ -75,6 +84,11 @@ impl Id {
     /// A key that tells ids apart by type and value (`1` and `"1"` differ).
     pub fn key(&self) -> String {
         self.0.to_string()
+    }
+
+    /// The id as the client sent it.
+    pub fn value(&self) -> &Value {
+        &self.0
     }
 
     pub fn from_value(v: &Value) -> Option<Id> {
@@ -146,6 +160,15 @@ pub fn classify(value: Value) -> Message {
 /// A success response: exactly `jsonrpc`, `id` and `result`.
 pub fn success(id: &Id, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id.0, "result": result })
+}
+
+/// A notification from the server: `jsonrpc`, `method` and, when there are any, `params`.
+pub fn notification(method: &str, params: Map<String, Value>) -> Value {
+    if params.is_empty() {
+        json!({ "jsonrpc": "2.0", "method": method })
+    } else {
+        json!({ "jsonrpc": "2.0", "method": method, "params": params })
+    }
 }
 
 /// An error response: exactly `jsonrpc`, `id` (null when unknown) and `error`.

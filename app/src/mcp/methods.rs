@@ -11,8 +11,10 @@ use serde_json::{Map, Value, json};
 use ports::fs::FileSystem;
 
 use super::jsonrpc::RpcError;
+use super::notify::{Change, Notifier};
 use super::pagination::{self, PAGE_SIZE};
 use super::params::{self, ListParams, NamedCall, ReadParams};
+use super::revision::Revision;
 use super::tools::ToolRegistry;
 use super::{Handler, completion, prompts, resources};
 use crate::graph_store::GraphStore;
@@ -27,9 +29,6 @@ use domain::skills::SkillSet;
 pub fn skill_error(e: domain::skills::SkillError) -> RpcError {
     RpcError::new(super::jsonrpc::code::INVALID_PARAMS, e.message())
 }
-
-/// The protocol version this server speaks (the contract's).
-pub const PROTOCOL_VERSION: &str = "2024-11-05";
 
 /// The methods this server answers once initialized; any other name is -32601.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,26 +73,123 @@ impl Method {
     }
 }
 
-/// The `initialize` result, exactly as the contract gives it. Whatever version the client asks
-/// for, the answer is ours: the client then decides whether it can speak it.
-pub fn initialize_result() -> Value {
-    json!({
-        "protocolVersion": PROTOCOL_VERSION,
-        "capabilities": {
-            "resources": { "listChanged": false },
-            "tools": { "listChanged": false },
-            "prompts": { "listChanged": false }
-        },
-        "serverInfo": {
-            "name": "vitaecontext",
-            "version": env!("CARGO_PKG_VERSION")
+/// What the server is for and in which order to use it, for the model (`instructions`,
+/// 2025-03-26 and later, and `server/discover`).
+pub const INSTRUCTIONS: &str = "vitaecontext serves one person's own career facts: their Career Context (a curated, \
+self-declared file) and their VitaeGraph (detailed records of projects, roles, degrees and more). Start with \
+get_career_context for the surface you are writing for (cv, linkedin, github, portfolio, x or general): that packet \
+is the ground truth. Use search_vitaegraph, then the vitaegraph://record/{id} resources it links, for evidence and \
+detail. Use only facts these return; never invent employers, dates, numbers or skills, and when something is missing \
+or a tool reports a problem, say so and ask the person. The prompts (cv_tailoring, linkedin_audit, github_showcase, \
+career_context_intake) package these steps.";
+
+/// Freshness hints of 2026-07-28 cacheable results, in milliseconds. Everything is personal data,
+/// so `cacheScope` is always `private`. The Career Context is read fresh on every request (0);
+/// what the binary carries (the wiki) changes only with the binary; graph data changes when the
+/// person re-indexes; the lists change when skills change.
+mod ttl {
+    pub const CAREER_CONTEXT: u64 = 0;
+    pub const GRAPH: u64 = 10_000;
+    pub const LISTS: u64 = 60_000;
+    pub const BUILT_IN: u64 = 3_600_000;
+}
+
+/// `serverInfo` (`Implementation`) in `revision`: `title` from 2025-06-18, `description` and
+/// `websiteUrl` from 2025-11-25.
+pub fn server_info(revision: Revision) -> Value {
+    let mut info = json!({ "name": "vitaecontext", "version": env!("CARGO_PKG_VERSION") });
+    if revision.has_titles() {
+        info["title"] = json!("VitaeContext");
+    }
+    if revision.has_server_description() {
+        info["description"] =
+            json!("The truth about one person's career, from files they own: their Career Context and VitaeGraph.");
+        // The workspace's `repository`, the one place the project's address is written.
+        if !env!("CARGO_PKG_REPOSITORY").is_empty() {
+            info["websiteUrl"] = json!(env!("CARGO_PKG_REPOSITORY"));
         }
-    })
+    }
+    info
+}
+
+/// `capabilities` in `revision`. `completions` from 2025-03-26 (`completion/complete` is
+/// answered in 2024-11-05 too, undeclared, as the contract's result has no such key).
+/// `listChanged` is true from 2025-03-26 and `resources.subscribe` with it (`subscriptions/listen`
+/// in 2026-07-28); 2024-11-05 keeps the contract's `false` and no `subscribe`.
+fn capabilities(revision: Revision) -> Value {
+    let changes = revision.has_list_changed();
+    let mut caps = json!({
+        "resources": { "listChanged": changes },
+        "tools": { "listChanged": changes },
+        "prompts": { "listChanged": changes }
+    });
+    if revision.has_resource_subscribe() || revision.is_modern() {
+        caps["resources"]["subscribe"] = json!(true);
+    }
+    if revision.has_completions_capability() {
+        caps["completions"] = json!({});
+    }
+    caps
+}
+
+/// The `initialize` result in a handshake revision; for 2024-11-05 exactly the contract's.
+pub fn initialize_result(revision: Revision) -> Value {
+    let mut result = json!({
+        "protocolVersion": revision.as_str(),
+        "capabilities": capabilities(revision),
+        "serverInfo": server_info(revision)
+    });
+    if revision.has_instructions() {
+        result["instructions"] = json!(INSTRUCTIONS);
+    }
+    result
+}
+
+/// The `server/discover` result (2026-07-28 server/discover): the revisions a request's `_meta`
+/// may name, what is served, and the instructions, as a cacheable result.
+pub fn discover_result() -> Value {
+    let modern = Revision::V2026_07_28;
+    let result = json!({
+        "supportedVersions": Revision::MODERN.map(Revision::as_str),
+        "capabilities": capabilities(modern),
+        "instructions": INSTRUCTIONS
+    });
+    modern_result(result, Some(ttl::LISTS))
+}
+
+/// A 2026-07-28 result: `resultType: "complete"`, the server's identity in `_meta`, and, for a
+/// cacheable result, `ttlMs` and `cacheScope: "private"`.
+fn modern_result(mut result: Value, ttl_ms: Option<u64>) -> Value {
+    use super::revision::meta;
+    result["resultType"] = json!("complete");
+    if let Some(ttl) = ttl_ms {
+        result["ttlMs"] = json!(ttl);
+        result["cacheScope"] = json!("private");
+    }
+    let mut m = result.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
+    m.insert(meta::SERVER_INFO.into(), server_info(Revision::V2026_07_28));
+    result["_meta"] = Value::Object(m);
+    result
+}
+
+/// The freshness hint of a cacheable result (the lists and `resources/read`), `None` for others.
+fn cache_ttl(method: Method, params: &Map<String, Value>) -> Option<u64> {
+    match method {
+        Method::ResourcesList => Some(ttl::GRAPH),
+        Method::ResourcesTemplatesList | Method::ToolsList | Method::PromptsList => Some(ttl::LISTS),
+        Method::ResourcesRead => Some(match params.get("uri").and_then(Value::as_str) {
+            Some(uri) if uri.starts_with(resources::WIKI_PREFIX) => ttl::BUILT_IN,
+            Some(uri) if uri.starts_with(resources::RECORD_PREFIX) || uri == resources::GRAPH_INDEX_URI => ttl::GRAPH,
+            _ => ttl::CAREER_CONTEXT,
+        }),
+        Method::ToolsCall | Method::PromptsGet | Method::CompletionComplete => None,
+    }
 }
 
 /// What the server serves. Built once at start-up from the configuration.
 pub struct Methods {
     fs: Arc<dyn FileSystem>,
+    notifier: Notifier,
     sources: Sources,
     graph: GraphStore,
     career: ContextCache,
@@ -116,6 +212,7 @@ impl Methods {
         let graph = GraphStore::new(sources.graph_root());
         Self {
             fs,
+            notifier: Notifier::default(),
             sources,
             graph,
             career: ContextCache::default(),
@@ -150,6 +247,63 @@ impl Methods {
         }
     }
 
+    /// Where changes to what is served are reported (a skills watcher reports list changes
+    /// here); every connection turns them into the notifications it asked for.
+    pub fn notifier(&self) -> &Notifier {
+        &self.notifier
+    }
+
+    /// Polls the two watched resources every `every` on a thread of its own, reporting
+    /// `career-context://current` and `vitaegraph://index` updates (and the resource list, which
+    /// holds the graph's records) while `methods` lives. Bounded cost: per tick, the Career
+    /// Context selection and one metadata call for it, and one for `graph.json`; a file is read
+    /// again only when its stamp changed, and a rewrite with identical bytes reports nothing.
+    pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<()> {
+        let weak = Arc::downgrade(methods);
+        let mut last = methods.watched();
+        std::thread::Builder::new().name("watch-files".into()).spawn(move || {
+            loop {
+                std::thread::sleep(every);
+                let Some(m) = weak.upgrade() else { return };
+                let now = m.watched();
+                if !now.0.same(&last.0) {
+                    m.notifier().notify(Change::ResourceUpdated(resources::CAREER_CONTEXT_URI.into()));
+                }
+                if !now.1.same(&last.1) {
+                    m.notifier().notify(Change::ResourceUpdated(resources::GRAPH_INDEX_URI.into()));
+                    m.notifier().notify(Change::ResourcesListChanged);
+                }
+                // A skill file edited, added or removed: the skills layer hands out a new set
+                // only when something changed.
+                if !now.2.same(&last.2) {
+                    m.notifier().notify(Change::PromptsListChanged);
+                    m.notifier().notify(Change::ToolsListChanged);
+                }
+                last = now;
+            }
+        })?;
+        Ok(())
+    }
+
+    #[allow(clippy::type_complexity, reason = "a tuple of the three things watched, read once")]
+    fn watched(
+        &self,
+    ) -> (Watched<crate::usecase::career::Loaded>, Watched<crate::graph_store::LoadedGraph>, Watched<SkillSet>) {
+        let career = match self.career_context() {
+            Current::Loaded(loaded) => Watched::Loaded(loaded),
+            Current::Unavailable(notice) => Watched::Missing(notice),
+        };
+        let graph = match self.graph.graph(self.fs()) {
+            Ok(g) => Watched::Loaded(g),
+            Err(e) => Watched::Missing(e.to_string()),
+        };
+        let skills = match self.skills() {
+            Some(set) => Watched::Loaded(set),
+            None => Watched::Missing(String::new()),
+        };
+        (career, graph, skills)
+    }
+
     pub fn graph(&self) -> &GraphStore {
         &self.graph
     }
@@ -165,13 +319,13 @@ impl Methods {
     }
 
     /// A built-in tool, then `get_prompt` (with `--prompt-tools`), then a tool skill.
-    fn call_tool(&self, params: Map<String, Value>) -> Result<Value, RpcError> {
+    fn call_tool(&self, revision: Revision, params: Map<String, Value>) -> Result<Value, RpcError> {
         let mut call: NamedCall = params::parse(params)?;
         if let Some(tool) = self.tools.get(&call.name) {
-            return (tool.call)(self, call.take_arguments()).map(super::tools::ToolResult::into_value);
+            return (tool.call)(self, call.take_arguments()).map(|r| r.into_value(revision));
         }
         if self.prompt_tools && call.name == domain::skills::GET_PROMPT {
-            return Ok(prompts::get_prompt_tool_call(self, call.take_arguments()).into_value());
+            return Ok(prompts::get_prompt_tool_call(self, call.take_arguments()).into_value(revision));
         }
         match self.skills() {
             Some(set) => {
@@ -186,8 +340,8 @@ impl Methods {
     }
 
     /// `tools/list`: the built-in tools, `get_prompt` with `--prompt-tools`, then tool skills.
-    fn tool_definitions(&self) -> Vec<Value> {
-        let mut all = self.tools.definitions();
+    fn tool_definitions(&self, revision: Revision) -> Vec<Value> {
+        let mut all = self.tools.definitions(revision);
         if self.prompt_tools {
             all.push(prompts::get_prompt_tool_definition(self));
         }
@@ -198,37 +352,79 @@ impl Methods {
     }
 }
 
+/// What a watched resource was at the last poll: the caches hand out the same `Arc` while the
+/// file is unchanged, so a new `Arc` (or a different reason it is missing) is a change.
+enum Watched<T> {
+    Loaded(Arc<T>),
+    Missing(String),
+}
+
+impl<T> Watched<T> {
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Watched::Loaded(a), Watched::Loaded(b)) => Arc::ptr_eq(a, b),
+            (Watched::Missing(a), Watched::Missing(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 impl Handler for Methods {
     type Method = Method;
+
+    fn changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
+        self.notifier.subscribe()
+    }
+
+    fn subscribable(&self, uri: &str) -> bool {
+        uri == resources::CAREER_CONTEXT_URI || uri == resources::GRAPH_INDEX_URI
+    }
 
     fn method(&self, name: &str) -> Option<Method> {
         Method::parse(name)
     }
 
-    fn initialize(&self, params: &Map<String, Value>) -> Value {
-        if let Some(v) = params.get("protocolVersion").and_then(Value::as_str) {
-            if v != PROTOCOL_VERSION {
-                tracing::info!("client asked for protocol {v}; answering with {PROTOCOL_VERSION}");
-            }
-        }
-        initialize_result()
+    fn initialize(&self, revision: Revision) -> Value {
+        initialize_result(revision)
     }
 
-    fn call(&self, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
-        match method {
-            Method::ResourcesList => resources::list(self, list_params(params)?.cursor.as_deref()),
-            Method::ResourcesTemplatesList => {
-                list_page(list_params(params)?, "resourceTemplates", resources::templates())
+    fn discover(&self) -> Value {
+        discover_result()
+    }
+
+    fn call(&self, revision: Revision, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
+        if !revision.has_result_type() {
+            return self.answer(revision, method, params);
+        }
+        let ttl = cache_ttl(method, &params);
+        match self.answer(revision, method, params) {
+            Ok(result) => Ok(modern_result(result, ttl)),
+            Err(mut e) => {
+                if e.code == super::jsonrpc::code::RESOURCE_NOT_FOUND {
+                    e.code = revision.resource_not_found_code();
+                }
+                Err(e)
             }
-            Method::ToolsList => list_page(list_params(params)?, "tools", self.tool_definitions()),
-            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list(self)),
+        }
+    }
+}
+
+impl Methods {
+    fn answer(&self, revision: Revision, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
+        match method {
+            Method::ResourcesList => resources::list(self, revision, list_params(params)?.cursor.as_deref()),
+            Method::ResourcesTemplatesList => {
+                list_page(list_params(params)?, "resourceTemplates", resources::templates(revision))
+            }
+            Method::ToolsList => list_page(list_params(params)?, "tools", self.tool_definitions(revision)),
+            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list(self, revision)),
             Method::PromptsGet => prompts::get(self, params),
             Method::CompletionComplete => completion::complete(self, params),
             Method::ResourcesRead => {
                 let ReadParams { uri } = params::parse(params)?;
                 resources::read(self, &uri)
             }
-            Method::ToolsCall => self.call_tool(params),
+            Method::ToolsCall => self.call_tool(revision, params),
         }
     }
 }

@@ -13,22 +13,26 @@
 pub mod completion;
 pub mod jsonrpc;
 pub mod methods;
+pub mod notify;
 pub mod pagination;
 pub mod params;
 pub mod prompts;
 pub mod resources;
+pub mod revision;
 pub mod tools;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ports::transport::{Frame, FrameSink, FrameSource};
 use serde_json::{Map, Value, json};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 use tokio::task::{JoinHandle, JoinSet};
 
 use jsonrpc::{Id, Message, RpcError};
+use notify::Change;
+use revision::Revision;
 
 /// Messages read but not yet answered (their answer not yet queued on the sink). Past this the
 /// loop stops reading input. Each may hold one response in memory while the sink is full, so
@@ -39,17 +43,26 @@ pub const MAX_IN_FLIGHT: usize = 8;
 /// file while it runs; more handlers would not be faster on the cores we use.
 pub const MAX_HANDLERS: usize = 4;
 
-/// What a connection serves. The loop owns the lifecycle methods (`initialize`, `ping`) and the
-/// notifications; everything else is parsed once into the handler's own method type and matched
-/// there. `call` runs on the blocking pool, so it may do filesystem work directly.
+/// What a connection serves. The loop owns the lifecycle methods (`initialize`, `ping`,
+/// `server/discover`), the notifications and the choice of era and revision; everything else is
+/// parsed once into the handler's own method type and matched there, and answered in the
+/// revision the loop chose. `call` runs on the blocking pool, so it may do filesystem work
+/// directly.
 pub trait Handler: Send + Sync + 'static {
-    /// The methods served after the handshake.
+    /// The methods served after the handshake (and to modern requests).
     type Method: Send + 'static;
     /// The method named `name`, or `None` for one this server does not have (-32601).
     fn method(&self, name: &str) -> Option<Self::Method>;
-    /// The `initialize` result for these params (the protocol version and what is served).
-    fn initialize(&self, params: &Map<String, Value>) -> Value;
-    fn call(&self, method: Self::Method, params: Map<String, Value>) -> Result<Value, RpcError>;
+    /// The `initialize` result for the revision the loop negotiated.
+    fn initialize(&self, revision: Revision) -> Value;
+    /// The `server/discover` result (2026-07-28).
+    fn discover(&self) -> Value;
+    fn call(&self, revision: Revision, method: Self::Method, params: Map<String, Value>) -> Result<Value, RpcError>;
+    /// The changes to what is served, as they happen (see `notify.rs`).
+    fn changes(&self) -> broadcast::Receiver<Change>;
+    /// Whether `resources/subscribe` (and a `subscriptions/listen` `resourceSubscriptions`) may
+    /// name this URI: only resources whose updates the server watches.
+    fn subscribable(&self, uri: &str) -> bool;
 }
 
 /// Why the server loop ended.
@@ -64,9 +77,14 @@ pub enum Ended {
 /// One connection's lifecycle state.
 #[derive(Debug)]
 struct Session {
-    initialized: AtomicBool,
+    /// The revision `initialize` negotiated (handshake era); unset until then.
+    revision: OnceLock<Revision>,
     /// Requests running now, by id key, with the flag that cancels their response.
     in_flight: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// URIs of `resources/subscribe` (handshake era, 2025-03-26 and later).
+    subscribed: Mutex<HashSet<String>>,
+    /// Open `subscriptions/listen` streams (2026-07-28), by id key.
+    listens: Mutex<HashMap<String, Listen>>,
     /// Slots for request work on the blocking pool ([`MAX_HANDLERS`]).
     handlers: Arc<Semaphore>,
 }
@@ -74,18 +92,67 @@ struct Session {
 impl Default for Session {
     fn default() -> Self {
         Self {
-            initialized: AtomicBool::new(false),
+            revision: OnceLock::new(),
             in_flight: Mutex::default(),
+            subscribed: Mutex::default(),
+            listens: Mutex::default(),
             handlers: Arc::new(Semaphore::new(MAX_HANDLERS)),
         }
     }
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 impl Session {
     fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<AtomicBool>>> {
-        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.in_flight)
     }
 }
+
+/// One `subscriptions/listen` stream: its request id (the subscription id) and what it agreed
+/// to deliver (2026-07-28 `SubscriptionFilter`).
+#[derive(Debug, Clone)]
+struct Listen {
+    id: Id,
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Vec<String>,
+}
+
+impl Listen {
+    fn wants(&self, change: &Change) -> bool {
+        match change {
+            Change::ToolsListChanged => self.tools,
+            Change::PromptsListChanged => self.prompts,
+            Change::ResourcesListChanged => self.resources,
+            Change::ResourceUpdated(uri) => self.uris.contains(uri),
+        }
+    }
+
+    /// The filter as the acknowledgement states it: only what was asked for and is honoured.
+    fn filter(&self) -> Value {
+        let mut f = Map::new();
+        for (key, on) in [
+            ("toolsListChanged", self.tools),
+            ("promptsListChanged", self.prompts),
+            ("resourcesListChanged", self.resources),
+        ] {
+            if on {
+                f.insert(key.into(), json!(true));
+            }
+        }
+        if !self.uris.is_empty() {
+            f.insert("resourceSubscriptions".into(), json!(self.uris));
+        }
+        Value::Object(f)
+    }
+}
+
+/// The `_meta` key that ties a notification to its `subscriptions/listen` stream (2026-07-28).
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// What admitting one message produced.
 enum Admitted {
@@ -133,6 +200,9 @@ where
     let session = Arc::new(Session::default());
     let in_flight = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut tasks = JoinSet::new();
+    // Stopped when `serve` returns, whichever way.
+    let deliveries =
+        AbortOnDrop(tokio::spawn(deliver_changes(methods.changes(), Arc::clone(&session), Arc::clone(&sink))));
     loop {
         // No permit, no read: answers that cannot be delivered stop the intake.
         let permit = tokio::select! {
@@ -158,10 +228,81 @@ where
         }
     }
     while tasks.join_next().await.is_some() {}
+    drop(deliveries);
+    // Open listen streams end gracefully with their result (2026-07-28 SubscriptionsListenResult).
+    let listens: Vec<Listen> = lock(&session.listens).drain().map(|(_, l)| l).collect();
+    for l in listens {
+        let result = json!({ "resultType": "complete", "_meta": { SUBSCRIPTION_ID: l.id.value() } });
+        send(&*sink, jsonrpc::success(&l.id, result)).await;
+    }
     if sink.flush().await.is_err() {
         return Ended::OutputClosed;
     }
     Ended::InputClosed
+}
+
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Sends each change the handler reports as the notifications this connection asked for.
+async fn deliver_changes<Snk: FrameSink + ?Sized>(
+    mut changes: broadcast::Receiver<Change>,
+    session: Arc<Session>,
+    sink: Arc<Snk>,
+) {
+    loop {
+        match changes.recv().await {
+            Ok(change) => deliver(&change, &session, &*sink).await,
+            // Missed changes: every list may have changed (updates of subscribed resources are
+            // not replayed; the client reads them again after a list change anyway).
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!("{n} change notifications were dropped for a slow connection");
+                for change in [Change::ToolsListChanged, Change::PromptsListChanged, Change::ResourcesListChanged] {
+                    deliver(&change, &session, &*sink).await;
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+/// One change, to the handshake session (when its revision has the notification and, for a
+/// resource, it subscribed) and to each listen stream that asked for it.
+async fn deliver<Snk: FrameSink + ?Sized>(change: &Change, session: &Session, sink: &Snk) {
+    let (method, uri) = match change {
+        Change::ToolsListChanged => ("notifications/tools/list_changed", None),
+        Change::PromptsListChanged => ("notifications/prompts/list_changed", None),
+        Change::ResourcesListChanged => ("notifications/resources/list_changed", None),
+        Change::ResourceUpdated(uri) => ("notifications/resources/updated", Some(uri.as_str())),
+    };
+    let params = |subscription: Option<&Id>| {
+        let mut p = Map::new();
+        if let Some(uri) = uri {
+            p.insert("uri".into(), json!(uri));
+        }
+        if let Some(id) = subscription {
+            p.insert("_meta".into(), json!({ SUBSCRIPTION_ID: id.value() }));
+        }
+        p
+    };
+    if let Some(&r) = session.revision.get() {
+        let wanted = match uri {
+            Some(uri) => r.has_resource_subscribe() && lock(&session.subscribed).contains(uri),
+            None => r.has_list_changed(),
+        };
+        if wanted {
+            send(sink, jsonrpc::notification(method, params(None))).await;
+        }
+    }
+    let targets: Vec<Id> = lock(&session.listens).values().filter(|l| l.wants(change)).map(|l| l.id.clone()).collect();
+    for id in targets {
+        send(sink, jsonrpc::notification(method, params(Some(&id)))).await;
+    }
 }
 
 async fn send<Snk: FrameSink + ?Sized>(sink: &Snk, message: Value) {
@@ -196,6 +337,15 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
     match value {
         Value::Array(items) if items.is_empty() => {
             send(&**sink, jsonrpc::failure(None, &RpcError::invalid_request("an empty batch"))).await;
+        }
+        // A batch in a session whose revision removed batches (2025-06-18 and later) is one
+        // Invalid Request; before `initialize` and in 2024-11-05 or 2025-03-26 it is answered.
+        Value::Array(_) if session.revision.get().is_some_and(|r| !r.allows_batches()) => {
+            let r = session.revision.get().map_or("", |r| r.as_str());
+            let error = RpcError::invalid_request(format!(
+                "JSON-RPC batches are not part of MCP {r} (removed in 2025-06-18); send one message per line"
+            ));
+            send(&**sink, jsonrpc::failure(None, &error)).await;
         }
         Value::Array(items) => {
             let admitted: Vec<Admitted> = items.into_iter().map(|v| admit(v, session, methods)).collect();
@@ -238,29 +388,150 @@ fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admit
         Message::Request { id, method, params } => (id, method, params),
     };
     let refuse = |error: RpcError| Admitted::Ready(Some(jsonrpc::failure(Some(&id), &error)));
-    match method.as_str() {
-        "initialize" => {
-            if session.initialized.swap(true, Ordering::SeqCst) {
-                return refuse(RpcError::invalid_request(
-                    "the session is already initialized; send initialize only once",
-                ));
-            }
-            Admitted::Ready(Some(jsonrpc::success(&id, methods.initialize(&params))))
+    if method == "initialize" {
+        // `initialize` starts the handshake era, even when it carries a modern `_meta`
+        // (2026-07-28 basic/versioning: "An `initialize` request selects legacy semantics").
+        let requested = params.get("protocolVersion").and_then(Value::as_str);
+        let revision = Revision::negotiate(requested);
+        if requested != Some(revision.as_str()) {
+            tracing::info!("client asked for protocol {requested:?}; answering with {}", revision.as_str());
         }
-        "ping" => Admitted::Ready(Some(jsonrpc::success(&id, json!({})))),
-        name => {
-            let Some(method) = methods.method(name) else { return refuse(RpcError::method_not_found(name)) };
-            if !session.initialized.load(Ordering::SeqCst) {
-                return refuse(RpcError::invalid_request(format!(
-                    "the server is not initialized; send initialize before {name}"
-                )));
-            }
-            let cancelled = Arc::new(AtomicBool::new(false));
-            session.in_flight().insert(id.key(), Arc::clone(&cancelled));
-            let methods = Arc::clone(methods);
-            let handle = run_limited(&session.handlers, &cancelled, move || methods.call(method, params));
-            Admitted::Running { id, cancelled, handle }
+        if session.revision.set(revision).is_err() {
+            return refuse(RpcError::invalid_request("the session is already initialized; send initialize only once"));
         }
+        return Admitted::Ready(Some(jsonrpc::success(&id, methods.initialize(revision))));
+    }
+    // The era of every other request: one whose `_meta` names a protocol version is modern and
+    // served by itself; anything else belongs to the handshake era.
+    let revision = match modern_revision(&params) {
+        Err(error) => return refuse(error),
+        Ok(Some(modern)) => {
+            if modern.removed_method(&method) {
+                return refuse(RpcError::method_not_found(&method));
+            }
+            modern
+        }
+        Ok(None) => match method.as_str() {
+            "ping" => return Admitted::Ready(Some(jsonrpc::success(&id, json!({})))),
+            // Answered in either era, before or after `initialize`: it is how a client probes.
+            "server/discover" => return Admitted::Ready(Some(jsonrpc::success(&id, methods.discover()))),
+            name => {
+                let loop_method = matches!(name, "resources/subscribe" | "resources/unsubscribe")
+                    && session.revision.get().is_some_and(|r| r.has_resource_subscribe());
+                if !loop_method && methods.method(name).is_none() {
+                    return refuse(RpcError::method_not_found(name));
+                }
+                let Some(&revision) = session.revision.get() else {
+                    return refuse(RpcError::invalid_request(format!(
+                        "the server is not initialized; send initialize before {name}"
+                    )));
+                };
+                revision
+            }
+        },
+    };
+    if method == "server/discover" {
+        return Admitted::Ready(Some(jsonrpc::success(&id, methods.discover())));
+    }
+    if revision.is_modern() && method == "subscriptions/listen" {
+        return listen(id, &params, session, &**methods);
+    }
+    if revision.has_resource_subscribe() && matches!(method.as_str(), "resources/subscribe" | "resources/unsubscribe") {
+        return Admitted::Ready(Some(match subscribe(&method, &params, session, &**methods) {
+            Ok(()) => jsonrpc::success(&id, json!({})),
+            Err(error) => jsonrpc::failure(Some(&id), &error),
+        }));
+    }
+    let Some(method) = methods.method(&method) else { return refuse(RpcError::method_not_found(&method)) };
+    let cancelled = Arc::new(AtomicBool::new(false));
+    session.in_flight().insert(id.key(), Arc::clone(&cancelled));
+    let methods = Arc::clone(methods);
+    let handle = run_limited(&session.handlers, &cancelled, move || methods.call(revision, method, params));
+    Admitted::Running { id, cancelled, handle }
+}
+
+/// `resources/subscribe` and `resources/unsubscribe` (handshake era): `{uri}` of a resource the
+/// server watches; the answer is `{}`, and `notifications/resources/updated` follows each change.
+fn subscribe<H: Handler>(
+    method: &str,
+    params: &Map<String, Value>,
+    session: &Session,
+    methods: &H,
+) -> Result<(), RpcError> {
+    let Some(Value::String(uri)) = params.get("uri") else {
+        return Err(RpcError::invalid_params("\"uri\" must be a string"));
+    };
+    if method == "resources/unsubscribe" {
+        lock(&session.subscribed).remove(uri);
+        return Ok(());
+    }
+    if !methods.subscribable(uri) {
+        return Err(RpcError::invalid_params(format!(
+            "{uri} cannot be subscribed to (updates are sent for career-context://current and vitaegraph://index)"
+        ))
+        .with_data(json!({ "uri": uri })));
+    }
+    lock(&session.subscribed).insert(uri.clone());
+    Ok(())
+}
+
+/// `subscriptions/listen` (2026-07-28): registers the stream and acknowledges it with the
+/// notification types it agreed to; the request stays open (no response) until the client
+/// cancels it, or ends with its result at end of input.
+fn listen<H: Handler>(id: Id, params: &Map<String, Value>, session: &Session, methods: &H) -> Admitted {
+    let Some(Value::Object(filter)) = params.get("notifications") else {
+        let error = RpcError::invalid_params("\"notifications\" (a SubscriptionFilter object) is required");
+        return Admitted::Ready(Some(jsonrpc::failure(Some(&id), &error)));
+    };
+    let on = |key: &str| filter.get(key) == Some(&Value::Bool(true));
+    let uris = match filter.get("resourceSubscriptions") {
+        Some(Value::Array(items)) => {
+            items.iter().filter_map(Value::as_str).filter(|u| methods.subscribable(u)).map(str::to_owned).collect()
+        }
+        _ => Vec::new(),
+    };
+    let l = Listen {
+        id: id.clone(),
+        tools: on("toolsListChanged"),
+        prompts: on("promptsListChanged"),
+        resources: on("resourcesListChanged"),
+        uris,
+    };
+    let ack = jsonrpc::notification(
+        "notifications/subscriptions/acknowledged",
+        json!({ "_meta": { SUBSCRIPTION_ID: id.value() }, "notifications": l.filter() })
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    if lock(&session.listens).insert(id.key(), l).is_some() {
+        tracing::warn!(id = %id.key(), "a listen stream reused the id of an open one; the new one replaces it");
+    }
+    Admitted::Ready(Some(ack))
+}
+
+/// The revision a request's 2026-07-28 envelope names: `None` without
+/// `_meta["io.modelcontextprotocol/protocolVersion"]` (a handshake-era request; legacy `_meta`
+/// only ever holds `progressToken`), else the checks of 2026-07-28 basic/index ("Per-request
+/// protocol fields") in order: both required keys present and the version a string (-32602),
+/// then a version this server serves per request (-32022, naming the supported list in
+/// `error.data`, the same list `server/discover` gives).
+fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcError> {
+    use revision::meta;
+    let Some(Value::Object(envelope)) = params.get("_meta") else { return Ok(None) };
+    let Some(version) = envelope.get(meta::PROTOCOL_VERSION) else { return Ok(None) };
+    if !envelope.contains_key(meta::CLIENT_CAPABILITIES) {
+        return Err(RpcError::invalid_params(format!(
+            "_meta is missing the required key {:?}",
+            meta::CLIENT_CAPABILITIES
+        )));
+    }
+    let Value::String(version) = version else {
+        return Err(RpcError::invalid_params(format!("_meta {:?} must be a string", meta::PROTOCOL_VERSION)));
+    };
+    match Revision::parse(version).filter(|r| Revision::MODERN.contains(r)) {
+        Some(r) => Ok(Some(r)),
+        None => Err(RpcError::unsupported_protocol_version(version, &Revision::MODERN.map(Revision::as_str))),
     }
 }
 
@@ -291,6 +562,9 @@ fn notification(method: &str, params: &Map<String, Value>, session: &Session) {
                 tracing::debug!("cancellation without a usable requestId ignored");
                 return;
             };
+            if lock(&session.listens).remove(&id.key()).is_some() {
+                tracing::debug!(id = %id.key(), "listen stream ended by the client");
+            }
             if let Some(flag) = session.in_flight().get(&id.key()) {
                 flag.store(true, Ordering::SeqCst);
                 tracing::debug!(id = %id.key(), "request cancelled by the client");

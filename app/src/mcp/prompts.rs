@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::RpcError;
 use super::methods::{Methods, skill_error};
 use super::params::{self, NamedCall, present_string};
+use super::revision::Revision;
 use super::tools::ToolResult;
 use crate::usecase::career::{self, Current};
 use crate::usecase::skills;
@@ -17,17 +18,21 @@ use domain::skills::{COMPOSE, GET_PROMPT};
 
 /// `prompts/list`: the four career prompts, then the prompt skills and `skills:compose` when
 /// skill layers are configured.
-pub fn list(m: &Methods) -> Vec<Value> {
+pub fn list(m: &Methods, revision: Revision) -> Vec<Value> {
     let mut all: Vec<Value> = PromptName::ALL
         .iter()
         .map(|p| {
-            json!({
+            let mut v = json!({
                 "name": p.as_str(),
                 "description": p.description(),
                 "arguments": p.arguments().iter().map(|a| json!({
                     "name": a.name, "description": a.description, "required": a.required
                 })).collect::<Vec<_>>(),
-            })
+            });
+            if revision.has_titles() {
+                v["title"] = json!(p.title());
+            }
+            v
         })
         .collect();
     if let Some(set) = m.skills() {
@@ -209,7 +214,7 @@ pub fn get_prompt_tool_call(m: &Methods, args: Map<String, Value>) -> ToolResult
         };
     }
     let outcome = skills::call_get_prompt(&set, Some(&args), &packets);
-    ToolResult { text: outcome.text(), is_error: outcome.is_error() }
+    if outcome.is_error() { ToolResult::error(outcome.text()) } else { ToolResult::ok(outcome.text()) }
 }
 
 /// The person's target roles, from the QUICK REFERENCE, when the file can be read.

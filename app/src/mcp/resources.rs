@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
+use super::revision::Revision;
 use crate::usecase::career::Current;
 use domain::graph::is_valid_id;
 use domain::graph::validate::decode_uri_component;
@@ -17,8 +18,8 @@ pub const RECORD_PREFIX: &str = "vitaegraph://record/";
 pub const RECORD_TEMPLATE: &str = "vitaegraph://record/{id}";
 
 /// The fixed resources, then every record of the graph (when it is indexed), paged.
-pub fn list(m: &Methods, cursor: Option<&str>) -> Result<Value, RpcError> {
-    let fixed = fixed();
+pub fn list(m: &Methods, revision: Revision, cursor: Option<&str>) -> Result<Value, RpcError> {
+    let fixed = fixed(revision);
     let graph = m.graph().graph(m.fs()).ok();
     let records = graph.as_ref().map_or(0, |g| g.graph.nodes.len());
     super::methods::lazy_page(cursor, "resources", fixed.len() + records, |i| {
@@ -26,54 +27,86 @@ pub fn list(m: &Methods, cursor: Option<&str>) -> Result<Value, RpcError> {
             return fixed[i].clone();
         }
         let n = &graph.as_ref().expect("records exist only with a graph").graph.nodes[i - fixed.len()];
-        json!({
+        let mut v = json!({
             "uri": format!("{RECORD_PREFIX}{}", n.id),
             "name": n.label,
             "description": format!("{} record {} ({})", n.kind, n.id, n.path),
             "mimeType": "text/markdown"
-        })
+        });
+        if revision.has_titles() {
+            v["title"] = json!(n.label);
+        }
+        v
     })
 }
 
-fn fixed() -> Vec<Value> {
-    let mut out = vec![json!({
-        "uri": CAREER_CONTEXT_URI,
-        "name": "Current Career Context",
-        "description": "The person's own Career Context file: their curated, self-declared career facts, read fresh on every request. When none is selected, a short notice says how to create or choose one.",
-        "mimeType": "text/markdown"
-    })];
-    out.extend(WikiModule::ALL.iter().map(|w| {
-        json!({
-            "uri": format!("{WIKI_PREFIX}{}", w.name()),
-            "name": format!("vitaecontext wiki: {}", w.name()),
-            "description": w.title(),
-            "mimeType": "text/markdown"
+/// Adds `title` (2025-06-18 and later) to each entry.
+fn titled(revision: Revision, entries: Vec<(Value, &str)>) -> Vec<Value> {
+    entries
+        .into_iter()
+        .map(|(mut v, title)| {
+            if revision.has_titles() {
+                v["title"] = json!(title);
+            }
+            v
         })
+        .collect()
+}
+
+fn fixed(revision: Revision) -> Vec<Value> {
+    let mut out = vec![(
+        json!({
+            "uri": CAREER_CONTEXT_URI,
+            "name": "Current Career Context",
+            "description": "The person's own Career Context file: their curated, self-declared career facts, read fresh on every request. When none is selected, a short notice says how to create or choose one.",
+            "mimeType": "text/markdown"
+        }),
+        "Career Context",
+    )];
+    out.extend(WikiModule::ALL.iter().map(|w| {
+        (
+            json!({
+                "uri": format!("{WIKI_PREFIX}{}", w.name()),
+                "name": format!("vitaecontext wiki: {}", w.name()),
+                "description": w.title(),
+                "mimeType": "text/markdown"
+            }),
+            w.title(),
+        )
     }));
-    out.push(json!({
+    out.push((json!({
         "uri": GRAPH_INDEX_URI,
         "name": "VitaeGraph index",
         "description": "The generated graph of the person's records (.generated/graph.json): nodes with id, type, label, path, parent and tags, and CONTAINS / RELATED_TO edges.",
         "mimeType": "application/json"
-    }));
-    out
+    }), "VitaeGraph index"));
+    titled(revision, out)
 }
 
-pub fn templates() -> Vec<Value> {
-    vec![
-        json!({
-            "uriTemplate": RECORD_TEMPLATE,
-            "name": "VitaeGraph record",
-            "description": "One record of the person's VitaeGraph (a project, role, degree, course, thesis, certification, award or publication) by its id, e.g. vitaegraph://record/project:cachewarden. Find ids with search_vitaegraph or the VitaeGraph index.",
-            "mimeType": "text/markdown"
-        }),
-        json!({
-            "uriTemplate": WIKI_TEMPLATE,
-            "name": "vitaecontext wiki module",
-            "description": "User documentation packaged with the binary. Modules: vitaecontext (set-up, clients, every tool, prompt and resource), build (writing a Career Context, every diagnostic), vitaegraph (records, indexing, search).",
-            "mimeType": "text/markdown"
-        }),
-    ]
+pub fn templates(revision: Revision) -> Vec<Value> {
+    titled(
+        revision,
+        vec![
+            (
+                json!({
+                    "uriTemplate": RECORD_TEMPLATE,
+                    "name": "VitaeGraph record",
+                    "description": "One record of the person's VitaeGraph (a project, role, degree, course, thesis, certification, award or publication) by its id, e.g. vitaegraph://record/project:cachewarden. Find ids with search_vitaegraph or the VitaeGraph index.",
+                    "mimeType": "text/markdown"
+                }),
+                "VitaeGraph record",
+            ),
+            (
+                json!({
+                    "uriTemplate": WIKI_TEMPLATE,
+                    "name": "vitaecontext wiki module",
+                    "description": "User documentation packaged with the binary. Modules: vitaecontext (set-up, clients, every tool, prompt and resource), build (writing a Career Context, every diagnostic), vitaegraph (records, indexing, search).",
+                    "mimeType": "text/markdown"
+                }),
+                "vitaecontext wiki module",
+            ),
+        ],
+    )
 }
 
 /// Completion candidates for a resource template argument other than the wiki's: record ids

@@ -77,6 +77,7 @@ impl Gates {
 /// `wait {gate}` says it entered, then blocks until the test opens its gate; `fast` answers at
 /// once; `boom` panics.
 struct TestHandler {
+    notifier: notify::Notifier,
     gates: Arc<Gates>,
     entered: mpsc::UnboundedSender<String>,
 }
@@ -84,12 +85,24 @@ struct TestHandler {
 impl Handler for TestHandler {
     type Method = &'static str;
     fn method(&self, name: &str) -> Option<&'static str> {
-        ["wait", "fast", "boom"].into_iter().find(|m| *m == name)
+        ["wait", "fast", "boom", "revision"].into_iter().find(|m| *m == name)
     }
-    fn initialize(&self, _: &Map<String, Value>) -> Value {
-        json!({"serverInfo": {"name": "vitaecontext"}})
+    fn initialize(&self, revision: Revision) -> Value {
+        json!({"protocolVersion": revision.as_str(), "serverInfo": {"name": "vitaecontext"}})
     }
-    fn call(&self, method: &'static str, params: Map<String, Value>) -> Result<Value, RpcError> {
+    fn discover(&self) -> Value {
+        json!({"supportedVersions": ["2026-07-28"]})
+    }
+    fn changes(&self) -> broadcast::Receiver<Change> {
+        self.notifier.subscribe()
+    }
+    fn subscribable(&self, uri: &str) -> bool {
+        uri == "watched://a"
+    }
+    fn call(&self, revision: Revision, method: &'static str, params: Map<String, Value>) -> Result<Value, RpcError> {
+        if method == "revision" {
+            return Ok(json!({"revision": revision.as_str()}));
+        }
         match method {
             "wait" => {
                 let gate = params["gate"].as_str().unwrap_or_default();
@@ -106,6 +119,7 @@ impl Handler for TestHandler {
 }
 
 struct Harness {
+    notifier: notify::Notifier,
     input: mpsc::UnboundedSender<Frame>,
     output: mpsc::UnboundedReceiver<Value>,
     close_output: watch::Sender<bool>,
@@ -123,10 +137,12 @@ fn start() -> Harness {
     let (eof_tx, eof_rx) = oneshot::channel();
     let sink = Arc::new(ChannelSink { out: out_tx, closed: closed_rx });
     let gates = Arc::new(Gates::default());
-    let handler = Arc::new(TestHandler { gates: Arc::clone(&gates), entered: entered_tx });
+    let notifier = notify::Notifier::default();
+    let handler = Arc::new(TestHandler { notifier: notifier.clone(), gates: Arc::clone(&gates), entered: entered_tx });
     let source = ChannelSource { frames: in_rx, eof_seen: Some(eof_tx) };
     let server = tokio::spawn(serve(source, sink, handler));
     Harness {
+        notifier,
         input: in_tx,
         output: out_rx,
         close_output: closed_tx,
@@ -255,6 +271,171 @@ async fn a_closed_output_ends_the_loop() {
     assert_eq!(h.server.await.unwrap(), Ended::OutputClosed);
 }
 
+fn modern(id: i64, method: &str, version: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":method,"params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_negotiates_and_requests_run_in_the_negotiated_revision() {
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}));
+    assert_eq!(h.recv().await["result"]["protocolVersion"], "2025-06-18");
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"revision"}));
+    assert_eq!(h.recv().await["result"]["revision"], "2025-06-18");
+    // 2025-06-18 removed batches: the whole frame is one Invalid Request.
+    h.send(json!([{"jsonrpc":"2.0","id":2,"method":"fast"}]));
+    let r = h.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_and_modern_versions_in_initialize_get_the_latest_handshake_revision() {
+    for asked in ["2026-07-28", "1999-01-01"] {
+        let mut h = start();
+        h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":asked}}));
+        assert_eq!(h.recv().await["result"]["protocolVersion"], "2025-11-25");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_stay_answered_in_2024_11_05_and_2025_03_26() {
+    for asked in ["2024-11-05", "2025-03-26"] {
+        let mut h = start();
+        h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":asked}}));
+        h.recv().await;
+        h.send(json!([{"jsonrpc":"2.0","id":1,"method":"revision"}]));
+        assert_eq!(h.recv().await, json!([{"jsonrpc":"2.0","id":1,"result":{"revision":asked}}]));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_request_needs_no_handshake_and_is_checked_as_2026_07_28_says() {
+    let mut h = start();
+    h.send(modern(1, "revision", "2026-07-28"));
+    assert_eq!(h.recv().await["result"]["revision"], "2026-07-28");
+    h.send(modern(2, "revision", "2025-11-25"));
+    let e = h.recv().await["error"].clone();
+    assert_eq!(e["code"], -32022);
+    assert_eq!(e["data"], json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}));
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"revision","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    let e = h.recv().await["error"].clone();
+    assert_eq!(e["code"], -32602);
+    assert!(e["message"].as_str().unwrap().contains("clientCapabilities"), "{e}");
+    h.send(json!({"jsonrpc":"2.0","id":4,"method":"revision","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion": 2026, "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    assert_eq!(h.recv().await["error"]["code"], -32602);
+    for removed in ["ping", "logging/setLevel", "resources/subscribe"] {
+        h.send(modern(5, removed, "2026-07-28"));
+        assert_eq!(h.recv().await["error"]["code"], -32601, "{removed}");
+    }
+    // Still not initialized for the handshake era.
+    h.send(json!({"jsonrpc":"2.0","id":6,"method":"revision"}));
+    assert_eq!(h.recv().await["error"]["code"], -32600);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_discover_is_answered_in_either_era_at_any_time() {
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"server/discover"}));
+    assert_eq!(h.recv().await["result"]["supportedVersions"], json!(["2026-07-28"]));
+    h.send(modern(2, "server/discover", "2026-07-28"));
+    assert_eq!(h.recv().await["result"]["supportedVersions"], json!(["2026-07-28"]));
+    h.init().await;
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"server/discover"}));
+    assert!(h.recv().await.get("result").is_some());
+    // A modern request inside a handshake session is served by its own envelope.
+    h.send(modern(4, "revision", "2026-07-28"));
+    assert_eq!(h.recv().await["result"]["revision"], "2026-07-28");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changes_reach_sessions_whose_revision_has_them() {
+    let mut h = start();
+    h.init().await; // no version: 2024-11-05, which keeps listChanged false
+    h.notifier.notify(Change::ToolsListChanged);
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"fast"}));
+    assert_eq!(h.recv().await["id"], 1, "2024-11-05 gets no list_changed");
+
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}));
+    h.recv().await;
+    h.notifier.notify(Change::PromptsListChanged);
+    assert_eq!(h.recv().await, json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_updates_follow_subscriptions_in_the_handshake_era() {
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}));
+    h.recv().await;
+    h.send(json!({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"other://b"}}));
+    assert_eq!(h.recv().await["error"]["code"], -32602);
+    h.send(json!({"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"watched://a"}}));
+    assert_eq!(h.recv().await["result"], json!({}));
+    h.notifier.notify(Change::ResourceUpdated("other://b".into()));
+    h.notifier.notify(Change::ResourceUpdated("watched://a".into()));
+    let n = h.recv().await;
+    assert_eq!(n, json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"watched://a"}}));
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"watched://a"}}));
+    assert_eq!(h.recv().await["result"], json!({}));
+    h.notifier.notify(Change::ResourceUpdated("watched://a".into()));
+    h.send(json!({"jsonrpc":"2.0","id":4,"method":"fast"}));
+    assert_eq!(h.recv().await["id"], 4, "no update after unsubscribe");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_is_acknowledged_tagged_filtered_and_ended_by_cancel() {
+    let mut h = start();
+    let mut listen = modern(9, "subscriptions/listen", "2026-07-28");
+    listen["params"]["notifications"] =
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["watched://a", "other://b"]});
+    h.send(listen);
+    let ack = h.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["watched://a"]})
+    );
+    h.notifier.notify(Change::PromptsListChanged); // not asked for
+    h.notifier.notify(Change::ToolsListChanged);
+    let n = h.recv().await;
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+    h.notifier.notify(Change::ResourceUpdated("watched://a".into()));
+    let n = h.recv().await;
+    assert_eq!(
+        (n["method"].clone(), n["params"]["uri"].clone()),
+        (json!("notifications/resources/updated"), json!("watched://a"))
+    );
+    h.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}));
+    h.send(json!({"jsonrpc":"2.0","id":10,"method":"server/discover"}));
+    assert_eq!(h.recv().await["id"], 10);
+    h.notifier.notify(Change::ToolsListChanged);
+    drop(h.input);
+    assert_eq!(h.server.await.unwrap(), Ended::InputClosed);
+    assert!(h.output.try_recv().is_err(), "a cancelled stream got more");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_listen_stream_ends_with_its_result_at_end_of_input() {
+    let mut h = start();
+    let mut listen = modern(5, "subscriptions/listen", "2026-07-28");
+    listen["params"]["notifications"] = json!({});
+    h.send(listen);
+    assert_eq!(h.recv().await["params"]["notifications"], json!({}));
+    drop(h.input);
+    assert_eq!(h.server.await.unwrap(), Ended::InputClosed);
+    let end = h.output.try_recv().unwrap();
+    assert_eq!(end["id"], 5);
+    assert_eq!(end["result"]["resultType"], "complete");
+    assert_eq!(end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 5);
+}
+
 // Bounds: messages in flight and handlers running at once.
 
 /// A source that counts the frames the loop has taken.
@@ -299,6 +480,7 @@ impl FrameSink for GatedSink {
 struct PeakHandler {
     running: std::sync::atomic::AtomicUsize,
     peak: std::sync::atomic::AtomicUsize,
+    notifier: notify::Notifier,
 }
 
 impl Handler for PeakHandler {
@@ -306,10 +488,19 @@ impl Handler for PeakHandler {
     fn method(&self, name: &str) -> Option<()> {
         (name == "work").then_some(())
     }
-    fn initialize(&self, _: &Map<String, Value>) -> Value {
+    fn initialize(&self, _: Revision) -> Value {
         json!({})
     }
-    fn call(&self, (): (), params: Map<String, Value>) -> Result<Value, RpcError> {
+    fn discover(&self) -> Value {
+        json!({})
+    }
+    fn changes(&self) -> broadcast::Receiver<Change> {
+        self.notifier.subscribe()
+    }
+    fn subscribable(&self, _: &str) -> bool {
+        false
+    }
+    fn call(&self, _: Revision, (): (), params: Map<String, Value>) -> Result<Value, RpcError> {
         let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
         self.peak.fetch_max(now, Ordering::SeqCst);
         std::thread::sleep(Duration::from_millis(params.get("ms").and_then(Value::as_u64).unwrap_or(1)));

@@ -12,25 +12,43 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
 use super::params::{self, NoArguments};
+use super::resources::RECORD_PREFIX;
+use super::revision::Revision;
 use crate::usecase::career::{self, Current};
 use domain::career::Surface;
 
-/// A tool's outcome: text, and whether it reports a problem.
+/// A tool's outcome: text, whether it reports a problem, and what later revisions add: the
+/// same data as a JSON value (`structuredContent`, 2025-06-18) and links to the resources it
+/// names (`resource_link`, 2025-06-18).
 #[derive(Debug)]
 pub struct ToolResult {
     pub text: String,
     pub is_error: bool,
+    pub structured: Option<Value>,
+    pub links: Vec<Value>,
 }
 
 impl ToolResult {
     pub fn ok(text: String) -> Self {
-        Self { text, is_error: false }
+        Self { text, is_error: false, structured: None, links: Vec::new() }
     }
     pub fn error(text: String) -> Self {
-        Self { text, is_error: true }
+        Self { text, is_error: true, structured: None, links: Vec::new() }
     }
-    pub fn into_value(self) -> Value {
-        let mut v = json!({ "content": [{ "type": "text", "text": self.text }] });
+    /// A JSON answer: pretty-printed in the text block (every revision) and, where the revision
+    /// has structured output, as `structuredContent` too.
+    pub fn json(value: Value) -> Result<Self, RpcError> {
+        Ok(Self { text: pretty(&value)?, is_error: false, structured: Some(value), links: Vec::new() })
+    }
+    pub fn into_value(self, revision: Revision) -> Value {
+        let mut content = vec![json!({ "type": "text", "text": self.text })];
+        if revision.has_resource_links() {
+            content.extend(self.links);
+        }
+        let mut v = json!({ "content": content });
+        if let Some(structured) = self.structured.filter(|_| revision.has_structured_output()) {
+            v["structuredContent"] = structured;
+        }
         if self.is_error {
             v["isError"] = json!(true);
         }
@@ -44,8 +62,14 @@ pub type Call = Arc<dyn Fn(&Methods, Map<String, Value>) -> Result<ToolResult, R
 /// One tool: everything about it in one entry.
 pub struct Tool {
     pub name: String,
-    /// The `tools/list` entry: name, description, inputSchema.
-    pub definition: Value,
+    pub title: String,
+    pub description: String,
+    pub input_schema: Value,
+    /// The schema of `structuredContent`, for tools that return JSON (2025-06-18 and later).
+    pub output_schema: Option<Value>,
+    /// The tool only reads the person's files: annotated `readOnlyHint`, `idempotentHint`, and
+    /// `openWorldHint: false` (2025-03-26 and later).
+    pub read_only: bool,
     pub call: Call,
 }
 
@@ -58,15 +82,41 @@ impl std::fmt::Debug for Tool {
 impl Tool {
     fn new(
         name: &str,
+        title: &str,
         description: &str,
         input_schema: Value,
         call: impl Fn(&Methods, Map<String, Value>) -> Result<ToolResult, RpcError> + Send + Sync + 'static,
     ) -> Self {
         Self {
             name: name.to_owned(),
-            definition: json!({ "name": name, "description": description, "inputSchema": input_schema }),
+            title: title.to_owned(),
+            description: description.to_owned(),
+            input_schema,
+            output_schema: None,
+            read_only: true,
             call: Arc::new(call),
         }
+    }
+
+    fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// The `tools/list` entry in `revision`: name, description and inputSchema in all; the
+    /// fields each later revision defines only from that revision (see `revision.rs`).
+    pub fn definition(&self, revision: Revision) -> Value {
+        let mut v = json!({ "name": self.name, "description": self.description, "inputSchema": self.input_schema });
+        if revision.has_titles() {
+            v["title"] = json!(self.title);
+        }
+        if revision.has_tool_annotations() && self.read_only {
+            v["annotations"] = json!({ "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false });
+        }
+        if let Some(schema) = self.output_schema.as_ref().filter(|_| revision.has_structured_output()) {
+            v["outputSchema"] = schema.clone();
+        }
+        v
     }
 }
 
@@ -86,8 +136,8 @@ impl ToolRegistry {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    pub fn definitions(&self) -> Vec<Value> {
-        self.tools.iter().map(|t| t.definition.clone()).collect()
+    pub fn definitions(&self, revision: Revision) -> Vec<Value> {
+        self.tools.iter().map(|t| t.definition(revision)).collect()
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -110,6 +160,7 @@ fn get_career_context() -> Tool {
     let surfaces: Vec<&str> = Surface::ALL.iter().map(|s| s.as_str()).collect();
     Tool::new(
         "get_career_context",
+        "Get the Career Context",
         "Get the person's Career Context: their own curated, self-declared career facts, cut to one surface (cv, github, linkedin, portfolio, x, or general). Call this before writing or reviewing a CV, LinkedIn section, GitHub profile README, portfolio page or X bio, and use only the facts it returns. If it reports a problem (no file, several files, an invalid file), tell the person what it says instead of inventing facts.",
         json!({
             "type": "object",
@@ -145,6 +196,7 @@ struct SearchArgs {
 fn search_vitaegraph() -> Tool {
     Tool::new(
         "search_vitaegraph",
+        "Search the VitaeGraph",
         "Search the person's VitaeGraph: their detailed career records (projects, roles, degrees, courses, theses, certifications, awards, publications). Rank by `query` (keywords; title and tag matches count most, ids and paths match too), filter by record `type` and `tag`, or give no query to list records in id order. Returns JSON {matchCount, records: [{id, type, title, path, tags, score, excerpt}]} with the top 20; read a full record with the resource vitaegraph://record/{id}.",
         json!({
             "type": "object",
@@ -182,14 +234,51 @@ fn search_vitaegraph() -> Tool {
                     })
                 })
                 .collect();
-            Ok(ToolResult::ok(pretty(&json!({ "matchCount": results.match_count, "records": records }))?))
+            let links = results
+                .records
+                .iter()
+                .map(|h| {
+                    json!({
+                        "type": "resource_link", "uri": format!("{RECORD_PREFIX}{}", h.id), "name": h.id,
+                        "title": h.title, "description": format!("{} record {}", h.kind, h.path),
+                        "mimeType": "text/markdown"
+                    })
+                })
+                .collect();
+            let mut result = ToolResult::json(json!({ "matchCount": results.match_count, "records": records }))?;
+            result.links = links;
+            Ok(result)
         },
     )
+    .with_output_schema(json!({
+        "type": "object",
+        "properties": {
+            "matchCount": { "type": "integer", "minimum": 0 },
+            "records": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": { "type": "string" },
+                        "type": { "type": "string" },
+                        "title": { "type": "string" },
+                        "path": { "type": "string" },
+                        "tags": { "type": "array" },
+                        "score": { "type": "number" },
+                        "excerpt": { "type": "string" }
+                    },
+                    "required": ["id", "type", "title", "path", "tags", "score", "excerpt"]
+                }
+            }
+        },
+        "required": ["matchCount", "records"]
+    }))
 }
 
 fn validate_career_context() -> Tool {
     Tool::new(
         "validate_career_context",
+        "Validate the Career Context",
         "Check the person's Career Context file against the format and return JSON: valid, path, title, section names, and errors and warnings with line numbers and codes. Call it after the person edits their Career Context, or when get_career_context reports that the file is invalid, to explain exactly what to fix.",
         json!({ "type": "object", "properties": {}, "additionalProperties": false }),
         |m, args| {
@@ -198,10 +287,42 @@ fn validate_career_context() -> Tool {
                 Current::Loaded(loaded) => {
                     let mut v = career::validation_json(&loaded);
                     v["sections"] = json!(loaded.validation.section_names());
-                    ToolResult::ok(pretty(&v)?)
+                    ToolResult::json(v)?
                 }
                 Current::Unavailable(notice) => ToolResult::error(notice),
             })
         },
     )
+    .with_output_schema(validation_schema())
+}
+
+/// The schema of `validate_career_context`'s JSON (`career::validation_json` plus `sections`).
+fn validation_schema() -> Value {
+    let diagnostic = json!({
+        "type": "object",
+        "properties": {
+            "code": { "type": "string" },
+            "line": { "type": "integer" },
+            "message": { "type": "string" },
+            "severity": { "type": "string" },
+            "column": { "type": ["integer", "null"] },
+            "endColumn": { "type": ["integer", "null"] }
+        },
+        "required": ["code", "line", "message", "severity"]
+    });
+    let names = json!({ "type": "array", "items": { "type": "string" } });
+    json!({
+        "type": "object",
+        "properties": {
+            "schemaVersion": { "type": "integer" },
+            "valid": { "type": "boolean" },
+            "path": { "type": "string" },
+            "title": { "type": ["string", "null"] },
+            "sectionNames": names,
+            "sections": names,
+            "errors": { "type": "array", "items": diagnostic },
+            "warnings": { "type": "array", "items": diagnostic }
+        },
+        "required": ["schemaVersion", "valid", "path", "errors", "warnings"]
+    })
 }
