@@ -308,3 +308,31 @@ fn paths_are_compared_not_strings() {
     register(&fs, Client::Cursor, "/home/ada/vc");
     assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
 }
+
+#[test]
+fn unreadable_index_config_and_client_files_and_invalid_skills_are_errors() {
+    let fs = healthy();
+    write(&fs, "/home/ada/.vitaecontext/vitaegraph/.generated/graph.json", "{ not json");
+    write(&fs, "/home/ada/skills/no-type.yaml", "id: no-type\nprompt: Hi\n");
+    let cursor = Client::Cursor.config_path(&env()).unwrap();
+    write(&fs, &cursor.to_string_lossy(), "{ \"mcpServers\": [");
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(
+        codes(&r),
+        [
+            "vitaecontext::graph::index_unreadable",
+            "vitaecontext::graph::index_stale",
+            "vitaecontext::skills::invalid_skill",
+            "vitaecontext::client::config_unreadable",
+        ]
+    );
+    assert!(r.findings[2].line.is_some() && matches!(r.findings[2].source, Source::Skill { .. }));
+    assert!(r.findings[3].help.contains("--client cursor"), "{}", r.findings[3].help);
+
+    write(&fs, "/home/ada/skills.yaml", "layers: 3\n");
+    let s = sources().with_skills(&[], Some(Path::new("/home/ada/skills.yaml")));
+    let r = run_on(&fs, &s, false, &FakeProbe::default());
+    let config = r.findings.iter().find(|f| f.code == "vitaecontext::skills::config_invalid").expect("config_invalid");
+    assert_eq!(config.file.as_deref(), Some(Path::new("/home/ada/skills.yaml")));
+    assert_eq!(config.line, Some(1));
+}
