@@ -336,3 +336,21 @@ fn unreadable_index_config_and_client_files_and_invalid_skills_are_errors() {
     assert_eq!(config.file.as_deref(), Some(Path::new("/home/ada/skills.yaml")));
     assert_eq!(config.line, Some(1));
 }
+
+/// The realistic escape: a record replaced by a symlink to a file outside the root, after
+/// indexing. The server would refuse it; doctor names the record.
+#[test]
+fn a_record_symlinked_out_of_the_root_is_an_error() {
+    let fs = healthy();
+    let record = Path::new("/home/ada/.vitaecontext/vitaegraph/projects/a/project.md");
+    write(&fs, "/home/ada/secret.md", RECORD);
+    fs.remove_file(record).unwrap();
+    fs.symlink(PathBuf::from("/home/ada/secret.md"), record).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let outside = r.findings.iter().find(|f| f.code == "vitaecontext::graph::path_outside_root").expect("outside");
+    assert!(
+        outside.message.contains("project:a") && outside.message.contains("outside the root"),
+        "{}",
+        outside.message
+    );
+}
