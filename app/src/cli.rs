@@ -79,6 +79,51 @@ pub enum Command {
     /// List, check, create and remove skills: layered prompt and tool definitions.
     #[command(long_about = SKILLS_LONG_ABOUT)]
     Skills(SkillsArgs),
+
+    /// Check the whole setup as the server would see it, and say what to fix.
+    #[command(long_about = DOCTOR_LONG_ABOUT)]
+    Doctor(DoctorArgs),
+}
+
+const DOCTOR_LONG_ABOUT: &str = "\
+Check the whole setup as the server would see it, and say what to fix.
+
+Uses the server's own rules: which Career Context and VitaeGraph root the same flags and \
+environment select (or why none), every validation finding, a Career Context other users can \
+read, whether the VitaeGraph's generated index is missing or stale (compared with what `graph \
+index` would write now, naming the records that changed) and whether a record path in it leads \
+outside the root, the skill layers (missing folders, files that do not parse, id conflicts, ids \
+of the server's own prompts and tools, `{{placeholders}}` nothing fills), and the MCP clients \
+that register vitaecontext (a command that no longer exists, another binary than this one).
+
+With --live, each client's command is also run: `COMMAND --version`, and `COMMAND ARGS` sent \
+one `initialize` request (5 s each at most), which must be answered with JSON-RPC only on \
+stdout. It is opt-in because it starts programs named in the clients' config files.
+
+Every finding is printed once, then `N errors, M warnings`.
+Exit status: 0 no errors (warnings allowed), 1 errors, 2 bad usage.";
+
+/// `vitaecontext doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The Career Context to check, as `mcp --context` takes it.
+    #[arg(long, value_name = "FILE")]
+    pub context: Option<PathBuf>,
+    /// The VitaeGraph folder to check, as `mcp --root` takes it.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// A skill layer folder, as `mcp --skills` takes it (repeatable).
+    #[arg(long = "skills", value_name = "DIR[=PRIORITY]", value_parser = parse_skills_dir)]
+    pub skills: Vec<SkillsDir>,
+    /// The skills config, as `mcp --skills-config` takes it.
+    #[arg(long = "skills-config", value_name = "FILE")]
+    pub skills_config: Option<PathBuf>,
+    /// Also run each registered client's command (`--version`, one `initialize`).
+    #[arg(long)]
+    pub live: bool,
+    /// Print the findings as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Record types by name, with the names listed in `--help` and in errors.
@@ -98,7 +143,8 @@ impl Command {
                 | ContextCommand::Summary { json, .. }
                 | ContextCommand::Init { json, .. },
             )
-            | Command::Graph(GraphCommand::Validate { json, .. }) => *json,
+            | Command::Graph(GraphCommand::Validate { json, .. })
+            | Command::Doctor(DoctorArgs { json, .. }) => *json,
             _ => false,
         }
     }

@@ -98,6 +98,20 @@ fn run(cli: Cli) -> Outcome {
             };
             commands::register::run(&fs, &fs_std::SystemClock::default(), &edge, &args)
         }
+        Command::Doctor(args) => {
+            let dirs: Vec<(String, i64)> = args.skills.iter().map(|d| (d.dir.clone(), d.priority)).collect();
+            let sources = sources::Sources::from_process(args.context.as_deref(), args.root.as_deref())
+                .with_skills(&dirs, args.skills_config.as_deref());
+            let env = sources::client_env();
+            let inputs = usecase::doctor::Inputs {
+                sources: &sources,
+                env: &env,
+                exe: sources::current_exe().ok(),
+                path_dirs: sources::path_dirs(),
+                live: args.live,
+            };
+            commands::doctor::run(&fs, &fs_std::SystemClock::default(), &inputs, args.json)
+        }
         Command::Skills(args) => {
             use commands::skills::{self as skills, AddArgs, ListArgs};
             let sources = sources::Sources::from_process(None, None)

@@ -1,6 +1,7 @@
 //! Human-readable findings, rendered with miette: a namespaced code, the source line with a
 //! label under the exact span, and a help line saying how to fix it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::IsTerminal;
 
@@ -15,10 +16,18 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, S
 pub struct Finding {
     code: String,
     message: String,
-    help: &'static str,
+    help: Cow<'static, str>,
     severity: miette::Severity,
     /// The source is shared: many findings in one file hold one copy of its text.
     at: Option<(NamedSource<Arc<str>>, SourceSpan, String)>,
+}
+
+impl Finding {
+    /// The same finding as a warning (`warning`) or an error.
+    pub fn with_severity(mut self, warning: bool) -> Self {
+        self.severity = if warning { miette::Severity::Warning } else { miette::Severity::Error };
+        self
+    }
 }
 
 impl fmt::Display for Finding {
@@ -37,7 +46,7 @@ impl miette::Diagnostic for Finding {
         Some(self.severity)
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.help))
+        Some(Box::new(&self.help))
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.at.as_ref().map(|(s, _, _)| s as &dyn miette::SourceCode)
@@ -96,28 +105,61 @@ fn offset(line_starts: &[usize], text: &str, line: usize, column: usize) -> usiz
 
 pub fn findings(path: &str, content: &str, v: &Validation) -> Vec<Finding> {
     let text = content.replace("\r\n", "\n");
-    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let line_starts = line_starts(&text);
     let shared: Arc<str> = Arc::from(text.as_str());
-    v.errors
-        .iter()
-        .chain(&v.warnings)
-        .map(|d| {
-            let a = offset(&line_starts, &text, d.line, d.column);
-            let b = offset(&line_starts, &text, d.line, d.end_column).max(a);
-            Finding {
-                code: format!("vitaecontext::context::{}", d.code.as_str()),
-                message: format!("{} (line {})", d.message, d.line),
-                help: d.code.help(),
-                severity: severity(d.severity),
-                at: Some((NamedSource::new(path, Arc::clone(&shared)), SourceSpan::from(a..b), label(d, v))),
-            }
-        })
-        .collect()
+    v.errors.iter().chain(&v.warnings).map(|d| finding_at(path, &shared, &line_starts, d, v)).collect()
+}
+
+/// One Career Context diagnostic of `v` (the validation of `content`) as a finding.
+pub fn context_finding(path: &str, content: &str, d: &Diagnostic, v: &Validation) -> Finding {
+    let text: Arc<str> = Arc::from(content.replace("\r\n", "\n").as_str());
+    finding_at(path, &text, &line_starts(&text), d, v)
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+}
+
+fn finding_at(path: &str, text: &Arc<str>, line_starts: &[usize], d: &Diagnostic, v: &Validation) -> Finding {
+    let a = offset(line_starts, text, d.line, d.column);
+    let b = offset(line_starts, text, d.line, d.end_column).max(a);
+    Finding {
+        code: format!("vitaecontext::context::{}", d.code.as_str()),
+        message: format!("{} (line {})", d.message, d.line),
+        help: Cow::Borrowed(d.code.help()),
+        severity: severity(d.severity),
+        at: Some((NamedSource::new(path, Arc::clone(text)), SourceSpan::from(a..b), label(d, v))),
+    }
+}
+
+/// Any other finding (`doctor`'s own): the code, the message, the help, and when known the
+/// file's text with a label under `span` (byte offsets).
+pub fn plain_finding(
+    code: &str,
+    warning: bool,
+    message: String,
+    help: String,
+    at: Option<(&str, &str, std::ops::Range<usize>, &str)>,
+) -> Finding {
+    Finding {
+        code: code.to_owned(),
+        message,
+        help: Cow::Owned(help),
+        severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
+        at: at.map(|(path, text, span, label)| {
+            (NamedSource::new(path, Arc::from(text)), SourceSpan::from(span), label.to_owned())
+        }),
+    }
 }
 
 /// Whether to colour output on stderr: a terminal, and no NO_COLOR.
 pub fn stderr_color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// Whether to colour output on stdout (`doctor`'s report): a terminal, and no NO_COLOR.
+pub fn stdout_color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
 /// Renders every finding, in order, as one text.
@@ -144,14 +186,20 @@ pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Op
     Finding {
         code: format!("vitaecontext::graph::{}", d.code),
         message: format!("{location}: {}", d.message),
-        help: d.code.help(),
+        help: Cow::Borrowed(d.code.help()),
         severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
         at,
     }
 }
 
 /// A problem in a skill file or a skills config: the file, the line, a label under the span.
-pub fn skill_finding(path: &str, text: &str, p: &domain::skills::Problem, code: &str, help: &'static str) -> Finding {
+pub fn skill_finding(
+    path: &str,
+    text: &str,
+    p: &domain::skills::Problem,
+    code: &str,
+    help: impl Into<Cow<'static, str>>,
+) -> Finding {
     let location = match p.line() {
         Some(line) => format!("{path}:{line}"),
         None => path.to_owned(),
@@ -159,7 +207,7 @@ pub fn skill_finding(path: &str, text: &str, p: &domain::skills::Problem, code: 
     Finding {
         code: format!("vitaecontext::skills::{code}"),
         message: format!("{location}: {}", p.message),
-        help,
+        help: help.into(),
         severity: miette::Severity::Error,
         at: p.span.map(|s| {
             let end = if s.end > s.start { s.end } else { s.start };

@@ -154,6 +154,13 @@ pub fn client_env() -> domain::clients::Env {
     }
 }
 
+/// The folders of `$PATH`, where a client finds a command given as a bare name (`doctor`).
+pub fn path_dirs() -> Vec<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).filter(|d| d.is_absolute()).collect())
+        .unwrap_or_default()
+}
+
 /// The absolute path of the running binary: the command a client should start.
 pub fn current_exe() -> std::io::Result<PathBuf> {
     std::env::current_exe()

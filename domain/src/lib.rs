@@ -5,6 +5,7 @@
 
 pub mod career;
 pub mod clients;
+pub mod doctor;
 pub mod graph;
 pub mod prompts;
 pub mod skills;

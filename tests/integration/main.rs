@@ -7,6 +7,7 @@ mod cli;
 mod clients;
 mod confine_model;
 mod confine_race;
+mod doctor_cli;
 mod eras;
 mod first_hour;
 mod fs_model;

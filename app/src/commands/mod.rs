@@ -1,6 +1,7 @@
 //! The commands outside the MCP server, and how their failures become exit codes.
 
 pub mod context;
+pub mod doctor;
 pub mod graph;
 pub mod register;
 pub mod setup;

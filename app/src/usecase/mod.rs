@@ -2,6 +2,7 @@
 //! methods). Named so as not to collide with `domain::graph` and `commands::graph`.
 
 pub mod career;
+pub mod doctor;
 pub mod graph;
 pub mod register;
 pub mod setup;

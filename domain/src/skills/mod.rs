@@ -153,4 +153,23 @@ impl Skill {
         self.arguments.iter().any(|a| a.name == name)
             || matches!(self.input_schema.as_ref().and_then(|s| s.get("properties")), Some(Value::Object(p)) if p.iter().any(|(k, _)| k == name))
     }
+
+    /// The `{{name}}` placeholders of the template that nothing fills: neither a declared
+    /// argument nor a server value (`career_context`, `career_context.SURFACE`). They are sent
+    /// to the model as written (`doctor` warns about them).
+    pub fn undeclared_placeholders(&self) -> Vec<String> {
+        let template = self.prompt.as_deref().unwrap_or_default();
+        render::placeholders(template).into_iter().filter(|n| !is_server_value(n) && !self.declared(n)).collect()
+    }
+}
+
+/// Whether a placeholder is filled by the server: `career_context` or `career_context.SURFACE`.
+pub fn is_server_value(name: &str) -> bool {
+    match name.strip_prefix("career_context") {
+        Some("") => true,
+        Some(rest) => {
+            rest.strip_prefix('.').is_some_and(|s| crate::career::Surface::ALL.iter().any(|x| x.as_str() == s))
+        }
+        None => false,
+    }
 }

@@ -422,3 +422,12 @@ proptest! {
         }
     }
 }
+
+/// `doctor` warns about `{{name}}` that nothing fills; server values and declared names are filled.
+#[test]
+fn undeclared_placeholders_are_neither_arguments_nor_server_values() {
+    let text = "id: a\ntype: prompt\narguments:\n  - name: bullet\nprompt: \"{{bullet}} {{career_context}} {{career_context.cv}} {{career_context.fax}} {{ role }} {{role}}\"\n";
+    let skill = parse_skill(SkillFormat::Yaml, text).unwrap();
+    assert_eq!(skill.undeclared_placeholders(), vec!["career_context.fax".to_owned(), "role".to_owned()]);
+    assert!(is_server_value("career_context.github") && !is_server_value("career_contextx"));
+}

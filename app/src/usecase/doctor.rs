@@ -1,0 +1,751 @@
+//! `vitaecontext doctor`: the whole setup checked as the server would see it (the same
+//! selection, loading, validation, indexing and skills code), every problem one finding.
+//!
+//! Nothing here prints or spawns: processes (a client's command run with `--version`, or
+//! started for the live `initialize` check) are behind [`Probe`], implemented at the edge.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use domain::career::{Diagnostic, Rule, Selection, Severity, Validation};
+use domain::clients::Env;
+use domain::doctor::DoctorCode;
+use domain::graph::confine::{self, Deny};
+use domain::graph::index::{self, Diagnostics};
+use domain::graph::{DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphDiagnostic, SEARCH_INDEX_FILE};
+use domain::skills::{Problem, SkillFormat};
+use ports::Clock;
+use ports::fs::{ConfineView, FileKind, FileSystem, FsErrorKind};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::sources::Sources;
+use crate::usecase::{career, graph, register, skills};
+
+/// The largest generated file read (as the server's `GraphStore` allows).
+const MAX_GENERATED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// The largest client config read to point at the entry.
+const MAX_CLIENT_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// At most this many record ids are named per kind of change in `index_stale`.
+const NAMED_RECORDS: usize = 10;
+
+/// One problem with the setup.
+#[derive(Debug, Clone)]
+pub struct DoctorFinding {
+    /// Namespaced: `vitaecontext::context::missing_tldr`, `vitaecontext::client::stale_path`.
+    pub code: String,
+    pub severity: Severity,
+    pub message: String,
+    pub file: Option<PathBuf>,
+    /// 1-based line in `file`, when the finding is about one.
+    pub line: Option<usize>,
+    pub help: String,
+    /// What the renderer needs to show the place (through `report.rs`).
+    pub source: Source,
+}
+
+/// Where a finding points, in the shape `report.rs` renders.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// No place in a file.
+    None,
+    /// A byte span of the file's text, with the label under it.
+    Text { text: Arc<str>, span: Range<usize>, label: String },
+    /// A Career Context diagnostic (`report::context_finding`).
+    Context { text: Arc<str>, validation: Arc<Validation>, diagnostic: Diagnostic },
+    /// A VitaeGraph diagnostic (`report::graph_finding`), with the record's text when it has a line.
+    Graph { diagnostic: GraphDiagnostic, text: Option<Arc<str>> },
+    /// A problem in a skill file or the skills config (`report::skill_finding`); `code` is the
+    /// part after `vitaecontext::skills::`.
+    Skill { text: Arc<str>, problem: Problem, code: &'static str },
+}
+
+impl DoctorFinding {
+    fn new(code: DoctorCode, message: String, file: Option<PathBuf>) -> Self {
+        DoctorFinding {
+            code: code.as_str().to_owned(),
+            severity: code.severity(),
+            message,
+            file,
+            line: None,
+            help: code.help().to_owned(),
+            source: Source::None,
+        }
+    }
+
+    fn with_help(mut self, help: String) -> Self {
+        self.help = help;
+        self
+    }
+
+    /// Points at `span` of `text` (the file's content), with `label` under it.
+    fn at(mut self, text: &Arc<str>, span: Option<Range<usize>>, label: &str) -> Self {
+        if let Some(span) = span {
+            self.line = Some(text[..span.start].matches('\n').count() + 1);
+            self.source = Source::Text { text: Arc::clone(text), span, label: label.to_owned() };
+        }
+        self
+    }
+}
+
+/// Runs client commands: at the edge, since it spawns processes.
+pub trait Probe {
+    /// `COMMAND --version`'s first line, if it ran and answered within a few seconds.
+    fn version(&self, command: &Path) -> Option<String>;
+    /// Starts `COMMAND ARGS`, sends one `initialize` request and checks that the answer (and
+    /// everything else on stdout) is JSON-RPC. `Err` says what went wrong.
+    fn initialize(&self, command: &Path, args: &[String]) -> Result<(), String>;
+}
+
+/// What `doctor` looks at besides the files.
+#[derive(Debug)]
+pub struct Inputs<'a> {
+    pub sources: &'a Sources,
+    pub env: &'a Env,
+    /// The running binary, to compare with the clients' commands.
+    pub exe: Option<PathBuf>,
+    /// `$PATH`, for a client command given as a bare name.
+    pub path_dirs: Vec<PathBuf>,
+    /// Run the clients' commands (`--version`, then the live `initialize` check).
+    pub live: bool,
+}
+
+/// Which Career Context the server would serve, and why.
+#[derive(Debug, Clone, Default)]
+pub struct ContextInfo {
+    /// `selected`, `missing` or `ambiguous`.
+    pub status: &'static str,
+    pub path: Option<PathBuf>,
+    pub rule: Option<&'static str>,
+    pub candidates: Vec<PathBuf>,
+    pub valid: Option<bool>,
+}
+
+/// Which VitaeGraph root the server would serve, and in what state.
+#[derive(Debug, Clone, Default)]
+pub struct GraphInfo {
+    pub root: Option<PathBuf>,
+    pub rule: &'static str,
+    pub records: Option<usize>,
+    pub valid: Option<bool>,
+    /// `current`, `stale`, `missing` or `unknown` (no readable root).
+    pub index: &'static str,
+}
+
+/// The skill layers and how many skills are served.
+#[derive(Debug, Clone, Default)]
+pub struct SkillsInfo {
+    pub layers: Vec<(String, PathBuf, i64)>,
+    pub served: usize,
+}
+
+/// A client whose config registers vitaecontext.
+#[derive(Debug, Clone)]
+pub struct ClientInfo {
+    pub client: &'static str,
+    pub config: PathBuf,
+    pub command: String,
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub context: ContextInfo,
+    pub graph: GraphInfo,
+    pub skills: SkillsInfo,
+    pub clients: Vec<ClientInfo>,
+    pub findings: Vec<DoctorFinding>,
+}
+
+impl Report {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == severity).count()
+    }
+
+    /// `--json`: the findings as data, the counts, and what was selected.
+    pub fn json(&self) -> Value {
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        json!({
+            "findings": self.findings.iter().map(|f| json!({
+                "code": f.code,
+                "severity": f.severity.as_str(),
+                "message": f.message,
+                "file": path(&f.file),
+                "line": f.line,
+                "help": f.help,
+            })).collect::<Vec<_>>(),
+            "errors": self.count(Severity::Error),
+            "warnings": self.count(Severity::Warning),
+            "context": {
+                "status": self.context.status,
+                "path": path(&self.context.path),
+                "rule": self.context.rule,
+                "candidates": self.context.candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+                "valid": self.context.valid,
+            },
+            "graph": {
+                "root": path(&self.graph.root),
+                "rule": self.graph.rule,
+                "records": self.graph.records,
+                "valid": self.graph.valid,
+                "index": self.graph.index,
+            },
+            "skills": {
+                "layers": self.skills.layers.iter().map(|(name, root, priority)| json!({
+                    "name": name, "path": root.display().to_string(), "priority": priority,
+                })).collect::<Vec<_>>(),
+                "served": self.skills.served,
+            },
+            "clients": self.clients.iter().map(|c| json!({
+                "client": c.client, "config": c.config.display().to_string(), "command": c.command, "args": c.args,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Every check, in the order a person reads them: Career Context, VitaeGraph, skills, clients.
+pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, inputs: &Inputs<'_>, probe: &dyn Probe) -> Report {
+    let mut report = Report::default();
+    check_context(fs, inputs.sources, &mut report);
+    check_graph(fs, clock, inputs.sources, &mut report);
+    check_skills(fs, inputs.sources, &mut report);
+    check_clients(fs, inputs, probe, &mut report);
+    report
+}
+
+fn check_context(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
+    let out = &mut report.findings;
+    match career::select(fs, sources) {
+        Selection::Selected { path, rule } => {
+            report.context = ContextInfo {
+                status: "selected",
+                path: Some(path.clone()),
+                rule: Some(rule.describe()),
+                ..Default::default()
+            };
+            let loaded = match career::load(fs, &path) {
+                Ok(loaded) => loaded,
+                Err(e) => {
+                    let how = if matches!(rule, Rule::Flag | Rule::Env) {
+                        format!(" ({})", rule.describe())
+                    } else {
+                        String::new()
+                    };
+                    out.push(DoctorFinding::new(DoctorCode::ContextUnreadable, format!("{e}{how}"), Some(path)));
+                    return;
+                }
+            };
+            report.context.valid = Some(loaded.validation.valid);
+            let text: Arc<str> = Arc::from(loaded.text.replace("\r\n", "\n"));
+            let validation = Arc::new(loaded.validation);
+            for d in validation.errors.iter().chain(&validation.warnings) {
+                out.push(DoctorFinding {
+                    code: format!("vitaecontext::context::{}", d.code.as_str()),
+                    severity: d.severity,
+                    message: d.message.clone(),
+                    file: Some(path.clone()),
+                    line: Some(d.line),
+                    help: d.code.help().to_owned(),
+                    source: Source::Context {
+                        text: Arc::clone(&text),
+                        validation: Arc::clone(&validation),
+                        diagnostic: d.clone(),
+                    },
+                });
+            }
+            // Inside a git work tree is the validator's `tracked_workspace_path`: not repeated here.
+            if let Ok(mode) = fs.mode(&path)
+                && mode & 0o044 != 0
+            {
+                let p = path.display();
+                out.push(
+                    DoctorFinding::new(
+                        DoctorCode::ContextReadableByOthers,
+                        format!("{p} can be read by other users (mode {:03o})", mode & 0o777),
+                        Some(path.clone()),
+                    )
+                    .with_help(format!("It holds personal data: make it private with `chmod 600 {p}`.")),
+                );
+            }
+        }
+        Selection::Missing { looked_in } => {
+            report.context = ContextInfo { status: "missing", ..Default::default() };
+            let places: Vec<String> = looked_in.iter().map(|p| p.display().to_string()).collect();
+            let message = if places.is_empty() {
+                "No Career Context found: HOME is not set, so ~/.vitaecontext/ could not be searched".to_owned()
+            } else {
+                format!("No Career Context found (looked for {})", places.join(", "))
+            };
+            out.push(DoctorFinding::new(DoctorCode::ContextNotFound, message, None));
+        }
+        Selection::Ambiguous { candidates } => {
+            let list: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+            report.context = ContextInfo { status: "ambiguous", candidates, ..Default::default() };
+            out.push(DoctorFinding::new(
+                DoctorCode::ContextAmbiguous,
+                format!("Several Career Context files in ~/.vitaecontext/ and none is chosen: {}", list.join(", ")),
+                None,
+            ));
+        }
+    }
+}
+
+/// Progress is not shown: doctor reports at the end.
+struct Quiet;
+
+impl graph::Progress for Quiet {
+    fn update(&self, _: usize, _: usize, _: std::time::Duration) {}
+}
+
+fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report: &mut Report) {
+    let (rule, explicit) = match (&sources.root_flag, &sources.root_env) {
+        (Some(_), _) => ("chosen by --root", true),
+        (None, Some(_)) => ("chosen by VITAEGRAPH_ROOT", true),
+        _ => ("the default ~/.vitaecontext/vitaegraph", false),
+    };
+    report.graph = GraphInfo { root: sources.graph_root(), rule, index: "unknown", ..Default::default() };
+    let out = &mut report.findings;
+    let Some(root) = sources.graph_root() else {
+        out.push(DoctorFinding::new(DoctorCode::GraphNoRoot, "No VitaeGraph root: HOME is not set".into(), None));
+        return;
+    };
+    let pages = match graph::read_pages(fs, clock, &root, &Quiet) {
+        Ok(pages) => pages,
+        Err(graph::GraphError::NoRoot(_)) if !explicit => {
+            out.push(DoctorFinding::new(
+                DoctorCode::GraphNotSetUp,
+                format!("No VitaeGraph at {} ({rule}); the server runs without records", root.display()),
+                None,
+            ));
+            return;
+        }
+        Err(e) => {
+            out.push(DoctorFinding::new(DoctorCode::GraphNoRoot, format!("{e} ({rule})"), Some(root)));
+            return;
+        }
+    };
+    let v = graph::validate_pages(fs, &root, &pages);
+    report.graph.records = Some(v.record_count);
+    report.graph.valid = Some(v.valid);
+    let text_of = |path: &str| -> Option<Arc<str>> {
+        let (bytes, _) = fs.read_beneath(&root, Path::new(path), domain::graph::MAX_RECORD_BYTES).ok()?;
+        Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    for (d, severity) in
+        v.errors.iter().map(|d| (d, Severity::Error)).chain(v.warnings.iter().map(|d| (d, Severity::Warning)))
+    {
+        out.push(DoctorFinding {
+            code: format!("vitaecontext::graph::{}", d.code),
+            severity,
+            message: d.message.clone(),
+            file: Some(root.join(&d.path)),
+            line: d.line,
+            help: d.code.help().to_owned(),
+            source: Source::Graph { diagnostic: d.clone(), text: d.line.and_then(|_| text_of(&d.path)) },
+        });
+    }
+
+    // The generated files as `graph index` would write them now.
+    let diagnostics = graph::json_bytes(&Diagnostics::of(&v));
+    let fresh = v.valid.then(|| index::build(&pages));
+    let expected: [(&str, Option<Vec<u8>>); 3] = [
+        (GRAPH_FILE, fresh.as_ref().map(|(g, _)| graph::json_bytes(g))),
+        (SEARCH_INDEX_FILE, fresh.as_ref().map(|(_, s)| graph::json_bytes(s))),
+        (DIAGNOSTICS_FILE, Some(diagnostics)),
+    ];
+    let canonical = fs.canonicalize(&root).unwrap_or_else(|_| root.clone());
+    let generated = root.join(GENERATED_DIR);
+    let mut on_disk: BTreeMap<&str, Option<Vec<u8>>> = BTreeMap::new();
+    for (name, _) in &expected {
+        let rel = Path::new(GENERATED_DIR).join(name);
+        match fs.read_beneath(&canonical, &rel, MAX_GENERATED_BYTES) {
+            Ok((bytes, _)) => {
+                on_disk.insert(name, Some(bytes));
+            }
+            Err(e) if matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory) => {
+                on_disk.insert(name, None);
+            }
+            Err(e) => {
+                out.push(DoctorFinding::new(
+                    DoctorCode::GraphIndexUnreadable,
+                    format!("{} could not be read: {}", generated.join(name).display(), e.detail),
+                    Some(generated.join(name)),
+                ));
+                return;
+            }
+        }
+    }
+    if on_disk.values().all(Option::is_none) {
+        report.graph.index = "missing";
+        out.push(DoctorFinding::new(
+            DoctorCode::GraphIndexMissing,
+            format!("{} has no generated index, so the server lists and searches no records", root.display()),
+            Some(generated),
+        ));
+        return;
+    }
+    let digest = |b: &Option<Vec<u8>>| b.as_ref().map(|b| <[u8; 32]>::from(Sha256::digest(b)));
+    let differ: Vec<&str> =
+        expected.iter().filter(|(name, want)| digest(want) != digest(&on_disk[name])).map(|(name, _)| *name).collect();
+    report.graph.index = if differ.is_empty() { "current" } else { "stale" };
+
+    // What the server would serve: the graph on disk, each node path confined to the root.
+    let disk_graph = match &on_disk[GRAPH_FILE] {
+        Some(bytes) => match serde_json::from_slice::<domain::graph::Graph>(bytes) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                out.push(DoctorFinding::new(
+                    DoctorCode::GraphIndexUnreadable,
+                    format!("{} is not a valid graph: {e}", generated.join(GRAPH_FILE).display()),
+                    Some(generated.join(GRAPH_FILE)),
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+    if !differ.is_empty() {
+        let records = changed_records(fresh.as_ref(), disk_graph.as_ref(), on_disk[SEARCH_INDEX_FILE].as_deref());
+        out.push(DoctorFinding::new(
+            DoctorCode::GraphIndexStale,
+            format!(
+                "The generated index is stale: {} differ{} from what `graph index` would write now{records}",
+                differ.join(", "),
+                if differ.len() == 1 { "s" } else { "" }
+            ),
+            Some(generated.clone()),
+        ));
+    }
+    if let (Some(g), Some(bytes)) = (&disk_graph, &on_disk[GRAPH_FILE]) {
+        let text: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).into_owned());
+        for node in &g.nodes {
+            // Missing or not a file is the stale index's business; these two leave the root.
+            if let Err(why @ (Deny::Escapes | Deny::NotRelative)) =
+                confine::resolve(&ConfineView(fs), &canonical, &node.path)
+            {
+                let quoted = serde_json::to_string(&node.path).unwrap_or_default();
+                let span = text.find(&format!("\"path\": {quoted}")).map(|i| {
+                    let start = i + "\"path\": ".len();
+                    start..start + quoted.len()
+                });
+                out.push(
+                    DoctorFinding::new(
+                        DoctorCode::GraphPathOutsideRoot,
+                        format!("record {} has path {:?}: {why}", node.id, node.path),
+                        Some(generated.join(GRAPH_FILE)),
+                    )
+                    .at(&text, span, "resolves outside the VitaeGraph root"),
+                );
+            }
+        }
+    }
+}
+
+/// `; records added: a; removed: b; changed: c`, by id, from the fresh graph and search index
+/// against the ones on disk (empty when nothing can be compared).
+fn changed_records(
+    fresh: Option<&(domain::graph::Graph, domain::graph::SearchIndex)>,
+    disk_graph: Option<&domain::graph::Graph>,
+    disk_search: Option<&[u8]>,
+) -> String {
+    let mut old: BTreeMap<&str, (Option<&index::Node>, Option<&index::Document>)> = BTreeMap::new();
+    let mut new: BTreeMap<&str, (Option<&index::Node>, Option<&index::Document>)> = BTreeMap::new();
+    let disk_search: Option<domain::graph::SearchIndex> = disk_search.and_then(|b| serde_json::from_slice(b).ok());
+    for n in disk_graph.iter().flat_map(|g| &g.nodes) {
+        old.entry(&n.id).or_default().0 = Some(n);
+    }
+    for d in disk_search.iter().flat_map(|s| &s.documents) {
+        old.entry(&d.id).or_default().1 = Some(d);
+    }
+    if let Some((g, s)) = fresh {
+        for n in &g.nodes {
+            new.entry(&n.id).or_default().0 = Some(n);
+        }
+        for d in &s.documents {
+            new.entry(&d.id).or_default().1 = Some(d);
+        }
+    }
+    let ids: BTreeSet<&str> = old.keys().chain(new.keys()).copied().collect();
+    let (mut added, mut removed, mut changed) = (Vec::new(), Vec::new(), Vec::new());
+    for id in ids {
+        match (old.get(id), new.get(id)) {
+            (None, Some(_)) => added.push(id),
+            (Some(_), None) => removed.push(id),
+            (Some(a), Some(b)) if a != b => changed.push(id),
+            _ => {}
+        }
+    }
+    let list = |what: &str, ids: &[&str]| -> Option<String> {
+        if ids.is_empty() {
+            return None;
+        }
+        let shown: Vec<&str> = ids.iter().take(NAMED_RECORDS).copied().collect();
+        let more = ids.len().saturating_sub(NAMED_RECORDS);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        Some(format!("{what}: {}{more}", shown.join(", ")))
+    };
+    let parts: Vec<String> =
+        [list("added", &added), list("removed", &removed), list("changed", &changed)].into_iter().flatten().collect();
+    if parts.is_empty() { String::new() } else { format!("; records {}", parts.join("; ")) }
+}
+
+/// The byte span of the first `needle` in `text`.
+fn span_of(text: &str, needle: &str) -> Option<Range<usize>> {
+    if needle.is_empty() {
+        return None;
+    }
+    text.find(needle).map(|i| i..i + needle.len())
+}
+
+/// The byte span of the first `{{ name }}` (spaces inside allowed) in `text`.
+fn placeholder_span(text: &str, name: &str) -> Option<Range<usize>> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("{{") {
+        let open = from + i;
+        let after = &text[open + 2..];
+        if let Some(close) = after.find("}}")
+            && after[..close].trim_matches(|c| c == ' ' || c == '\t') == name
+        {
+            return Some(open..open + 2 + close + 2);
+        }
+        from = open + 1;
+    }
+    None
+}
+
+fn format_of(path: &Path) -> Option<SkillFormat> {
+    SkillFormat::of_file_name(&path.file_name()?.to_string_lossy())
+}
+
+fn skill_text(fs: &dyn FileSystem, path: &Path) -> Option<Arc<str>> {
+    skills::read_text(fs, path, skills::MAX_SKILL_BYTES).ok().map(Arc::from)
+}
+
+/// The short code of a skills finding, as `report::skill_finding` takes it.
+fn short(code: DoctorCode) -> &'static str {
+    code.as_str().trim_start_matches("vitaecontext::skills::")
+}
+
+fn check_skills(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
+    let out = &mut report.findings;
+    let layers = match skills::resolve_layers(fs, &sources.skill_sources(fs)) {
+        Ok(layers) => layers,
+        Err(skills::ConfigError::Unreadable { path, detail }) => {
+            out.push(DoctorFinding::new(
+                DoctorCode::SkillsConfigInvalid,
+                format!("the skills config {} could not be read: {detail}", path.display()),
+                Some(path),
+            ));
+            return;
+        }
+        Err(skills::ConfigError::Invalid { path, text, problems }) => {
+            let text: Arc<str> = Arc::from(text);
+            for p in problems {
+                out.push(skill_problem(DoctorCode::SkillsConfigInvalid, &path, &text, p));
+            }
+            return;
+        }
+    };
+    report.skills.layers = layers.iter().map(|l| (l.name.clone(), l.root.clone(), l.priority)).collect();
+    for l in &layers {
+        if !fs.metadata(&l.root).is_ok_and(|m| m.kind == FileKind::Dir) {
+            out.push(DoctorFinding::new(
+                DoctorCode::SkillsLayerMissing,
+                format!(
+                    "skill layer {} (priority {}): the folder {} does not exist",
+                    l.name,
+                    l.priority,
+                    l.root.display()
+                ),
+                Some(l.root.clone()),
+            ));
+        }
+    }
+    let set = skills::load(fs, &layers);
+    report.skills.served = set.entries().len();
+    // A missing layer folder is also a skip; it was reported above as `layer_missing`.
+    let missing: BTreeSet<String> = layers
+        .iter()
+        .filter(|l| !fs.metadata(&l.root).is_ok_and(|m| m.kind == FileKind::Dir))
+        .map(|l| l.root.display().to_string())
+        .collect();
+    for s in set.skipped().iter().filter(|s| !missing.contains(&s.file)) {
+        let path = PathBuf::from(&s.file);
+        let parsed = skill_text(fs, &path).and_then(|text| {
+            let problems = domain::skills::parse_skill(format_of(&path)?, &text).err()?;
+            Some((text, problems))
+        });
+        match parsed {
+            Some((text, problems)) => {
+                for p in problems {
+                    let code = if p.message.starts_with("not valid YAML") {
+                        DoctorCode::SkillsYamlSyntax
+                    } else {
+                        DoctorCode::SkillsInvalidSkill
+                    };
+                    out.push(skill_problem(code, &path, &text, p));
+                }
+            }
+            None => {
+                let mut f = DoctorFinding::new(DoctorCode::SkillsInvalidSkill, s.to_string(), Some(path));
+                f.line = s.line;
+                out.push(f);
+            }
+        }
+    }
+    for c in set.conflicts() {
+        for (i, origin) in c.files.iter().enumerate() {
+            let path = PathBuf::from(&origin.file);
+            let mut f = DoctorFinding::new(DoctorCode::SkillsConflict, c.to_string(), Some(path.clone()));
+            if let Some(text) = skill_text(fs, &path) {
+                let label = if i == 0 { "defined here" } else { "and here, at the same priority" };
+                f = f.at(&text, span_of(&text, &c.id), label);
+            }
+            out.push(f);
+        }
+    }
+    for r in set.refused() {
+        let path = PathBuf::from(&r.origin.file);
+        let mut f = DoctorFinding::new(DoctorCode::SkillsBuiltinId, r.to_string(), Some(path.clone()));
+        if let Some(text) = skill_text(fs, &path) {
+            f = f.at(&text, span_of(&text, &r.id), "one of the server's own prompts or tools");
+        }
+        out.push(f);
+    }
+    for e in set.entries() {
+        let names = e.skill.undeclared_placeholders();
+        if names.is_empty() {
+            continue;
+        }
+        let path = PathBuf::from(&e.origin.file);
+        let text = skill_text(fs, &path);
+        for name in names {
+            let mut f = DoctorFinding::new(
+                DoctorCode::SkillsUnknownPlaceholder,
+                format!(
+                    "skill {:?}: {{{{{name}}}}} is neither a declared argument nor a server value, so it is sent as written",
+                    e.skill.id
+                ),
+                Some(path.clone()),
+            );
+            if let Some(text) = &text {
+                f = f.at(text, placeholder_span(text, &name), "no argument declares this");
+            }
+            out.push(f);
+        }
+    }
+}
+
+fn skill_problem(code: DoctorCode, path: &Path, text: &Arc<str>, p: Problem) -> DoctorFinding {
+    let location = match p.line() {
+        Some(line) => format!("{}:{line}", path.display()),
+        None => path.display().to_string(),
+    };
+    DoctorFinding {
+        code: code.as_str().to_owned(),
+        severity: code.severity(),
+        message: format!("{location}: {}", p.message),
+        file: Some(path.to_path_buf()),
+        line: p.line(),
+        help: code.help().to_owned(),
+        source: Source::Skill { text: Arc::clone(text), problem: p, code: short(code) },
+    }
+}
+
+/// Where a client's command lives: itself when absolute, else the first `$PATH` entry holding it.
+fn locate(fs: &dyn FileSystem, command: &str, path_dirs: &[PathBuf]) -> Option<PathBuf> {
+    let is_file = |p: &Path| fs.metadata(p).is_ok_and(|m| m.kind == FileKind::File);
+    let p = Path::new(command);
+    if p.is_absolute() {
+        return is_file(p).then(|| p.to_path_buf());
+    }
+    if command.contains('/') || command.is_empty() {
+        return None;
+    }
+    path_dirs.iter().map(|d| d.join(command)).find(|c| is_file(c))
+}
+
+fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, report: &mut Report) {
+    let this = inputs.exe.as_ref().map(|e| fs.canonicalize(e).unwrap_or_else(|_| e.clone()));
+    for status in register::status(fs, inputs.env) {
+        let name = status.client.name();
+        let Some(config) = status.path else { continue };
+        let entry = match status.registration {
+            register::Registration::Absent => continue,
+            register::Registration::Unreadable(why) => {
+                report.findings.push(
+                    DoctorFinding::new(
+                        DoctorCode::ClientConfigUnreadable,
+                        format!("{name}: {} could not be read: {why}", config.display()),
+                        Some(config.clone()),
+                    )
+                    .with_help(DoctorCode::ClientConfigUnreadable.help().replace("NAME", name)),
+                );
+                continue;
+            }
+            register::Registration::Present(entry) => entry,
+        };
+        report.clients.push(ClientInfo {
+            client: name,
+            config: config.clone(),
+            command: entry.command.clone(),
+            args: entry.args.clone(),
+        });
+        let text: Option<Arc<str>> =
+            fs.read(&config, MAX_CLIENT_CONFIG_BYTES).ok().map(|b| Arc::from(String::from_utf8_lossy(&b).into_owned()));
+        let finding = |code: DoctorCode, message: String, label: &str| {
+            let f = DoctorFinding::new(code, format!("{name}: {message}"), Some(config.clone()))
+                .with_help(code.help().replace("NAME", name));
+            match &text {
+                Some(t) => {
+                    let quoted = serde_json::to_string(&entry.command).unwrap_or_default();
+                    let span = span_of(t, &quoted).or_else(|| span_of(t, &entry.command));
+                    f.at(t, span, label)
+                }
+                None => f,
+            }
+        };
+        let Some(command) = locate(fs, &entry.command, &inputs.path_dirs) else {
+            report.findings.push(finding(
+                DoctorCode::ClientStalePath,
+                format!("the configured command {} does not exist", entry.command),
+                "this file does not exist",
+            ));
+            continue;
+        };
+        let canonical = fs.canonicalize(&command).unwrap_or_else(|_| command.clone());
+        if this.as_ref().is_some_and(|t| *t != canonical) {
+            let version = if inputs.live { probe.version(&command) } else { None };
+            let version = match version {
+                Some(v) => format!(" (it says {v:?}; this is vitaecontext {})", env!("CARGO_PKG_VERSION")),
+                None => String::new(),
+            };
+            report.findings.push(finding(
+                DoctorCode::ClientOtherBinary,
+                format!(
+                    "{} is not the running binary {}{version}",
+                    canonical.display(),
+                    this.as_ref().map_or(String::new(), |t| t.display().to_string())
+                ),
+                "another binary than this one",
+            ));
+        }
+        if inputs.live
+            && let Err(why) = probe.initialize(&command, &entry.args)
+        {
+            report.findings.push(finding(
+                DoctorCode::ClientLiveFailed,
+                format!("`{} {}` did not answer initialize: {why}", entry.command, entry.args.join(" ")),
+                "started from here",
+            ));
+        }
+    }
+}
+
+/// The fixtures are shared with the snapshot tests of `commands::doctor`.
+#[cfg(test)]
+pub mod tests;

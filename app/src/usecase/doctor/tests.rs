@@ -1,0 +1,356 @@
+//! Unit tests of the doctor use case over MemoryFs: a healthy setup has no findings, and each
+//! check has a fixture that triggers it. The snapshot tests in `commands/doctor` reuse them.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use domain::clients::{Client, Edit, Entry, Os};
+use fs_memory::MemoryFs;
+use ports::Clock;
+use ports::fs::FileSystem;
+
+use super::*;
+
+pub struct FixedClock;
+
+impl Clock for FixedClock {
+    fn now(&self) -> std::time::SystemTime {
+        std::time::UNIX_EPOCH
+    }
+    fn monotonic(&self) -> Duration {
+        Duration::ZERO
+    }
+}
+
+/// A probe that runs nothing: each client command answers as told, and calls are recorded.
+#[derive(Default)]
+pub struct FakeProbe {
+    pub fail_initialize: Option<String>,
+    pub calls: RefCell<Vec<String>>,
+}
+
+impl Probe for FakeProbe {
+    fn version(&self, command: &Path) -> Option<String> {
+        self.calls.borrow_mut().push(format!("version {}", command.display()));
+        Some("vitaecontext 0.0.1".into())
+    }
+    fn initialize(&self, command: &Path, args: &[String]) -> Result<(), String> {
+        self.calls.borrow_mut().push(format!("initialize {} {}", command.display(), args.join(" ")));
+        self.fail_initialize.clone().map_or(Ok(()), Err)
+    }
+}
+
+pub const HOME: &str = "/home/ada";
+pub const EXE: &str = "/usr/local/bin/vitaecontext";
+const CONTEXT: &str = include_str!("../../../../examples/career-context.md");
+const RECORD: &str = "---\ntype: project\nid: project:a\ntitle: A\ntags: [rust]\n---\n# A\nBuilt it in 2024.\n";
+const SKILL: &str = "id: cv-helper\ntype: prompt\narguments:\n  - name: bullet\nprompt: |\n  Rewrite {{bullet}} from {{career_context.cv}}.\n";
+
+pub fn env() -> Env {
+    Env { os: Os::Linux, home: Some(HOME.into()), appdata: None, xdg_config_home: None, codex_home: None }
+}
+
+pub fn sources() -> Sources {
+    Sources { home: Some(HOME.into()), cwd: HOME.into(), ..Sources::default() }
+        .with_skills(&[("/home/ada/skills".into(), 100)], None)
+}
+
+fn write(fs: &MemoryFs, path: &str, text: &str) {
+    let path = Path::new(path);
+    fs.create_dir_all(path.parent().unwrap()).unwrap();
+    fs.write_atomic(path, text.as_bytes()).unwrap();
+}
+
+fn register(fs: &MemoryFs, client: Client, command: &str) {
+    let path = client.config_path(&env()).unwrap();
+    let Edit::Changed(text) =
+        domain::clients::register(client, "", &Entry { command: command.into(), args: vec!["mcp".into()] }).unwrap()
+    else {
+        panic!("a new entry changes the file")
+    };
+    write(fs, &path.to_string_lossy(), &text);
+}
+
+struct Quiet;
+impl graph::Progress for Quiet {
+    fn update(&self, _: usize, _: usize, _: Duration) {}
+}
+
+/// A setup the server serves without a problem: a private Career Context, an indexed
+/// VitaeGraph, one skill layer, Cursor registered with this binary.
+pub fn healthy() -> MemoryFs {
+    let fs = MemoryFs::new();
+    let context = "/home/ada/.vitaecontext/career-context.md";
+    write(&fs, context, CONTEXT);
+    fs.set_mode(Path::new(context), 0o600).unwrap();
+    let root = Path::new("/home/ada/.vitaecontext/vitaegraph");
+    graph::init(&fs, &FixedClock, root, false).unwrap();
+    write(&fs, "/home/ada/.vitaecontext/vitaegraph/projects/a/project.md", RECORD);
+    graph::index(&fs, &FixedClock, root, &Quiet).unwrap();
+    write(&fs, "/home/ada/skills/cv-helper.yaml", SKILL);
+    write(&fs, EXE, "binary");
+    register(&fs, Client::Cursor, EXE);
+    fs
+}
+
+/// Every check failing at once.
+pub fn broken() -> MemoryFs {
+    let fs = healthy();
+    // Career Context: an entry without TL;DR, and readable by everyone.
+    let context = Path::new("/home/ada/.vitaecontext/career-context.md");
+    write(
+        &fs,
+        "/home/ada/.vitaecontext/career-context.md",
+        include_str!("../../../../examples/broken/missing_tldr.md"),
+    );
+    fs.set_mode(context, 0o644).unwrap();
+    // VitaeGraph: a broken link, a record added and one changed since indexing, and a graph.json
+    // node whose path climbs out of the root.
+    let root = "/home/ada/.vitaecontext/vitaegraph";
+    write(&fs, &format!("{root}/projects/a/project.md"), &RECORD.replace("Built it", "Built [it](missing.md)"));
+    write(&fs, &format!("{root}/projects/b/project.md"), &RECORD.replace(":a", ":b").replace("title: A", "title: B"));
+    let graph_json = format!("{root}/.generated/graph.json");
+    let text = String::from_utf8(fs.read(Path::new(&graph_json), u64::MAX).unwrap()).unwrap();
+    write(&fs, &graph_json, &text.replace("\"path\": \"projects/a/project.md\"", "\"path\": \"../../secret.md\""));
+    // Skills: a layer folder that is missing, a file that does not parse, a conflict, a built-in
+    // id, a placeholder nothing fills.
+    write(&fs, "/home/ada/skills/broken.yaml", "id: [unclosed\n");
+    write(&fs, "/home/ada/skills/b/cv-helper.yaml", SKILL);
+    write(&fs, "/home/ada/skills/builtin.yaml", &SKILL.replace("cv-helper", "cv_tailoring"));
+    write(
+        &fs,
+        "/home/ada/skills/role.yaml",
+        &SKILL.replace("cv-helper", "role-note").replace("{{bullet}}", "{{ role }}"),
+    );
+    // Clients: Cursor points at a binary that was removed; Gemini at another vitaecontext.
+    register(&fs, Client::Cursor, "/opt/old/vitaecontext");
+    write(&fs, "/opt/other/vitaecontext", "another binary");
+    register(&fs, Client::Gemini, "/opt/other/vitaecontext");
+    fs
+}
+
+pub fn broken_sources() -> Sources {
+    let mut s = sources();
+    s.skills_dirs.push(("/home/ada/gone".into(), 50));
+    s
+}
+
+pub fn run_on(fs: &MemoryFs, sources: &Sources, live: bool, probe: &FakeProbe) -> Report {
+    let env = env();
+    let inputs = Inputs { sources, env: &env, exe: Some(EXE.into()), path_dirs: vec!["/usr/local/bin".into()], live };
+    run(fs, &FixedClock, &inputs, probe)
+}
+
+fn codes(r: &Report) -> Vec<&str> {
+    r.findings.iter().map(|f| f.code.as_str()).collect()
+}
+
+#[test]
+fn a_healthy_setup_has_no_findings() {
+    let fs = healthy();
+    let probe = FakeProbe::default();
+    let r = run_on(&fs, &sources(), true, &probe);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(r.context.rule, Some(Rule::Canonical.describe()));
+    assert_eq!((r.graph.records, r.graph.valid, r.graph.index), (Some(1), Some(true), "current"));
+    assert_eq!(r.skills.served, 1);
+    assert_eq!(r.clients.len(), 1);
+    // Same binary: no `--version`; --live starts it with its configured args.
+    assert_eq!(*probe.calls.borrow(), vec![format!("initialize {EXE} mcp")]);
+}
+
+#[test]
+fn every_check_fires_on_the_broken_setup() {
+    let fs = broken();
+    let r = run_on(&fs, &broken_sources(), true, &FakeProbe::default());
+    let codes = codes(&r);
+    for want in [
+        "vitaecontext::context::missing_tldr",
+        "vitaecontext::context::readable_by_others",
+        "vitaecontext::graph::broken_internal_link",
+        "vitaecontext::graph::index_stale",
+        "vitaecontext::graph::path_outside_root",
+        "vitaecontext::skills::layer_missing",
+        "vitaecontext::skills::yaml_syntax",
+        "vitaecontext::skills::conflict",
+        "vitaecontext::skills::builtin_id",
+        "vitaecontext::skills::unknown_placeholder",
+        "vitaecontext::client::stale_path",
+        "vitaecontext::client::other_binary",
+    ] {
+        assert!(codes.contains(&want), "{want} missing from {codes:#?}");
+    }
+    let stale = r.findings.iter().find(|f| f.code.ends_with("index_stale")).unwrap();
+    // The invalid graph would leave no graph.json: every record on disk counts as removed.
+    assert!(stale.message.contains("graph.json, search-index.json, diagnostics.json differ"), "{}", stale.message);
+    assert!(stale.message.contains("removed: project:a"), "{}", stale.message);
+    let outside = r.findings.iter().find(|f| f.code.ends_with("path_outside_root")).unwrap();
+    assert!(matches!(&outside.source, Source::Text { text, span, .. } if &text[span.clone()] == "\"../../secret.md\""));
+    let mode = r.findings.iter().find(|f| f.code.ends_with("readable_by_others")).unwrap();
+    assert_eq!(
+        mode.help,
+        "It holds personal data: make it private with `chmod 600 /home/ada/.vitaecontext/career-context.md`."
+    );
+    let other = r.findings.iter().find(|f| f.code.ends_with("other_binary")).unwrap();
+    assert!(other.message.contains("vitaecontext 0.0.1"), "{}", other.message);
+    let placeholder = r.findings.iter().find(|f| f.code.ends_with("unknown_placeholder")).unwrap();
+    assert!(matches!(&placeholder.source, Source::Text { text, span, .. } if &text[span.clone()] == "{{ role }}"));
+    assert!(r.count(Severity::Error) > 0);
+}
+
+/// A stale index names the files and the records that changed, by id, and nothing else.
+#[test]
+fn a_stale_index_names_added_and_changed_records() {
+    let fs = healthy();
+    let root = "/home/ada/.vitaecontext/vitaegraph";
+    write(&fs, &format!("{root}/projects/a/project.md"), &RECORD.replace("Built it", "Shipped it"));
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::graph::index_stale"]);
+    let m = &r.findings[0].message;
+    assert!(m.contains(": search-index.json differs from") && m.ends_with("records changed: project:a"), "{m}");
+    assert_eq!(r.graph.index, "stale");
+
+    write(&fs, &format!("{root}/projects/b/project.md"), &RECORD.replace(":a", ":b"));
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let m = &r.findings[0].message;
+    assert!(m.contains("records added: project:b; changed: project:a"), "{m}");
+}
+
+#[test]
+fn a_missing_index_is_a_warning() {
+    let fs = healthy();
+    for f in ["graph.json", "search-index.json", "diagnostics.json"] {
+        fs.remove_file(&Path::new("/home/ada/.vitaecontext/vitaegraph/.generated").join(f)).unwrap();
+    }
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::graph::index_missing"]);
+    assert_eq!(r.count(Severity::Error), 0);
+}
+
+#[test]
+fn selection_problems_are_findings() {
+    let fs = healthy();
+    fs.remove_file(Path::new("/home/ada/.vitaecontext/career-context.md")).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::context::not_found"]);
+    assert_eq!(r.context.status, "missing");
+
+    write(&fs, "/home/ada/.vitaecontext/a-career-context.md", CONTEXT);
+    write(&fs, "/home/ada/.vitaecontext/b.context.md", CONTEXT);
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::context::ambiguous"]);
+    assert_eq!(r.context.candidates.len(), 2);
+
+    let mut flagged = sources();
+    flagged.context_flag = Some("/home/ada/nowhere.md".into());
+    let r = run_on(&fs, &flagged, false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::context::unreadable"]);
+    assert!(r.findings[0].message.contains("chosen by --context"), "{}", r.findings[0].message);
+}
+
+#[test]
+fn graph_roots_missing_by_default_warn_and_named_ones_fail() {
+    let fs = healthy();
+    let mut s = sources();
+    s.root_flag = Some("/home/ada/nope".into());
+    assert_eq!(codes(&run_on(&fs, &s, false, &FakeProbe::default())), ["vitaecontext::graph::no_root"]);
+    s.root_flag = None;
+    s.home = Some("/home/bob".into());
+    let r = run_on(&fs, &s, false, &FakeProbe::default());
+    assert!(codes(&r).contains(&"vitaecontext::graph::not_set_up"), "{:?}", codes(&r));
+}
+
+#[test]
+fn live_check_failure_and_stale_paths_are_errors_and_missing_commands_are_not_started() {
+    let fs = healthy();
+    register(&fs, Client::Gemini, "/opt/old/vitaecontext");
+    let probe = FakeProbe { fail_initialize: Some("no answer within 5 s".into()), ..FakeProbe::default() };
+    let r = run_on(&fs, &sources(), true, &probe);
+    assert_eq!(codes(&r), ["vitaecontext::client::live_failed", "vitaecontext::client::stale_path"]);
+    assert_eq!(*probe.calls.borrow(), vec![format!("initialize {EXE} mcp")]);
+    assert!(r.findings[1].help.contains("register --client gemini"), "{}", r.findings[1].help);
+    // Without --live nothing is run.
+    let probe = FakeProbe::default();
+    run_on(&fs, &sources(), false, &probe);
+    assert!(probe.calls.borrow().is_empty());
+}
+
+#[test]
+fn a_bare_command_is_found_on_path() {
+    let fs = healthy();
+    register(&fs, Client::Cursor, "vitaecontext");
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    register(&fs, Client::Cursor, "vitaecontext-gone");
+    assert_eq!(codes(&run_on(&fs, &sources(), false, &FakeProbe::default())), ["vitaecontext::client::stale_path"]);
+}
+
+#[test]
+fn json_has_the_findings_counts_and_selection() {
+    let fs = broken();
+    let r = run_on(&fs, &broken_sources(), false, &FakeProbe::default());
+    let j = r.json();
+    assert_eq!(j["errors"], r.count(Severity::Error));
+    assert_eq!(j["warnings"], r.count(Severity::Warning));
+    assert_eq!(j["context"]["status"], "selected");
+    assert_eq!(j["graph"]["index"], "stale");
+    let f = &j["findings"][0];
+    assert_eq!(f["code"], "vitaecontext::context::missing_tldr");
+    assert_eq!(f["severity"], r.findings[0].severity.as_str());
+    assert!(f["line"].is_u64() && f["help"].is_string() && f["file"].is_string(), "{f}");
+}
+
+#[test]
+fn paths_are_compared_not_strings() {
+    let fs = healthy();
+    fs.symlink(PathBuf::from(EXE), Path::new("/home/ada/vc")).unwrap();
+    register(&fs, Client::Cursor, "/home/ada/vc");
+    assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
+}
+
+#[test]
+fn unreadable_index_config_and_client_files_and_invalid_skills_are_errors() {
+    let fs = healthy();
+    write(&fs, "/home/ada/.vitaecontext/vitaegraph/.generated/graph.json", "{ not json");
+    write(&fs, "/home/ada/skills/no-type.yaml", "id: no-type\nprompt: Hi\n");
+    let cursor = Client::Cursor.config_path(&env()).unwrap();
+    write(&fs, &cursor.to_string_lossy(), "{ \"mcpServers\": [");
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(
+        codes(&r),
+        [
+            "vitaecontext::graph::index_unreadable",
+            "vitaecontext::graph::index_stale",
+            "vitaecontext::skills::invalid_skill",
+            "vitaecontext::client::config_unreadable",
+        ]
+    );
+    assert!(r.findings[2].line.is_some() && matches!(r.findings[2].source, Source::Skill { .. }));
+    assert!(r.findings[3].help.contains("--client cursor"), "{}", r.findings[3].help);
+
+    write(&fs, "/home/ada/skills.yaml", "layers: 3\n");
+    let s = sources().with_skills(&[], Some(Path::new("/home/ada/skills.yaml")));
+    let r = run_on(&fs, &s, false, &FakeProbe::default());
+    let config = r.findings.iter().find(|f| f.code == "vitaecontext::skills::config_invalid").expect("config_invalid");
+    assert_eq!(config.file.as_deref(), Some(Path::new("/home/ada/skills.yaml")));
+    assert_eq!(config.line, Some(1));
+}
+
+/// The realistic escape: a record replaced by a symlink to a file outside the root, after
+/// indexing. The server would refuse it; doctor names the record.
+#[test]
+fn a_record_symlinked_out_of_the_root_is_an_error() {
+    let fs = healthy();
+    let record = Path::new("/home/ada/.vitaecontext/vitaegraph/projects/a/project.md");
+    write(&fs, "/home/ada/secret.md", RECORD);
+    fs.remove_file(record).unwrap();
+    fs.symlink(PathBuf::from("/home/ada/secret.md"), record).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let outside = r.findings.iter().find(|f| f.code == "vitaecontext::graph::path_outside_root").expect("outside");
+    assert!(
+        outside.message.contains("project:a") && outside.message.contains("outside the root"),
+        "{}",
+        outside.message
+    );
+}
