@@ -5,6 +5,7 @@
 
 pub mod career;
 pub mod graph;
+pub mod grounding;
 pub mod prompts;
 pub mod text;
 pub mod wiki;

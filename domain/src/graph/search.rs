@@ -51,6 +51,15 @@ pub struct Searcher {
     starts: Vec<u32>,
 }
 
+/// A record as the index holds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DocumentText<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub path: &'a str,
+    pub text: &'a str,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub id: String,
@@ -163,6 +172,13 @@ impl Searcher {
             p.idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         }
         Searcher { docs, postings, haystack, starts }
+    }
+
+    /// A record's title, path and plain text, by id (for checking facts against it).
+    pub fn document(&self, id: &str) -> Option<DocumentText<'_>> {
+        let i = self.docs.binary_search_by(|d| d.id.as_str().cmp(id)).ok()?;
+        let d = &self.docs[i];
+        Some(DocumentText { id: &d.id, title: &d.title, path: &d.path, text: &d.text })
     }
 
     pub fn len(&self) -> usize {
