@@ -9,6 +9,7 @@
 
 pub mod claims;
 pub mod evidence;
+pub mod job;
 pub mod text;
 
 use std::ops::Range;
@@ -183,6 +184,11 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
 }
 
 fn evidence(p: &Passage, at: usize) -> Evidence {
+    evidence_at(p, at)
+}
+
+/// The evidence of a passage, at a byte offset of its text.
+pub(crate) fn evidence_at(p: &Passage, at: usize) -> Evidence {
     Evidence { origin: p.origin.clone(), line: p.line_at(at), excerpt: p.excerpt(at) }
 }
 
