@@ -2,6 +2,7 @@
 
 pub mod context;
 pub mod graph;
+pub mod grounding;
 pub mod setup;
 
 use std::io::Write;

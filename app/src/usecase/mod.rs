@@ -3,6 +3,7 @@
 
 pub mod career;
 pub mod graph;
+pub mod grounding;
 pub mod setup;
 
 use std::path::{Path, PathBuf};

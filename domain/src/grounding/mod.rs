@@ -163,13 +163,14 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
             related.sort_by(|a, b| b.0.cmp(&a.0));
             related.truncate(RELATED);
             let related: Vec<(usize, Passage)> = related.into_iter().map(|(n, p)| (n, p.clone())).collect();
+            let claimed: Vec<f64> = fact_texts.iter().flat_map(|f| f.numbers.iter().map(|n| n.value)).collect();
             let facts: Vec<Fact> = fact_texts
                 .iter()
                 .map(|f| Fact {
                     kind: f.kind,
                     text: draft[f.span.clone()].to_owned(),
                     span: f.span.clone(),
-                    status: judge(f, &related, &context, graph.as_mut()),
+                    status: judge(f, &claimed, &related, &context, graph.as_mut()),
                 })
                 .collect();
             Claim {
@@ -192,15 +193,18 @@ pub(crate) fn evidence_at(p: &Passage, at: usize) -> Evidence {
     Evidence { origin: p.origin.clone(), line: p.line_at(at), excerpt: p.excerpt(at) }
 }
 
+/// `claimed`: every number of the claim, so that a passage's number the claim also states is
+/// never the "other value" of a contradiction (`from 41 to 15 minutes` is not contradicted by 41).
 fn judge(
     f: &FactText,
+    claimed: &[f64],
     related: &[(usize, Passage)],
     context: &[Passage],
     graph: Option<&mut GraphEvidence<'_>>,
 ) -> FactStatus {
     match f.kind {
         FactKind::Name => judge_name(f, context, graph),
-        FactKind::Number => judge_number(f, related, context),
+        FactKind::Number => judge_number(f, claimed, related, context),
         FactKind::Date => judge_date(f, related),
     }
 }
@@ -230,7 +234,7 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
     FactStatus::Unsupported
 }
 
-fn judge_number(f: &FactText, related: &[(usize, Passage)], context: &[Passage]) -> FactStatus {
+fn judge_number(f: &FactText, claimed: &[f64], related: &[(usize, Passage)], context: &[Passage]) -> FactStatus {
     let Some(n) = f.numbers.first() else { return FactStatus::Unsupported };
     let unit_ok = |m: &text::Number| n.unit.as_deref() != Some("%") || m.unit.as_deref() == Some("%");
     for (_, p) in related {
@@ -248,7 +252,9 @@ fn judge_number(f: &FactText, related: &[(usize, Passage)], context: &[Passage])
             if *overlap < CONTRADICTION_OVERLAP {
                 continue;
             }
-            if let Some(m) = p.numbers.iter().find(|m| !m.year && m.unit == n.unit && !m.same_value(n)) {
+            let other =
+                |m: &&text::Number| !m.year && m.unit == n.unit && !claimed.iter().any(|c| (c - m.value).abs() < 1e-9);
+            if let Some(m) = p.numbers.iter().find(other) {
                 return FactStatus::Contradicted { evidence: evidence(p, m.span.start), found: number_text(p, m) };
             }
         }

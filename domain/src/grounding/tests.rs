@@ -125,3 +125,19 @@ proptest::proptest! {
         }
     }
 }
+
+/// Regression: in `from 41 to 15 minutes` the contradiction names 12, not the 41 both agree on.
+#[test]
+fn a_contradiction_names_the_value_the_claim_does_not_share() {
+    let claims =
+        run("Led the rebuild of CI for a 220-engineer monorepo, cutting median pipeline time from 41 to 15 minutes.");
+    let found: Vec<&str> = claims[0]
+        .facts
+        .iter()
+        .filter_map(|f| match &f.status {
+            FactStatus::Contradicted { found, .. } => Some(found.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(found, ["12 minutes"], "{:#?}", claims[0]);
+}

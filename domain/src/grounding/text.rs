@@ -73,7 +73,7 @@ pub fn words(text: &str) -> Vec<Word<'_>> {
             pending_break = false;
         } else if matches!(c, ',' | ';' | ':' | '(' | ')' | '[' | ']' | '\n' | '|' | '!' | '?' | '"') || c == '.' {
             pending_break = true;
-        } else if matches!(c, '–' | '—') {
+        } else if matches!(c, '–' | '—' | '-' | '/' | '•') {
             pending_break = true;
         }
     }
