@@ -167,6 +167,10 @@ fn sentences(draft: &str, block: Range<usize>) -> Vec<Range<usize>> {
 const NAME_JOINERS: &[&str] = &["of", "for", "&", "de", "da"];
 const NOT_NAMES: &[&str] = &[
     "i",
+    "i'm",
+    "i've",
+    "i'd",
+    "i'll",
     "january",
     "february",
     "march",
@@ -294,6 +298,12 @@ pub fn facts(draft: &str, claim: &ClaimText) -> Vec<FactText> {
                 && ws.get(j + 1).is_some_and(|n| !n.after_break && is_capitalised(n.text))
             {
                 j += 1;
+            } else if fold(t) == "of"
+                && ws.get(j + 1).is_some_and(|n| !n.after_break && fold(n.text) == "the")
+                && ws.get(j + 2).is_some_and(|n| !n.after_break && is_capitalised(n.text))
+            {
+                // `Engineer of the Year`, `Bank of the West`.
+                j += 2;
             } else {
                 break;
             }

@@ -256,7 +256,8 @@ pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)
 /// The key terms of a requirement: names first (as written), then content words.
 fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(String, Vec<String>)> {
     let claim = super::claims::ClaimText { span: span.clone(), line };
-    let mut terms: Vec<(String, Vec<String>)> = Vec::new();
+    // (position, as written, folded words), sorted by position at the end.
+    let mut terms: Vec<(usize, String, Vec<String>)> = Vec::new();
     let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
     for f in facts(posting, &claim) {
         if f.kind == FactKind::Name {
@@ -268,7 +269,7 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(S
                 continue;
             }
             covered.push(f.span.clone());
-            terms.push((shown, name));
+            terms.push((f.span.start, shown, name));
         }
     }
     for w in words(&posting[span.clone()]) {
@@ -277,12 +278,13 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(S
             continue;
         }
         let f = fold(w.text);
-        if GENERIC.contains(&f.as_str()) || terms.iter().any(|(t, _)| stem(t) == stem(&f)) {
+        if GENERIC.contains(&f.as_str()) || terms.iter().any(|(_, _, t)| t.len() == 1 && stem(&t[0]) == stem(&f)) {
             continue;
         }
-        terms.push((f.clone(), vec![f]));
+        terms.push((abs, w.text.to_owned(), vec![f]));
     }
-    terms
+    terms.sort_by_key(|t| t.0);
+    terms.into_iter().map(|(_, shown, t)| (shown, t)).collect()
 }
 
 /// Where a term is found: a passage of the Career Context or a record (by stem for single

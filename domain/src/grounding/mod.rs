@@ -130,8 +130,11 @@ pub struct Sources<'a> {
     pub graph: Option<&'a Searcher>,
 }
 
-/// How many related passages a number or date is looked for in.
-const RELATED: usize = 6;
+/// How many related passages a number or date is looked for in: the passages sharing the
+/// most content words with the claim, all those within one word of the best (a tie is not
+/// broken by file order), at least [`RELATED_MIN`] and at most [`RELATED_MAX`].
+const RELATED_MIN: usize = 6;
+const RELATED_MAX: usize = 24;
 /// The content words a passage must share with a claim before it can contradict it.
 const CONTRADICTION_OVERLAP: usize = 2;
 
@@ -161,10 +164,12 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
                 .filter(|(n, _)| *n > 0)
                 .collect();
             related.sort_by(|a, b| b.0.cmp(&a.0));
-            related.truncate(RELATED);
+            let best = related.first().map_or(0, |r| r.0);
+            let close = related.iter().take_while(|r| r.0 + 1 >= best).count();
+            related.truncate(close.clamp(RELATED_MIN, RELATED_MAX));
             let related: Vec<(usize, Passage)> = related.into_iter().map(|(n, p)| (n, p.clone())).collect();
             let claimed: Vec<f64> = fact_texts.iter().flat_map(|f| f.numbers.iter().map(|n| n.value)).collect();
-            let facts: Vec<Fact> = fact_texts
+            let mut facts: Vec<Fact> = fact_texts
                 .iter()
                 .map(|f| Fact {
                     kind: f.kind,
@@ -173,6 +178,16 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
                     status: judge(f, &claimed, &related, &context, graph.as_mut()),
                 })
                 .collect();
+            // A contradiction needs the same subject: when a name of the claim is not in the
+            // files, the passage with the other value is about something else, so the
+            // differing number or date is unsupported, not contradicted.
+            if facts.iter().any(|f| f.kind == FactKind::Name && f.status == FactStatus::Unsupported) {
+                for f in &mut facts {
+                    if matches!(f.status, FactStatus::Contradicted { .. }) {
+                        f.status = FactStatus::Unsupported;
+                    }
+                }
+            }
             Claim {
                 text: draft[c.span.clone()].to_owned(),
                 span: c.span,
@@ -236,7 +251,14 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
 
 fn judge_number(f: &FactText, claimed: &[f64], related: &[(usize, Passage)], context: &[Passage]) -> FactStatus {
     let Some(n) = f.numbers.first() else { return FactStatus::Unsupported };
-    let unit_ok = |m: &text::Number| n.unit.as_deref() != Some("%") || m.unit.as_deref() == Some("%");
+    // Units must agree when both numbers have one (`12 engineers` is not `12 minutes`); a
+    // percentage is only ever matched by a percentage.
+    let unit_ok = |m: &text::Number| match (&n.unit, &m.unit) {
+        (Some(a), Some(b)) => a == b,
+        (Some(a), None) => a != "%",
+        (None, Some(b)) => b != "%",
+        (None, None) => true,
+    };
     for (_, p) in related {
         if let Some(m) = p.numbers.iter().find(|m| !m.year && m.same_value(n) && unit_ok(m)) {
             return FactStatus::Supported(evidence(p, m.span.start));
