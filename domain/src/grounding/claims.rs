@@ -131,7 +131,6 @@ fn sentences(draft: &str, block: Range<usize>) -> Vec<Range<usize>> {
     let text = &draft[block.clone()];
     let mut out = Vec::new();
     let mut start = 0;
-    let bytes = text.as_bytes();
     for (i, c) in text.char_indices() {
         if !matches!(c, '.' | '!' | '?') {
             continue;
@@ -151,7 +150,6 @@ fn sentences(draft: &str, block: Range<usize>) -> Vec<Range<usize>> {
         {
             continue;
         }
-        let _ = bytes;
         let s = start..i + 1;
         if !text[s.clone()].trim().is_empty() {
             out.push(block.start + s.start..block.start + s.end);
@@ -247,9 +245,6 @@ pub fn facts(draft: &str, claim: &ClaimText) -> Vec<FactText> {
                     end = m.span.end;
                     i += 1;
                 }
-            }
-            if let Some(rest) = text[end..].strip_prefix(|c: char| matches!(c, '-' | '–' | '—')) {
-                let _ = rest;
             }
             out.push(fact(FactKind::Date, base + n.span.start..base + end, shift(&years, base), Vec::new(), false));
         } else {

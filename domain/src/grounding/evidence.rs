@@ -74,7 +74,6 @@ impl Passage {
 /// The Career Context as passages.
 pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
     let lines: Vec<&str> = text.split('\n').collect();
-    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
     // Headings: (line index, level, title).
     let mut headings: Vec<(usize, usize, &str)> = Vec::new();
     let mut in_fence = false;
@@ -121,8 +120,8 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
     let mut entry: Option<(usize, String)> = None;
     for (i, l) in lines.iter().enumerate() {
         let t = l.trim_end_matches('\r');
-        if t.starts_with("## ") {
-            in_quick = t[3..].trim().eq_ignore_ascii_case("quick reference");
+        if let Some(h) = t.strip_prefix("## ") {
+            in_quick = h.trim().eq_ignore_ascii_case("quick reference");
         }
         if t.trim_start().starts_with("```") {
             fence = !fence;
@@ -153,7 +152,6 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
             }
         }
     }
-    let _ = line_starts;
     out
 }
 

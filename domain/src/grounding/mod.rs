@@ -163,7 +163,7 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
                 .map(|p| (stems.iter().filter(|s| p.stems.contains(*s)).count(), p))
                 .filter(|(n, _)| *n > 0)
                 .collect();
-            related.sort_by(|a, b| b.0.cmp(&a.0));
+            related.sort_by_key(|r| std::cmp::Reverse(r.0));
             let best = related.first().map_or(0, |r| r.0);
             let close = related.iter().take_while(|r| r.0 + 1 >= best).count();
             related.truncate(close.clamp(RELATED_MIN, RELATED_MAX));

@@ -71,9 +71,9 @@ pub fn words(text: &str) -> Vec<Word<'_>> {
             }
             out.push(Word { text: &text[start..end], span: start..end, after_break: pending_break });
             pending_break = false;
-        } else if matches!(c, ',' | ';' | ':' | '(' | ')' | '[' | ']' | '\n' | '|' | '!' | '?' | '"') || c == '.' {
-            pending_break = true;
-        } else if matches!(c, '–' | '—' | '-' | '/' | '•') {
+        } else if matches!(c, ',' | ';' | ':' | '(' | ')' | '[' | ']' | '\n' | '|' | '!' | '?' | '"' | '.')
+            || matches!(c, '–' | '—' | '-' | '/' | '•')
+        {
             pending_break = true;
         }
     }
