@@ -217,3 +217,29 @@ fn without_any_files_check_claims_says_so() {
     assert!(text.contains("No Career Context was read") && text.contains("No VitaeGraph search index"), "{text}");
     assert!(text.contains("1 unsupported"), "{text}");
 }
+
+fn prompt(s: &mut Server, name: &str, args: Value) -> String {
+    let r = s.ok("prompts/get", json!({"name": name, "arguments": args}));
+    r["messages"][0]["content"]["text"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn prompts_use_the_vitaegraph_when_it_is_indexed() {
+    let person = Person::new();
+    let mut s = person.server();
+    let t = prompt(
+        &mut s,
+        "cv_tailoring",
+        json!({"targetRole": "Staff Platform Engineer", "jobDescription": "Bazel remote caching and flaky tests"}),
+    );
+    assert!(t.contains("## VitaeGraph: the person's detailed records") && t.contains("`search_vitaegraph`"), "{t}");
+    assert!(t.contains("- project:ci-rebuild (Project)") && t.contains("`match_job`"), "{t}");
+    let t = prompt(&mut s, "github_showcase", json!({}));
+    let digest = &t[t.find("matching records by the server's own search").expect(&t)..];
+    assert!(digest.contains("- project:") && !digest.contains("- experience:"), "{digest}");
+    // Without a graph, the prompts stay as they are.
+    let args = ["--context".to_owned(), example("career-context.md").display().to_string()];
+    let mut bare = Server::mcp(&[args[0].as_str(), args[1].as_str()]);
+    let t = prompt(&mut bare, "cv_tailoring", json!({"targetRole": "Staff Platform Engineer"}));
+    assert!(!t.contains("VitaeGraph") && !t.contains("search_vitaegraph"), "{t}");
+}

@@ -9,7 +9,7 @@ use super::methods::Methods;
 use super::params::{self, NamedCall, present_string};
 use crate::usecase::career::{self, Current};
 use domain::career::quickref::QValue;
-use domain::prompts::{Grounding, PromptArgs, PromptName, assemble};
+use domain::prompts::{Grounding, PromptArgs, PromptName, assemble_with_graph, digest};
 
 pub fn list() -> Vec<Value> {
     PromptName::ALL
@@ -95,6 +95,10 @@ fn arguments(prompt: PromptName, args: Map<String, Value>) -> Result<PromptArgs,
 fn grounding(m: &Methods, prompt: PromptName) -> Grounding {
     match m.career_context() {
         Current::Unavailable(notice) => Grounding::Unavailable { notice, current_text: None },
+        // An update rewrites the file, so the intake sees the file itself, not the packet.
+        Current::Loaded(loaded) if prompt == PromptName::CareerContextIntake && loaded.validation.valid => {
+            Grounding::File(loaded.text.clone())
+        }
         Current::Loaded(loaded) => match career::packet_of(&loaded, prompt.surface()) {
             Ok(packet) => Grounding::Packet(packet),
             Err(notice) => Grounding::Unavailable {
@@ -109,7 +113,16 @@ pub fn get(m: &Methods, params: Map<String, Value>) -> Result<Value, RpcError> {
     let mut call: NamedCall = params::parse(params)?;
     let prompt = named(&call.name)?;
     let args = arguments(prompt, call.take_arguments())?;
-    let text = assemble(prompt, &args, &grounding(m, prompt));
+    // With a configured and indexed VitaeGraph, the prompt also carries a digest of the most
+    // relevant records; without one it is exactly the Career Context prompt.
+    let digest = match m.graph().searcher(m.fs()) {
+        Ok(searcher) => Some(digest(prompt, &args, &searcher, &target_roles(m))),
+        Err(e) => {
+            tracing::debug!("prompt without VitaeGraph records: {e}");
+            None
+        }
+    };
+    let text = assemble_with_graph(prompt, &args, &grounding(m, prompt), digest.as_ref());
     Ok(json!({
         "description": prompt.description(),
         "messages": [{ "role": "user", "content": { "type": "text", "text": text } }]

@@ -336,4 +336,4 @@ pub fn advice(claim: &Claim) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
