@@ -3,8 +3,9 @@
 //! Method: a generator writes 10,000 synthetic records (experience, project and publication
 //! records with ~600-byte bodies of varied words and numbers, so every query term has thousands
 //! of postings) plus the fictional example person's 21 records into a temp dir, and `graph
-//! index` indexes it. The draft is the evaluation corpus's CV, LinkedIn About and cover letter
-//! (tests/fixtures/claims/) joined: 45 claims, about 700 words, two printed pages. Then:
+//! index` indexes it. The draft is the four drafts of the evaluation corpus joined
+//! (tests/fixtures/claims/: CV, LinkedIn About, profile README, cover letter): 65 claims in
+//! about 560 words, two printed pages of CV. Then:
 //! (1) `vitaecontext check --json` as a fresh process, 10 times (cold start: the process reads
 //! and parses the search index each time, as a person at a terminal meets it), median and max;
 //! (2) one `vitaecontext mcp` process, the first `check_claims` call (loads the index), then
@@ -127,7 +128,7 @@ fn main() {
     let bin = support::bin();
     let out = Command::new(&bin).args(["graph", "index", "--root"]).arg(&root).output().expect("index");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let draft: String = ["cv.md", "linkedin.md", "cover.md"]
+    let draft: String = ["cv.md", "linkedin.md", "readme.md", "cover.md"]
         .iter()
         .map(|f| std::fs::read_to_string(repo.join("tests/fixtures/claims").join(f)).expect("fixture"))
         .collect::<Vec<_>>()

@@ -429,4 +429,16 @@ About us: we ship parcels.
         assert!(m.keywords.iter().any(|k| k.term == "Bazel"), "{:?}", m.keywords);
         assert!(!m.keywords.iter().any(|k| k.term == "Rust"), "the packet mentions Rust");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+        /// Requirement extraction and coverage never panic, whatever the posting.
+        #[test]
+        fn never_panics_on_any_posting(posting in "(?s)[ -~\n\t–—’é%#*•:-]{0,300}|\\PC{0,200}") {
+            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None }, &posting);
+            for r in &m.requirements {
+                proptest::prop_assert!(r.line >= 1);
+            }
+        }
+    }
 }
