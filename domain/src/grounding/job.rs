@@ -287,38 +287,34 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(S
     terms.into_iter().map(|(_, shown, t)| (shown, t)).collect()
 }
 
-/// Where a term is found: a passage of the Career Context or a record (by stem for single
-/// words, by exact word sequence for names).
-fn find_term<'p>(
-    term: &[String],
-    context: &'p [Passage],
-    graph: &'p mut Option<GraphEvidence<'_>>,
-) -> Option<Evidence> {
+/// Where a term is found: the first passage of the Career Context and the best record that
+/// hold it (by stem for single words, by exact word sequence for names), so that a covered
+/// requirement cites a record id whenever the VitaeGraph has one.
+fn find_term(term: &[String], context: &[Passage], graph: &mut Option<GraphEvidence<'_>>) -> Vec<Evidence> {
     let single = term.len() == 1;
     let hit = |p: &Passage| -> Option<usize> {
         if single {
             let s = stem(&term[0]);
-            let ws = words(&p.text);
-            ws.iter().find(|w| stem(w.text) == s).map(|w| w.span.start)
+            words(&p.text).iter().find(|w| stem(w.text) == s).map(|w| w.span.start)
         } else {
             p.find_name(term)
         }
     };
-    for p in context {
-        if let Some(at) = hit(p) {
-            return Some(super::evidence_at(p, at));
-        }
+    let mut found = Vec::new();
+    if let Some((p, at)) = context.iter().find_map(|p| hit(p).map(|at| (p, at))) {
+        found.push(super::evidence_at(p, at));
     }
     if let Some(g) = graph.as_mut() {
         for id in g.search(&term.join(" "), RECORDS_PER_QUERY) {
             if let Some(p) = g.get(&id) {
                 if let Some(at) = hit(p) {
-                    return Some(super::evidence_at(p, at));
+                    found.push(super::evidence_at(p, at));
+                    break;
                 }
             }
         }
     }
-    None
+    found
 }
 
 /// The coverage of each requirement of `posting`, and the supported keywords that `packet` (the
@@ -335,7 +331,8 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
         let mut missing = Vec::new();
         let mut evidence: Vec<Evidence> = Vec::new();
         for (shown, term) in key_terms(posting, span.clone(), line) {
-            match find_term(&term, &context, &mut graph) {
+            let places = find_term(&term, &context, &mut graph);
+            match places.first().cloned() {
                 Some(e) => {
                     let in_packet = if term.len() == 1 {
                         packet_stems.contains(&stem(&term[0]))
@@ -349,8 +346,10 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
                         Origin::Context { section, .. } => section.clone(),
                         Origin::Record { id, .. } => id.clone(),
                     };
-                    if !evidence.iter().any(|x| key(&x.origin) == key(&e.origin)) {
-                        evidence.push(e);
+                    for e in places {
+                        if !evidence.iter().any(|x| key(&x.origin) == key(&e.origin)) {
+                            evidence.push(e);
+                        }
                     }
                     found.push(shown);
                 }
