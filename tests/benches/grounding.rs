@@ -5,7 +5,7 @@
 //! of postings) plus the fictional example person's 21 records into a temp dir, and `graph
 //! index` indexes it. The draft is the four drafts of the evaluation corpus joined
 //! (tests/fixtures/claims/: CV, LinkedIn About, profile README, cover letter): 65 claims in
-//! about 560 words, two printed pages of CV. Then:
+//! 600 words, about two printed pages of CV. Then:
 //! (1) `vitaecontext check --json` as a fresh process, 10 times (cold start: the process reads
 //! and parses the search index each time, as a person at a terminal meets it), median and max;
 //! (2) one `vitaecontext mcp` process, the first `check_claims` call (loads the index), then

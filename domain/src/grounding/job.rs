@@ -254,10 +254,12 @@ pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)
 }
 
 /// The key terms of a requirement: names first (as written), then content words.
-fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(String, Vec<String>)> {
+/// Terms joined by `or` or `/` (`Bazel or Buck`, `Rust/Go`) form one group: a requirement asks
+/// for one of them. Returns (group, as written, folded words), in posting order.
+fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(usize, String, Vec<String>)> {
     let claim = super::claims::ClaimText { span: span.clone(), line };
-    // (position, as written, folded words), sorted by position at the end.
-    let mut terms: Vec<(usize, String, Vec<String>)> = Vec::new();
+    // (start, end, as written, folded words), sorted by position at the end.
+    let mut terms: Vec<(usize, usize, String, Vec<String>)> = Vec::new();
     let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
     for f in facts(posting, &claim) {
         if f.kind == FactKind::Name {
@@ -269,7 +271,7 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(S
                 continue;
             }
             covered.push(f.span.clone());
-            terms.push((f.span.start, shown, name));
+            terms.push((f.span.start, f.span.end, shown, name));
         }
     }
     for w in words(&posting[span.clone()]) {
@@ -278,13 +280,26 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(S
             continue;
         }
         let f = fold(w.text);
-        if GENERIC.contains(&f.as_str()) || terms.iter().any(|(_, _, t)| t.len() == 1 && stem(&t[0]) == stem(&f)) {
+        if GENERIC.contains(&f.as_str()) || terms.iter().any(|(_, _, _, t)| t.len() == 1 && stem(&t[0]) == stem(&f)) {
             continue;
         }
-        terms.push((abs, w.text.to_owned(), vec![f]));
+        terms.push((abs, span.start + w.span.end, w.text.to_owned(), vec![f]));
     }
     terms.sort_by_key(|t| t.0);
-    terms.into_iter().map(|(_, shown, t)| (shown, t)).collect()
+    let mut out = Vec::with_capacity(terms.len());
+    let mut group = 0;
+    let mut prev_end: Option<usize> = None;
+    for (start, end, shown, t) in terms {
+        if let Some(pe) = prev_end {
+            let between = posting.get(pe..start).unwrap_or("").trim().to_lowercase();
+            if !matches!(between.as_str(), "or" | "/" | ", or" | "or a" | "or an") {
+                group += 1;
+            }
+        }
+        prev_end = Some(end);
+        out.push((group, shown, t));
+    }
+    out
 }
 
 /// Where a term is found: the first passage of the Career Context and the best record that
@@ -328,9 +343,10 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
     let mut reqs = Vec::new();
     for (span, line, level) in requirements(posting) {
         let mut found = Vec::new();
-        let mut missing = Vec::new();
+        let mut missing: Vec<(usize, String)> = Vec::new();
+        let mut found_groups: Vec<usize> = Vec::new();
         let mut evidence: Vec<Evidence> = Vec::new();
-        for (shown, term) in key_terms(posting, span.clone(), line) {
+        for (group, shown, term) in key_terms(posting, span.clone(), line) {
             let places = find_term(&term, &context, &mut graph);
             match places.first().cloned() {
                 Some(e) => {
@@ -352,10 +368,14 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
                         }
                     }
                     found.push(shown);
+                    found_groups.push(group);
                 }
-                None => missing.push(shown),
+                None => missing.push((group, shown)),
             }
         }
+        // An alternative that is found covers its group: only wholly missing groups count.
+        let missing: Vec<String> =
+            missing.into_iter().filter(|(g, _)| !found_groups.contains(g)).map(|(_, s)| s).collect();
         let coverage = match (found.len(), missing.len()) {
             (0, _) => Coverage::Missing,
             (_, 0) => Coverage::Covered,
@@ -387,7 +407,7 @@ About us: we ship parcels.
 - Own the build and CI strategy.
 
 ## Requirements
-- Deep experience with Bazel and remote caching
+- Deep experience with Bazel or Buck and remote caching
 - Kubernetes in production
 - Experience with Kafka and Flink
 
@@ -406,7 +426,7 @@ About us: we ship parcels.
         assert_eq!(
             r,
             [
-                ("- Deep experience with Bazel and remote caching", 9, Level::Must),
+                ("- Deep experience with Bazel or Buck and remote caching", 9, Level::Must),
                 ("- Kubernetes in production", 10, Level::Must),
                 ("- Experience with Kafka and Flink", 11, Level::Must),
                 ("- Rust", 14, Level::Nice),
@@ -421,6 +441,7 @@ About us: we ship parcels.
         let context = include_str!("../../../examples/career-context.md");
         let m = match_job(POSTING, Sources { context: Some(("career-context.md", context)), graph: Some(&s) }, "Rust");
         let cov: Vec<(&str, Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
+        // `Bazel or Buck`: one alternative found covers the requirement.
         assert_eq!(cov[0].1, Coverage::Covered, "{m:#?}");
         assert_eq!(cov[1].1, Coverage::Covered);
         assert_eq!(cov[2].1, Coverage::Missing, "{:?}", m.requirements[2]);
