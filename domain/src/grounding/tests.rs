@@ -141,3 +141,54 @@ fn a_contradiction_names_the_value_the_claim_does_not_share() {
         .collect();
     assert_eq!(found, ["12 minutes"], "{:#?}", claims[0]);
 }
+
+/// Every claim of the example Career Context with at least one fact, as (text, facts).
+fn context_claims() -> Vec<(String, Vec<claims::FactText>)> {
+    claims::split(CONTEXT)
+        .iter()
+        .map(|c| (CONTEXT[c.span.clone()].to_owned(), claims::facts(CONTEXT, c)))
+        .filter(|(_, f)| !f.is_empty())
+        .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+    /// Any draft made only of sentences and items copied from the person's file is supported.
+    #[test]
+    fn copied_sentences_are_always_supported(picks in proptest::sample::subsequence((0..context_claims().len()).collect::<Vec<_>>(), 1..12)) {
+        let all = context_claims();
+        let draft: Vec<&str> = picks.iter().map(|&i| all[i].0.as_str()).collect();
+        let draft = draft.join("\n\n");
+        for c in run(&draft) {
+            proptest::prop_assert!(c.status == ClaimStatus::Supported, "{:#?}", c);
+        }
+    }
+
+    /// Changing one number (with a unit) of a copied claim reports exactly that number as
+    /// contradicted, naming the file's value.
+    #[test]
+    fn one_changed_number_is_reported_as_that_number(pick in 0usize..1000, bump in 1u32..9) {
+        let candidates: Vec<(String, claims::FactText)> = context_claims()
+            .into_iter()
+            .flat_map(|(text, facts)| facts.into_iter().map(move |f| (text.clone(), f)))
+            .filter(|(_, f)| f.kind == FactKind::Number && f.numbers[0].unit.is_some())
+            .collect();
+        let (text, fact) = &candidates[pick % candidates.len()];
+        let start = CONTEXT.find(text.as_str()).unwrap();
+        let at = fact.numbers[0].span.start - start..fact.numbers[0].span.end - start;
+        // Never a year (1950-2100) and never a value the file has.
+        let new_value = fact.numbers[0].value as u64 * 10 + u64::from(bump) * 10_000 + 7;
+        let changed = format!("{}{}{}", &text[..at.start], new_value, &text[at.end..]);
+        let claims = run(&changed);
+        let bad: Vec<&Fact> = claims
+            .iter()
+            .flat_map(|c| &c.facts)
+            .filter(|f| !matches!(f.status, FactStatus::Supported(_)))
+            .collect();
+        proptest::prop_assert_eq!(bad.len(), 1, "{}: {:#?}", changed, claims);
+        proptest::prop_assert!(bad[0].text.starts_with(&new_value.to_string()), "{:#?}", bad);
+        let is_contradicted = matches!(&bad[0].status, FactStatus::Contradicted { found, .. } if found.starts_with(&text[at.clone()]));
+        proptest::prop_assert!(is_contradicted, "{:#?}", bad);
+    }
+}
