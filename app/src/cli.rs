@@ -83,6 +83,52 @@ pub enum Command {
     /// Check the whole setup as the server would see it, and say what to fix.
     #[command(long_about = DOCTOR_LONG_ABOUT)]
     Doctor(DoctorArgs),
+
+    /// Check a draft's claims against your files: each sentence or list item with a number,
+    /// date or name is supported, partly supported, unsupported or contradicted. Exits 1 when
+    /// anything is unsupported or contradicted.
+    Check(CheckArgs),
+
+    /// Compare a job posting with your files: which must-have and nice-to-have requirements they
+    /// cover, and which supported keywords your CV packet leaves out.
+    Match(MatchArgs),
+}
+
+/// Where the person's files are, as `mcp` takes them.
+#[derive(Debug, Args)]
+pub struct FilesArgs {
+    /// The Career Context file (default: as `mcp` selects it).
+    #[arg(long, visible_alias = "context-path", value_name = "FILE")]
+    pub context: Option<PathBuf>,
+
+    /// The VitaeGraph root (default: $VITAEGRAPH_ROOT, else ~/.vitaecontext/vitaegraph).
+    #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The draft to check (Markdown or plain text).
+    pub file: PathBuf,
+    /// The surface the draft is for.
+    #[arg(long = "for", value_name = "SURFACE", value_enum, ignore_case = true)]
+    pub surface: Option<SurfaceArg>,
+    /// Print `{"claims": [...], "counts": {...}}` instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub files: FilesArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// The job posting (Markdown or plain text).
+    pub file: PathBuf,
+    /// Print the coverage as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub files: FilesArgs,
 }
 
 const DOCTOR_LONG_ABOUT: &str = "\
@@ -145,6 +191,7 @@ impl Command {
             )
             | Command::Graph(GraphCommand::Validate { json, .. })
             | Command::Doctor(DoctorArgs { json, .. }) => *json,
+            Command::Check(CheckArgs { json, .. }) | Command::Match(MatchArgs { json, .. }) => *json,
             _ => false,
         }
     }

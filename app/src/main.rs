@@ -144,6 +144,14 @@ fn run(cli: Cli) -> Outcome {
                 SkillsCommand::Remove { id, layer } => skills::remove(&fs, &sources, &id, layer.as_deref()),
             }
         }
+        Command::Check(args) => {
+            let sources = sources::Sources::from_process(args.files.context.as_deref(), args.files.root.as_deref());
+            commands::grounding::check(&fs, &sources, &args.file, args.surface.map(Into::into), args.json)
+        }
+        Command::Match(args) => {
+            let sources = sources::Sources::from_process(args.files.context.as_deref(), args.files.root.as_deref());
+            commands::grounding::match_job(&fs, &sources, &args.file, args.json)
+        }
     }
 }
 

@@ -228,10 +228,105 @@ pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool)
     out
 }
 
+/// A claim of a draft that needs attention: a label under each unsupported or contradicted
+/// fact (what the files say instead, when they say something), the advice as help.
+#[derive(Debug)]
+pub struct ClaimFinding {
+    code: String,
+    message: String,
+    help: String,
+    severity: miette::Severity,
+    source: NamedSource<String>,
+    labels: Vec<(SourceSpan, String)>,
+}
+
+impl fmt::Display for ClaimFinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ClaimFinding {}
+
+impl miette::Diagnostic for ClaimFinding {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.help))
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(self.labels.iter().map(|(span, l)| LabeledSpan::new_with_span(Some(l.clone()), *span))))
+    }
+}
+
+/// One finding per claim that is contradicted, unsupported or partly supported, in draft order.
+pub fn claim_findings(path: &str, draft: &str, claims: &[domain::grounding::Claim]) -> Vec<ClaimFinding> {
+    use domain::grounding::{ClaimStatus, FactStatus, advice};
+    claims
+        .iter()
+        .filter(|c| {
+            matches!(c.status, ClaimStatus::Contradicted | ClaimStatus::Unsupported | ClaimStatus::PartlySupported)
+        })
+        .map(|c| {
+            let labels = c
+                .facts
+                .iter()
+                .filter_map(|f| {
+                    let label = match &f.status {
+                        FactStatus::Supported(_) => return None,
+                        FactStatus::Unsupported => "not found in your files".to_owned(),
+                        FactStatus::Contradicted { found, evidence } => {
+                            let at = match (&evidence.origin, evidence.line) {
+                                (domain::grounding::evidence::Origin::Context { file, .. }, Some(l)) => {
+                                    format!("{file}:{l}")
+                                }
+                                (domain::grounding::evidence::Origin::Context { file, section }, None) => {
+                                    format!("{file}, {section}")
+                                }
+                                (domain::grounding::evidence::Origin::Record { id, .. }, _) => id.clone(),
+                            };
+                            format!("your files say {found} ({at})")
+                        }
+                    };
+                    Some((SourceSpan::from(f.span.clone()), label))
+                })
+                .collect();
+            let what = c.status.as_str().replace('_', " ");
+            ClaimFinding {
+                code: format!("vitaecontext::check::{}", c.status.as_str()),
+                message: format!("line {}: claim is {what}", c.line),
+                help: advice(c).to_owned(),
+                severity: if c.status.is_problem() { miette::Severity::Error } else { miette::Severity::Warning },
+                source: NamedSource::new(path, draft.to_owned()),
+                labels,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use domain::career::{FileFacts, validate};
+
+    #[test]
+    fn claim_findings_label_each_fact_with_what_the_files_say() {
+        let context =
+            "# Ada Lovelace - Analyst\n\n## PROFESSIONAL EXPERIENCE\n\n- Cut report time by 40% at Babbage Engines.\n";
+        let draft = "- Cut report time by 60% at Babbage Engines.\n- Founded Acme Corp in 2012.\n";
+        let claims = domain::grounding::check(
+            draft,
+            domain::grounding::Sources { context: Some(("career-context.md", context)), graph: None },
+        );
+        insta::assert_snapshot!(render_all(&claim_findings("draft.md", draft, &claims), 100, false));
+    }
 
     #[test]
     fn findings_render_with_code_label_and_help() {

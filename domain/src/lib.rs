@@ -7,6 +7,7 @@ pub mod career;
 pub mod clients;
 pub mod doctor;
 pub mod graph;
+pub mod grounding;
 pub mod prompts;
 pub mod skills;
 mod steps;

@@ -152,7 +152,10 @@ fn plan() -> Value {
             {"name": "get_career_context", "arguments": {"for": "cv"}},
             {"name": "validate_career_context", "arguments": {}},
             {"name": "get_career_context", "arguments": {"for": "tiktok"}},
-            {"name": "search_vitaegraph", "arguments": {"query": "flaky", "type": "publication"}}
+            {"name": "search_vitaegraph", "arguments": {"query": "flaky", "type": "publication"}},
+            {"name": "check_claims", "arguments": {"draft": "- Raised the cache hit rate to 95% with Bazel.\n- Mentored four engineers; two were promoted to senior.", "for": "cv"}},
+            {"name": "match_job", "arguments": {"posting": "## Requirements\n- Bazel\n- Erlang\n"}},
+            {"name": "check_claims", "arguments": {}}
         ]
     })
 }
@@ -197,11 +200,22 @@ fn assert_career_context_with(out: &Value, who: &str, not_found: i64) {
     let prompts: Vec<&str> =
         out["prompts"]["items"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(prompts, ["cv_tailoring", "linkedin_audit", "github_showcase", "career_context_intake"], "{who}");
-    for (i, surface) in ["cv", "linkedin", "github", "general"].iter().enumerate() {
+    for (i, surface) in ["cv", "linkedin", "github"].iter().enumerate() {
         let got = &out["prompts_got"][i];
         let text = got["result"]["messages"][0]["content"]["text"].as_str().unwrap_or_else(|| panic!("{who}: {got}"));
         assert!(text.contains(&format!("# Career Context packet - {surface}")), "{who}: prompt {i}");
+        assert!(text.contains("## VitaeGraph: the person's detailed records"), "{who}: prompt {i}");
     }
+    // The intake updates the file, so it embeds the file itself.
+    let intake = out["prompts_got"][3]["result"]["messages"][0]["content"]["text"].as_str().unwrap_or_default();
+    assert!(intake.contains("<!-- VERIFIED FACTS:"), "{who}: {intake}");
+    // The grounding tools: a contradicted number named with the files' value, a coverage
+    // table, and a missing argument as a protocol error.
+    let check = calls[4]["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {calls}"));
+    assert!(check.contains("\"95%\": the files say \"88%\"") && check.contains("1 supported"), "{who}: {check}");
+    let matched = calls[5]["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{who}: {calls}"));
+    assert!(matched.contains("1 covered, 0 partial, 1 missing"), "{who}: {matched}");
+    assert_eq!(calls[6]["error"]["code"], -32602, "{who}: {calls}");
 }
 
 /// What 2025-06-18 and later add, seen by a client: titles, read-only annotations, and
@@ -397,7 +411,11 @@ fn inspector_cli_lists_reads_and_calls() {
     let env = example_server();
     let tools = inspector(&env, &["--method", "tools/list"]);
     let names: Vec<&str> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["get_career_context", "search_vitaegraph", "validate_career_context"], "{tools}");
+    assert_eq!(
+        names,
+        ["get_career_context", "search_vitaegraph", "validate_career_context", "check_claims", "match_job"],
+        "{tools}"
+    );
     let record = inspector(&env, &["--method", "resources/read", "--uri", "vitaegraph://record/project:cachewarden"]);
     assert!(record["contents"][0]["text"].as_str().unwrap().contains("# cachewarden"), "{record}");
     let found =

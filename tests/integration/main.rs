@@ -14,6 +14,7 @@ mod fs_model;
 mod graph_cli;
 mod graph_mcp;
 mod graph_names;
+mod grounding;
 mod lifecycle;
 mod prompts_wiki;
 mod protocol_errors;

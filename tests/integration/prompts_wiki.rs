@@ -42,8 +42,10 @@ fn every_prompt_is_grounded_in_the_packet_of_its_surface() {
     assert!(t.contains("paste their current profile"));
     let t = prompt_text(&mut s, "github_showcase", json!({"focus": "Rust"}));
     assert!(t.contains("# Career Context packet - github") && t.contains("up to six"));
+    // The intake updates the file, so it embeds the file itself (H1, scope, VERIFIED FACTS).
     let t = prompt_text(&mut s, "career_context_intake", json!({}));
-    assert!(t.contains("# Career Context packet - general") && t.contains("ask only about what is missing"));
+    assert!(t.contains("ask only about what is missing") && !t.contains("# Career Context packet"));
+    assert!(t.contains("<!-- VERIFIED FACTS:") && t.contains("Scope: this file covers"));
 }
 
 #[test]

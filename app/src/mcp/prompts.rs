@@ -12,7 +12,7 @@ use super::tools::ToolResult;
 use crate::usecase::career::{self, Current};
 use crate::usecase::skills;
 use domain::career::quickref::QValue;
-use domain::prompts::{Grounding, PromptArgs, PromptName, assemble};
+use domain::prompts::{Grounding, PromptArgs, PromptName, assemble_with_graph, digest};
 use domain::skills::set::COMPOSE_ARGUMENT;
 use domain::skills::{COMPOSE, GET_PROMPT};
 
@@ -110,6 +110,10 @@ fn arguments(prompt: PromptName, args: Map<String, Value>) -> Result<PromptArgs,
 fn grounding(m: &Methods, prompt: PromptName) -> Grounding {
     match m.career_context() {
         Current::Unavailable(notice) => Grounding::Unavailable { notice, current_text: None },
+        // An update rewrites the file, so the intake sees the file itself, not the packet.
+        Current::Loaded(loaded) if prompt == PromptName::CareerContextIntake && loaded.validation.valid => {
+            Grounding::File(loaded.text.clone())
+        }
         Current::Loaded(loaded) => match career::packet_of(&loaded, prompt.surface()) {
             Ok(packet) => Grounding::Packet(packet),
             Err(notice) => Grounding::Unavailable {
@@ -123,7 +127,16 @@ fn grounding(m: &Methods, prompt: PromptName) -> Grounding {
 /// A career prompt, rendered.
 fn career_prompt(m: &Methods, prompt: PromptName, args: Map<String, Value>) -> Result<String, RpcError> {
     let args = arguments(prompt, args)?;
-    Ok(assemble(prompt, &args, &grounding(m, prompt)))
+    // With a configured and indexed VitaeGraph, the prompt also carries a digest of the most
+    // relevant records; without one it is exactly the Career Context prompt.
+    let digest = match m.graph().searcher(m.fs()) {
+        Ok(searcher) => Some(digest(prompt, &args, &searcher, &target_roles(m))),
+        Err(e) => {
+            tracing::debug!("prompt without VitaeGraph records: {e}");
+            None
+        }
+    };
+    Ok(assemble_with_graph(prompt, &args, &grounding(m, prompt), digest.as_ref()))
 }
 
 /// `prompts/get`: a career prompt, else a prompt skill or `skills:compose` (errors in

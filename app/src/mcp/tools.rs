@@ -37,6 +37,10 @@ impl ToolResult {
     }
     /// A JSON answer: pretty-printed in the text block (every revision) and, where the revision
     /// has structured output, as `structuredContent` too.
+    pub fn with_structured(mut self, v: Value) -> Self {
+        self.structured = Some(v);
+        self
+    }
     pub fn json(value: Value) -> Result<Self, RpcError> {
         Ok(Self { text: pretty(&value)?, is_error: false, structured: Some(value), links: Vec::new() })
     }
@@ -129,7 +133,15 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The built-in tools of the contract.
     pub fn builtin() -> Self {
-        Self { tools: vec![get_career_context(), search_vitaegraph(), validate_career_context()] }
+        Self {
+            tools: vec![
+                get_career_context(),
+                search_vitaegraph(),
+                validate_career_context(),
+                check_claims(),
+                match_job(),
+            ],
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
@@ -325,4 +337,93 @@ fn validation_schema() -> Value {
         },
         "required": ["schemaVersion", "valid", "path", "errors", "warnings"]
     })
+}
+
+/// A text argument that must not be blank and is capped in size.
+fn required_text(name: &str, value: &str, max: usize) -> Result<(), RpcError> {
+    if value.trim().is_empty() {
+        return Err(RpcError::invalid_params(format!("{name:?} is empty: pass the text to check")));
+    }
+    if value.len() > max {
+        return Err(RpcError::invalid_params(format!("{name:?} is longer than {} KiB", max / 1024)));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckClaimsArgs {
+    draft: String,
+    #[serde(rename = "for", default)]
+    surface: Option<Surface>,
+}
+
+fn check_claims() -> Tool {
+    use crate::usecase::grounding::{self, Files, MAX_DRAFT_BYTES};
+    let surfaces: Vec<&str> = Surface::ALL.iter().map(|s| s.as_str()).collect();
+    Tool::new(
+        "check_claims",
+        "Check a draft's claims",
+        "Check a draft (a CV, a LinkedIn About, a profile README, a cover letter) against the person's own files before showing it. Splits the draft into claims (sentences and list items), finds the numbers, dates and names in each, and looks them up in the Career Context and the VitaeGraph. Returns each claim as supported, partly_supported, unsupported, contradicted (a number or date that differs from the files, naming both) or no_checkable_facts, with evidence (file and line, or record id). Call it after writing and fix every contradicted and unsupported claim: use the value the files give, soften or remove the claim, or ask the person. Deterministic and local; no model is called.",
+        json!({
+            "type": "object",
+            "properties": {
+                "draft": { "type": "string", "description": "The text to check (Markdown or plain text)." },
+                "for": { "type": "string", "enum": surfaces, "description": "The surface the draft is for." }
+            },
+            "required": ["draft"],
+            "additionalProperties": false
+        }),
+        |m, args| {
+            let CheckClaimsArgs { draft, surface } = params::parse(args)?;
+            required_text("draft", &draft, MAX_DRAFT_BYTES)?;
+            let files = Files::gather(m.career_context(), m.graph(), m.fs());
+            let claims = files.check(&draft);
+            let text = grounding::claims_text(&claims, surface, &files.notes);
+            Ok(ToolResult::ok(text).with_structured(grounding::claims_json(&claims)))
+        },
+    )
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MatchJobArgs {
+    posting: String,
+}
+
+fn match_job() -> Tool {
+    use crate::usecase::grounding::{self, Files, MAX_DRAFT_BYTES};
+    Tool::new(
+        "match_job",
+        "Match a job posting",
+        "Compare a job posting with the person's files. Extracts the posting's requirements (must-have and nice-to-have, from its own headings and wording) and returns a coverage table: for each requirement, covered (with evidence: Career Context line or VitaeGraph record id), partial (which terms were not found) or missing; plus the posting's keywords that the person's files support but the cv packet does not mention. Counts per class only, no score. Call it before tailoring a CV or cover letter to a posting; never claim a missing requirement without asking the person.",
+        json!({
+            "type": "object",
+            "properties": {
+                "posting": { "type": "string", "description": "The job posting's text (Markdown or plain text)." }
+            },
+            "required": ["posting"],
+            "additionalProperties": false
+        }),
+        |m, args| {
+            let MatchJobArgs { posting } = params::parse(args)?;
+            required_text("posting", &posting, MAX_DRAFT_BYTES)?;
+            let files = Files::gather(m.career_context(), m.graph(), m.fs());
+            let result = files.match_job(&posting);
+            Ok(ToolResult::ok(grounding::job_text(&result, &files.notes)).with_structured(grounding::job_json(&result)))
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A skill may not take a built-in tool's name: the skills layer's list must name them all.
+    #[test]
+    fn every_built_in_tool_is_reserved_for_the_skills_layer() {
+        for name in ToolRegistry::builtin().names() {
+            assert!(domain::skills::BUILTIN_TOOLS.contains(&name), "{name} is missing from BUILTIN_TOOLS");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 pub mod career;
 pub mod doctor;
 pub mod graph;
+pub mod grounding;
 pub mod register;
 pub mod setup;
 pub mod skills;

@@ -53,6 +53,15 @@ pub struct Searcher {
     starts: Vec<u32>,
 }
 
+/// A record as the index holds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DocumentText<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub path: &'a str,
+    pub text: &'a str,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub id: String,
@@ -245,6 +254,13 @@ impl Searcher {
             b.add(d);
         }
         b.finish()
+    }
+
+    /// A record's title, path and plain text, by id (for checking facts against it).
+    pub fn document(&self, id: &str) -> Option<DocumentText<'_>> {
+        let i = self.docs.binary_search_by(|d| d.id.as_str().cmp(id)).ok()?;
+        let d = &self.docs[i];
+        Some(DocumentText { id: &d.id, title: &d.title, path: &d.path, text: &d.text })
     }
 
     pub fn len(&self) -> usize {

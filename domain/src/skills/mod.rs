@@ -28,8 +28,10 @@ pub use yaml::Value;
 pub const BUILTIN_PROMPTS: [&str; 6] =
     ["cv_tailoring", "linkedin_audit", "github_showcase", "career_context_intake", COMPOSE, GET_PROMPT];
 
-/// The tool names the server has of its own; a skill may not take one.
-pub const BUILTIN_TOOLS: [&str; 3] = ["get_career_context", "search_vitaegraph", "validate_career_context"];
+/// The tool names the server has of its own; a skill may not take one. The app's tool registry
+/// checks in a test that this list names every built-in tool.
+pub const BUILTIN_TOOLS: [&str; 6] =
+    ["get_career_context", "search_vitaegraph", "validate_career_context", "check_claims", "match_job", GET_PROMPT];
 
 /// The prompt that composes skills by tag.
 pub const COMPOSE: &str = "skills:compose";

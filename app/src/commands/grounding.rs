@@ -1,0 +1,72 @@
+//! `vitaecontext check FILE` and `vitaecontext match FILE`: the grounding tools on the command
+//! line, over the same files `mcp` would serve.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use domain::career::Surface;
+use miette::miette;
+use ports::fs::FileSystem;
+
+use super::{Failure, Outcome, err, out, pretty};
+use crate::graph_store::GraphStore;
+use crate::report;
+use crate::sources::Sources;
+use crate::usecase::career::ContextCache;
+use crate::usecase::grounding::{self, Files, MAX_DRAFT_BYTES};
+
+fn read_input(fs: &dyn FileSystem, sources: &Sources, file: &Path) -> Result<(String, String), Failure> {
+    let path = domain::career::select::expand_path(&file.to_string_lossy(), sources.home.as_deref(), &sources.cwd);
+    let bytes = fs.read(&path, MAX_DRAFT_BYTES as u64).map_err(|e| {
+        Failure::usage(miette!(
+            help = "pass the path of a readable text file",
+            "cannot read {}: {}",
+            path.display(),
+            e.detail
+        ))
+    })?;
+    Ok((path.display().to_string(), String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+fn files(fs: &dyn FileSystem, sources: &Sources) -> Files {
+    let current = ContextCache::default().current(fs, sources);
+    Files::gather(current, &GraphStore::new(sources.graph_root()), fs)
+}
+
+pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Option<Surface>, json: bool) -> Outcome {
+    let (path, draft) = read_input(fs, sources, file)?;
+    let files = files(fs, sources);
+    let claims = files.check(&draft);
+    let problems = claims.iter().any(|c| c.status.is_problem());
+    if json {
+        out(&format!("{}\n", pretty(&grounding::claims_json(&claims))));
+    } else {
+        for n in &files.notes {
+            err(&format!("note: {n}\n"));
+        }
+        err(&report::render_all(&report::claim_findings(&path, &draft, &claims), 100, report::stderr_color()));
+        let counts: Vec<String> = domain::grounding::counts(&claims)
+            .iter()
+            .map(|(s, n)| format!("{n} {}", s.as_str().replace('_', " ")))
+            .collect();
+        out(&format!("{} claims in {path}: {}\n", claims.len(), counts.join(", ")));
+        if let Some(s) = surface {
+            err(&format!(
+                "the {s} packet (`vitaecontext context summary --for {s}`) holds the facts meant for this surface\n"
+            ));
+        }
+    }
+    Ok(if problems { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+pub fn match_job(fs: &dyn FileSystem, sources: &Sources, file: &Path, json: bool) -> Outcome {
+    let (_, posting) = read_input(fs, sources, file)?;
+    let files = files(fs, sources);
+    let m = files.match_job(&posting);
+    if json {
+        out(&format!("{}\n", pretty(&grounding::job_json(&m))));
+    } else {
+        out(&grounding::job_text(&m, &files.notes));
+    }
+    Ok(ExitCode::SUCCESS)
+}

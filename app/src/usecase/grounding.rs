@@ -1,0 +1,281 @@
+//! Grounding use cases: gather the person's files as evidence (the current Career Context and
+//! the VitaeGraph search index), run the domain's checks, and shape the answers (the JSON of
+//! `--json` and `structuredContent`, the text a model acts on).
+
+use std::sync::Arc;
+
+use domain::career::Surface;
+use domain::graph::search::Searcher;
+use domain::grounding::evidence::Origin;
+use domain::grounding::job::{self, Coverage, JobMatch, Level};
+use domain::grounding::{self, Claim, ClaimStatus, Evidence, FactStatus};
+use ports::fs::FileSystem;
+use serde_json::{Map, Value, json};
+
+use crate::graph_store::GraphStore;
+use crate::usecase::career::{self, Current, Loaded};
+
+/// The largest draft checked (a long CV is a few tens of KiB).
+pub const MAX_DRAFT_BYTES: usize = 1024 * 1024;
+
+/// The person's files as the checks read them, and what was missing.
+#[derive(Debug, Default)]
+pub struct Files {
+    pub context: Option<Arc<Loaded>>,
+    pub searcher: Option<Arc<Searcher>>,
+    /// Why a source is absent, in words (each a line of the answers).
+    pub notes: Vec<String>,
+}
+
+impl Files {
+    /// The current Career Context (any file that could be read, valid or not: its facts are the
+    /// person's either way) and the VitaeGraph search index, if built.
+    pub fn gather(current: Current, graph: &GraphStore, fs: &dyn FileSystem) -> Files {
+        let mut files = Files::default();
+        match current {
+            Current::Loaded(l) => files.context = Some(l),
+            Current::Unavailable(notice) => files.notes.push(format!(
+                "No Career Context was read ({}), so only the VitaeGraph was searched.",
+                notice.lines().find(|l| l.starts_with("# ")).map_or("not found", |l| l.trim_start_matches("# "))
+            )),
+        }
+        match graph.searcher(fs) {
+            Ok(s) => files.searcher = Some(s),
+            Err(e) => {
+                tracing::debug!("no search index for grounding: {e}");
+                files.notes.push(
+                    "No VitaeGraph search index was found, so only the Career Context was searched \
+                     (run `vitaecontext graph index` to include the detailed records)."
+                        .into(),
+                );
+            }
+        }
+        files
+    }
+
+    /// Every claim of `draft`, checked against these files.
+    pub fn check(&self, draft: &str) -> Vec<Claim> {
+        let name = self.context.as_ref().map(|l| career::file_name(&l.path));
+        let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
+        grounding::check(draft, grounding::Sources { context, graph: self.searcher.as_deref() })
+    }
+}
+
+pub fn evidence_json(e: &Evidence) -> Value {
+    let mut v = match &e.origin {
+        Origin::Context { file, section } => json!({ "file": file, "section": section }),
+        Origin::Record { id, path } => json!({ "record": id, "file": path }),
+    };
+    if let Some(line) = e.line {
+        v["line"] = json!(line);
+    }
+    v["excerpt"] = json!(e.excerpt);
+    v
+}
+
+fn evidence_place(e: &Evidence) -> String {
+    match (&e.origin, e.line) {
+        (Origin::Context { file, .. }, Some(line)) => format!("{file}:{line}"),
+        (Origin::Context { file, section }, None) => format!("{file}, {section}"),
+        (Origin::Record { id, .. }, _) => format!("record {id}"),
+    }
+}
+
+/// `{"claims": [{"text", "line", "status", "facts": [{"text", "kind", "status", "evidence"}]}],
+/// "counts": {...}}`: the `--json` output and the tool's `structuredContent`.
+pub fn claims_json(claims: &[Claim]) -> Value {
+    let claims_v: Vec<Value> = claims
+        .iter()
+        .map(|c| {
+            let facts: Vec<Value> = c
+                .facts
+                .iter()
+                .map(|f| {
+                    let mut v = json!({ "text": f.text, "kind": f.kind.as_str(), "status": f.status.as_str() });
+                    match &f.status {
+                        FactStatus::Supported(e) => v["evidence"] = evidence_json(e),
+                        FactStatus::Contradicted { evidence, found } => {
+                            v["evidence"] = evidence_json(evidence);
+                            v["found"] = json!(found);
+                        }
+                        FactStatus::Unsupported => v["evidence"] = Value::Null,
+                    }
+                    v
+                })
+                .collect();
+            json!({ "text": c.text, "line": c.line, "status": c.status.as_str(), "facts": facts })
+        })
+        .collect();
+    let mut counts = Map::new();
+    for (s, n) in grounding::counts(claims) {
+        counts.insert(s.as_str().into(), json!(n));
+    }
+    json!({ "claims": claims_v, "counts": counts })
+}
+
+/// One line of a claim for a person or a model: the claim, shortened to one line.
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let mut s: String = flat.chars().take(max).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// What a fact needing attention is, in words: `"95%": your files say 88% (career-context.md:43)`.
+pub fn fact_problem(f: &grounding::Fact) -> Option<String> {
+    match &f.status {
+        FactStatus::Supported(_) => None,
+        FactStatus::Unsupported => Some(format!("{:?}: not found in the person's files", f.text)),
+        FactStatus::Contradicted { evidence, found } => {
+            Some(format!("{:?}: the files say {found:?} ({})", f.text, evidence_place(evidence)))
+        }
+    }
+}
+
+/// The text a model acts on: contradicted and unsupported claims first, then the partly
+/// supported, each with what to do; then the counts.
+pub fn claims_text(claims: &[Claim], surface: Option<Surface>, notes: &[String]) -> String {
+    let mut out = String::from("# Claim check\n\n");
+    let counts: Vec<String> =
+        grounding::counts(claims).iter().map(|(s, n)| format!("{n} {}", s.as_str().replace('_', " "))).collect();
+    out.push_str(&format!("{} claims: {}.\n", claims.len(), counts.join(", ")));
+    for n in notes {
+        out.push_str(&format!("Note: {n}\n"));
+    }
+    for (title, statuses) in [
+        ("Contradicted by the person's files", &[ClaimStatus::Contradicted][..]),
+        ("Unsupported: no evidence in the person's files", &[ClaimStatus::Unsupported]),
+        ("Partly supported", &[ClaimStatus::PartlySupported]),
+    ] {
+        let these: Vec<&Claim> = claims.iter().filter(|c| statuses.contains(&c.status)).collect();
+        if these.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n## {title}\n\n"));
+        for c in these {
+            out.push_str(&format!("- Line {}: {}\n", c.line, one_line(&c.text, 160)));
+            for p in c.facts.iter().filter_map(fact_problem) {
+                out.push_str(&format!("  - {p}\n"));
+            }
+            out.push_str(&format!("  - What to do: {}.\n", grounding::advice(c)));
+        }
+    }
+    let fine = claims.iter().filter(|c| c.status == ClaimStatus::Supported).count();
+    out.push_str(&format!(
+        "\n{fine} claim(s) are supported by the person's files; claims without numbers, dates or names are not checked.\n"
+    ));
+    if let Some(s) = surface {
+        out.push_str(&format!(
+            "For wording and facts meant for this surface, read `get_career_context` with `for: {s}`.\n"
+        ));
+    }
+    out.push_str(
+        "Never fix a claim by inventing a new value: use the value the files give, soften the claim, or ask the person.\n",
+    );
+    out
+}
+
+impl Files {
+    /// The coverage of a job posting's requirements by these files; keywords are measured
+    /// against the `cv` packet, the text an assistant tailoring a CV already has.
+    pub fn match_job(&self, posting: &str) -> JobMatch {
+        let name = self.context.as_ref().map(|l| career::file_name(&l.path));
+        let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
+        let packet = self.context.as_ref().and_then(|l| career::packet_of(l, Surface::Cv).ok()).unwrap_or_default();
+        job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref() }, &packet)
+    }
+}
+
+/// `{"requirements": [{"text", "line", "level", "coverage", "found", "missing", "evidence"}],
+/// "keywords": [{"term", "evidence"}], "counts": {"must_have": {...}, "nice_to_have": {...}}}`.
+pub fn job_json(m: &JobMatch) -> Value {
+    let reqs: Vec<Value> = m
+        .requirements
+        .iter()
+        .map(|r| {
+            json!({
+                "text": r.text, "line": r.line, "level": r.level.as_str(), "coverage": r.coverage.as_str(),
+                "found": r.found, "missing": r.missing,
+                "evidence": r.evidence.iter().map(evidence_json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let keywords: Vec<Value> =
+        m.keywords.iter().map(|k| json!({ "term": k.term, "evidence": evidence_json(&k.evidence) })).collect();
+    let mut counts = Map::new();
+    for level in [Level::Must, Level::Nice] {
+        let mut per = Map::new();
+        for c in Coverage::ALL {
+            let n = m.requirements.iter().filter(|r| r.level == level && r.coverage == c).count();
+            per.insert(c.as_str().into(), json!(n));
+        }
+        counts.insert(level.as_str().into(), Value::Object(per));
+    }
+    json!({ "requirements": reqs, "keywords": keywords, "counts": counts })
+}
+
+fn evidence_id(e: &Evidence) -> String {
+    match &e.origin {
+        Origin::Context { file, section } => match e.line {
+            Some(l) => format!("{file}:{l} ({section})"),
+            None => format!("{file} ({section})"),
+        },
+        Origin::Record { id, .. } => id.clone(),
+    }
+}
+
+/// The coverage table as Markdown, must-haves first; counts per class, no score.
+pub fn job_text(m: &JobMatch, notes: &[String]) -> String {
+    let mut out = String::from("# Job posting coverage\n\n");
+    for n in notes {
+        out.push_str(&format!("Note: {n}\n"));
+    }
+    if m.requirements.is_empty() {
+        out.push_str(
+            "No requirements were found: the posting has no requirement list (headings such as \"Requirements\", \
+             \"What you bring\", \"Nice to have\" with list items under them).\n",
+        );
+    }
+    for level in [Level::Must, Level::Nice] {
+        let these: Vec<_> = m.requirements.iter().filter(|r| r.level == level).collect();
+        if these.is_empty() {
+            continue;
+        }
+        let counts: Vec<String> = Coverage::ALL
+            .iter()
+            .map(|c| format!("{} {}", these.iter().filter(|r| r.coverage == *c).count(), c.as_str()))
+            .collect();
+        let title = if level == Level::Must { "Must-have" } else { "Nice-to-have" };
+        out.push_str(&format!(
+            "\n## {title} ({})\n\n| Line | Requirement | Coverage | Evidence | Not found |\n|---|---|---|---|---|\n",
+            counts.join(", ")
+        ));
+        for r in these {
+            let cell = |s: String| s.replace('|', "\\|");
+            let ev: Vec<String> = r.evidence.iter().map(evidence_id).collect();
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                r.line,
+                cell(one_line(r.text.trim_start_matches(['-', '*', '+', '•', ' ']), 100)),
+                r.coverage.as_str(),
+                cell(ev.join(", ")),
+                cell(r.missing.join(", "))
+            ));
+        }
+    }
+    if !m.keywords.is_empty() {
+        out.push_str("\n## Keywords the person's files support that the cv packet does not mention\n\n");
+        for k in &m.keywords {
+            out.push_str(&format!("- {} ({})\n", k.term, evidence_id(&k.evidence)));
+        }
+    }
+    out.push_str(
+        "\nUse only covered requirements as strengths; for partial and missing ones, ask the person before \
+         claiming them. Read the cited records with vitaegraph://record/{id}.\n",
+    );
+    out
+}

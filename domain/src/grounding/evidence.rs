@@ -1,0 +1,192 @@
+//! What the person's files say, cut into passages a fact can be found in: the Career Context's
+//! sentences, list items, QUICK REFERENCE entries and VERIFIED FACTS (each with its section and
+//! the entry heading above it, since that heading carries the entry's dates and employer), and
+//! VitaeGraph records (title and plain text) reached through the search index.
+
+use std::collections::{HashMap, HashSet};
+
+use super::claims::split;
+use super::text::{Number, fold, is_content, numbers, stem, words};
+use crate::graph::search::{Query, Searcher};
+
+/// Where a passage comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The Career Context: its file name and the H2 section.
+    Context { file: String, section: String },
+    /// A VitaeGraph record: its id and path under the root.
+    Record { id: String, path: String },
+}
+
+/// A piece of the person's files.
+#[derive(Debug, Clone)]
+pub struct Passage {
+    pub origin: Origin,
+    /// Heading (if any), a newline, then the passage's own text.
+    pub text: String,
+    /// (offset in `text`, 1-based line in the file) of each line start, for Career Context
+    /// passages; empty for records (the index holds their text without line breaks).
+    lines: Vec<(usize, usize)>,
+    pub stems: HashSet<String>,
+    /// Folded words, for name lookups.
+    pub words: Vec<String>,
+    pub numbers: Vec<Number>,
+}
+
+impl Passage {
+    fn new(origin: Origin, text: String, lines: Vec<(usize, usize)>) -> Self {
+        let ws = words(&text);
+        let stems = ws.iter().filter(|w| is_content(w.text)).map(|w| stem(w.text)).collect();
+        let nums = numbers(&text, &ws);
+        let words = ws.iter().map(|w| fold(w.text)).collect();
+        Passage { origin, text, lines, stems, words, numbers: nums }
+    }
+
+    /// The file line of a byte offset of `text`, when known.
+    pub fn line_at(&self, offset: usize) -> Option<usize> {
+        let i = self.lines.partition_point(|&(o, _)| o <= offset);
+        let (o, line) = *self.lines.get(i.checked_sub(1)?)?;
+        Some(line + self.text[o..offset].matches('\n').count())
+    }
+
+    /// Whether the folded word sequence `name` occurs here; the offset of its first word.
+    pub fn find_name(&self, name: &[String]) -> Option<usize> {
+        if name.is_empty() || name.len() > self.words.len() {
+            return None;
+        }
+        let pos = self.words.windows(name.len()).position(|w| w == name)?;
+        words(&self.text).get(pos).map(|w| w.span.start)
+    }
+
+    /// The passage's text without the heading line, shortened for display.
+    pub fn excerpt(&self, around: usize) -> String {
+        let line_start = self.text[..around.min(self.text.len())].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.text[line_start..].find('\n').map_or(self.text.len(), |i| line_start + i);
+        let line = self.text[line_start..line_end].trim();
+        let mut out: String = line.chars().take(200).collect();
+        if line.chars().count() > 200 {
+            out.push('…');
+        }
+        out
+    }
+}
+
+/// The Career Context as passages.
+pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    // Headings: (line index, level, title).
+    let mut headings: Vec<(usize, usize, &str)> = Vec::new();
+    let mut in_fence = false;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_end_matches('\r');
+        if t.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        } else if !in_fence && t.starts_with('#') {
+            let level = t.chars().take_while(|&c| c == '#').count();
+            if t[level..].starts_with(' ') {
+                headings.push((i, level, t[level..].trim()));
+            }
+        }
+    }
+    let context_of = |line_idx: usize| -> (String, Option<(usize, &str)>) {
+        let before: Vec<&(usize, usize, &str)> = headings.iter().filter(|h| h.0 < line_idx).collect();
+        let section = before.iter().rev().find(|h| h.1 <= 2).map_or(String::new(), |h| h.2.to_owned());
+        let entry = before.iter().rev().take_while(|h| h.1 > 2).next().map(|h| (h.0, h.2));
+        (section, entry)
+    };
+    let mut out = Vec::new();
+    let push = |line_idx: usize, body: &str, body_line: usize, out: &mut Vec<Passage>| {
+        let (section, entry) = context_of(line_idx);
+        let origin = Origin::Context { file: file.to_owned(), section };
+        let (mut s, mut map) = (String::new(), Vec::new());
+        if let Some((hl, title)) = entry {
+            if hl + 1 != body_line {
+                map.push((0, hl + 1));
+                s.push_str(title);
+                s.push('\n');
+            }
+        }
+        map.push((s.len(), body_line));
+        s.push_str(body);
+        out.push(Passage::new(origin, s, map));
+    };
+    for c in split(text) {
+        let body = &text[c.span.clone()];
+        push(c.line - 1, body, c.line, &mut out);
+    }
+    // QUICK REFERENCE entries and VERIFIED FACTS, which the claim splitter skips.
+    let mut in_quick = false;
+    let mut fence = false;
+    let mut entry: Option<(usize, String)> = None;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_end_matches('\r');
+        if let Some(h) = t.strip_prefix("## ") {
+            in_quick = h.trim().eq_ignore_ascii_case("quick reference");
+        }
+        if t.trim_start().starts_with("```") {
+            fence = !fence;
+            if let Some((li, body)) = entry.take() {
+                push(li, &body, li + 1, &mut out);
+            }
+            continue;
+        }
+        if in_quick && fence {
+            if t.starts_with([' ', '\t']) {
+                if let Some((_, body)) = entry.as_mut() {
+                    body.push('\n');
+                    body.push_str(t);
+                }
+            } else {
+                if let Some((li, body)) = entry.take() {
+                    push(li, &body, li + 1, &mut out);
+                }
+                entry = Some((i, t.replace('_', " ")));
+            }
+        }
+        if let Some(rest) = t.trim_start().strip_prefix("<!--") {
+            if let Some(facts) = rest.trim_start().strip_prefix("VERIFIED FACTS:") {
+                let facts = facts.trim_end().trim_end_matches("-->");
+                for pair in facts.split(',') {
+                    push(i, &pair.trim().replace('_', " "), i + 1, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The records of a VitaeGraph, as passages found through its search index and kept once.
+#[derive(Debug)]
+pub struct GraphEvidence<'a> {
+    searcher: &'a Searcher,
+    cache: HashMap<String, Passage>,
+}
+
+/// How many top search results are read as evidence for one claim or one name.
+pub const RECORDS_PER_QUERY: usize = 8;
+
+impl<'a> GraphEvidence<'a> {
+    pub fn new(searcher: &'a Searcher) -> Self {
+        Self { searcher, cache: HashMap::new() }
+    }
+
+    /// The ids of the best records for `query`, their passages made ready.
+    pub fn search(&mut self, query: &str, limit: usize) -> Vec<String> {
+        let hits = self.searcher.search(&Query { text: Some(query), ..Default::default() });
+        let ids: Vec<String> = hits.records.into_iter().take(limit).map(|h| h.id).collect();
+        for id in &ids {
+            if !self.cache.contains_key(id) {
+                if let Some(d) = self.searcher.document(id) {
+                    let origin = Origin::Record { id: d.id.to_owned(), path: d.path.to_owned() };
+                    let p = Passage::new(origin, format!("{}\n{}", d.title, d.text), Vec::new());
+                    self.cache.insert(id.clone(), p);
+                }
+            }
+        }
+        ids
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Passage> {
+        self.cache.get(id)
+    }
+}

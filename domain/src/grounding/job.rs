@@ -1,0 +1,464 @@
+//! A job posting's requirements, and which of them the person's files cover.
+//!
+//! Requirements are the list items (and sentences) under the posting's own requirement
+//! headings: "Requirements", "What you bring", "Must have" are must-haves; "Nice to have",
+//! "Bonus", "Preferred" are nice-to-haves; an item that says "a plus" or "preferred" is a
+//! nice-to-have wherever it stands. Sections about the company, the role's duties or benefits
+//! are not requirements. A posting without such headings has its list items read as
+//! must-haves. Each requirement's key terms (names, and content words that are not generic
+//! requirement wording) are looked up in the files: all found is `covered`, some `partial`,
+//! none `missing`. No score is computed.
+
+use std::collections::BTreeMap;
+
+use super::claims::{FactKind, facts, split};
+use super::evidence::{GraphEvidence, Origin, Passage, RECORDS_PER_QUERY, context_passages};
+use super::text::{fold, is_content, stem, words};
+use super::{Evidence, Sources};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Must,
+    Nice,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "must_have",
+            Level::Nice => "nice_to_have",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Coverage {
+    Covered,
+    Partial,
+    Missing,
+}
+
+impl Coverage {
+    pub const ALL: [Coverage; 3] = [Coverage::Covered, Coverage::Partial, Coverage::Missing];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Coverage::Covered => "covered",
+            Coverage::Partial => "partial",
+            Coverage::Missing => "missing",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub text: String,
+    pub line: usize,
+    pub level: Level,
+    pub coverage: Coverage,
+    pub found: Vec<String>,
+    pub missing: Vec<String>,
+    /// Where the found terms are, at most one entry per record or Career Context section.
+    pub evidence: Vec<Evidence>,
+}
+
+/// A posting term the files support that the packet does not mention, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keyword {
+    pub term: String,
+    pub evidence: Evidence,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobMatch {
+    pub requirements: Vec<Requirement>,
+    pub keywords: Vec<Keyword>,
+}
+
+/// Words of requirement phrasing that say nothing about the person.
+const GENERIC: &[&str] = &[
+    "experience",
+    "experienced",
+    "strong",
+    "solid",
+    "knowledge",
+    "ability",
+    "able",
+    "skills",
+    "skill",
+    "understanding",
+    "familiarity",
+    "familiar",
+    "proficiency",
+    "proficient",
+    "proven",
+    "track",
+    "record",
+    "excellent",
+    "good",
+    "great",
+    "deep",
+    "hands",
+    "plus",
+    "bonus",
+    "nice",
+    "must",
+    "required",
+    "requirement",
+    "requirements",
+    "preferred",
+    "ideally",
+    "ideal",
+    "candidate",
+    "you",
+    "your",
+    "you've",
+    "you're",
+    "we",
+    "our",
+    "least",
+    "minimum",
+    "demonstrated",
+    "comfortable",
+    "background",
+    "professional",
+    "related",
+    "relevant",
+    "similar",
+    "equivalent",
+    "degree",
+    "field",
+    "including",
+    "like",
+    "well",
+    "least",
+    "someone",
+    "want",
+    "love",
+    "passion",
+    "passionate",
+    "building",
+    "build",
+    "environment",
+    "environments",
+    "role",
+    "company",
+    "join",
+    "looking",
+    "expertise",
+    "excellent",
+    "effective",
+    "effectively",
+    "clear",
+    "production",
+    "large",
+    "scale",
+    "modern",
+    "tools",
+    "tooling",
+    "technologies",
+    "technology",
+    "concepts",
+    "practices",
+    "systems",
+    "system",
+    "years",
+    "year",
+    "etc",
+    "have",
+    "has",
+    "had",
+    "would",
+    "will",
+    "should",
+    "could",
+    "worked",
+    "working",
+];
+
+fn heading_level(line: &str) -> Option<Option<Level>> {
+    let t = line.trim().trim_start_matches('#').trim().trim_matches('*').trim_end_matches(':').trim().to_lowercase();
+    let is_heading = line.trim_start().starts_with('#')
+        || (line.trim_end().ends_with(':') && t.split_whitespace().count() <= 8)
+        || (line.trim().starts_with("**") && line.trim().ends_with("**"));
+    if !is_heading || t.is_empty() {
+        return None;
+    }
+    let nice = ["nice to have", "nice-to-have", "bonus", "preferred", "a plus", "desirable", "would be great", "extra"];
+    let must = [
+        "requirement",
+        "must have",
+        "must-have",
+        "what you bring",
+        "what you'll bring",
+        "qualifications",
+        "you have",
+        "what we're looking for",
+        "what we are looking for",
+        "who you are",
+        "required",
+        "you should have",
+        "skills",
+        "about you",
+        "minimum",
+    ];
+    if nice.iter().any(|k| t.contains(k)) {
+        Some(Some(Level::Nice))
+    } else if must.iter().any(|k| t.contains(k)) {
+        Some(Some(Level::Must))
+    } else {
+        Some(None)
+    }
+}
+
+fn says_nice(text: &str) -> bool {
+    let t = text.to_lowercase();
+    ["nice to have", "nice-to-have", "a plus", "is a bonus", "bonus:", "preferred", "ideally", "desirable"]
+        .iter()
+        .any(|k| t.contains(k))
+}
+
+/// The requirements of a posting: (text span, line, level).
+pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)> {
+    // The level of each line: the level of the heading it sits under (None: not requirements).
+    let mut levels: Vec<Option<Option<Level>>> = Vec::new();
+    let mut current: Option<Option<Level>> = None;
+    let mut any_heading = false;
+    for line in posting.split('\n') {
+        if let Some(h) = heading_level(line) {
+            any_heading |= h.is_some();
+            current = Some(h);
+            levels.push(None);
+        } else {
+            levels.push(current);
+        }
+    }
+    let mut out = Vec::new();
+    for c in split(posting) {
+        let text = &posting[c.span.clone()];
+        let lvl = levels.get(c.line - 1).copied().flatten();
+        let is_item = matches!(text.trim_start().chars().next(), Some('-' | '*' | '+' | '•'))
+            || text.trim_start().starts_with(|ch: char| ch.is_ascii_digit()) && text.contains(". ");
+        let level = match lvl {
+            Some(Some(l)) => l,
+            Some(None) => continue,
+            None if !any_heading && is_item => Level::Must,
+            None => continue,
+        };
+        if heading_level(text).is_some() {
+            continue;
+        }
+        let level = if says_nice(text) { Level::Nice } else { level };
+        out.push((c.span, c.line, level));
+    }
+    out
+}
+
+/// The key terms of a requirement: names first (as written), then content words.
+/// Terms joined by `or` or `/` (`Bazel or Buck`, `Rust/Go`) form one group: a requirement asks
+/// for one of them. Returns (group, as written, folded words), in posting order.
+fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(usize, String, Vec<String>)> {
+    let claim = super::claims::ClaimText { span: span.clone(), line };
+    // (start, end, as written, folded words), sorted by position at the end.
+    let mut terms: Vec<(usize, usize, String, Vec<String>)> = Vec::new();
+    let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
+    for f in facts(posting, &claim) {
+        if f.kind == FactKind::Name {
+            let skip = usize::from(f.optional_first && f.name.len() > 1);
+            let name = f.name[skip..].to_vec();
+            let as_written: Vec<&str> = words(&posting[f.span.clone()]).iter().map(|w| w.text).collect();
+            let shown = as_written.get(skip..).map_or_else(|| name.join(" "), |w| w.join(" "));
+            if name.len() == 1 && GENERIC.contains(&name[0].as_str()) {
+                continue;
+            }
+            covered.push(f.span.clone());
+            terms.push((f.span.start, f.span.end, shown, name));
+        }
+    }
+    for w in words(&posting[span.clone()]) {
+        let abs = span.start + w.span.start;
+        if covered.iter().any(|r| r.contains(&abs)) || !is_content(w.text) {
+            continue;
+        }
+        let f = fold(w.text);
+        if GENERIC.contains(&f.as_str()) || terms.iter().any(|(_, _, _, t)| t.len() == 1 && stem(&t[0]) == stem(&f)) {
+            continue;
+        }
+        terms.push((abs, span.start + w.span.end, w.text.to_owned(), vec![f]));
+    }
+    terms.sort_by_key(|t| t.0);
+    let mut out = Vec::with_capacity(terms.len());
+    let mut group = 0;
+    let mut prev_end: Option<usize> = None;
+    for (start, end, shown, t) in terms {
+        if let Some(pe) = prev_end {
+            let between = posting.get(pe..start).unwrap_or("").trim().to_lowercase();
+            if !matches!(between.as_str(), "or" | "/" | ", or" | "or a" | "or an") {
+                group += 1;
+            }
+        }
+        prev_end = Some(end);
+        out.push((group, shown, t));
+    }
+    out
+}
+
+/// Where a term is found: the first passage of the Career Context and the best record that
+/// hold it (by stem for single words, by exact word sequence for names), so that a covered
+/// requirement cites a record id whenever the VitaeGraph has one.
+fn find_term(term: &[String], context: &[Passage], graph: &mut Option<GraphEvidence<'_>>) -> Vec<Evidence> {
+    let single = term.len() == 1;
+    let hit = |p: &Passage| -> Option<usize> {
+        if single {
+            let s = stem(&term[0]);
+            words(&p.text).iter().find(|w| stem(w.text) == s).map(|w| w.span.start)
+        } else {
+            p.find_name(term)
+        }
+    };
+    let mut found = Vec::new();
+    if let Some((p, at)) = context.iter().find_map(|p| hit(p).map(|at| (p, at))) {
+        found.push(super::evidence_at(p, at));
+    }
+    if let Some(g) = graph.as_mut() {
+        for id in g.search(&term.join(" "), RECORDS_PER_QUERY) {
+            if let Some(p) = g.get(&id) {
+                if let Some(at) = hit(p) {
+                    found.push(super::evidence_at(p, at));
+                    break;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The coverage of each requirement of `posting`, and the supported keywords that `packet` (the
+/// text the assistant already has) does not mention.
+pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch {
+    let context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
+    let mut graph = sources.graph.map(GraphEvidence::new);
+    let packet_stems: std::collections::HashSet<String> = words(packet).iter().map(|w| stem(w.text)).collect();
+    let packet_words: Vec<String> = words(packet).iter().map(|w| fold(w.text)).collect();
+    let mut keywords: BTreeMap<String, Keyword> = BTreeMap::new();
+    let mut reqs = Vec::new();
+    for (span, line, level) in requirements(posting) {
+        let mut found = Vec::new();
+        let mut missing: Vec<(usize, String)> = Vec::new();
+        let mut found_groups: Vec<usize> = Vec::new();
+        let mut evidence: Vec<Evidence> = Vec::new();
+        for (group, shown, term) in key_terms(posting, span.clone(), line) {
+            let places = find_term(&term, &context, &mut graph);
+            match places.first().cloned() {
+                Some(e) => {
+                    let in_packet = if term.len() == 1 {
+                        packet_stems.contains(&stem(&term[0]))
+                    } else {
+                        packet_words.windows(term.len()).any(|w| w == term.as_slice())
+                    };
+                    if !in_packet {
+                        keywords.entry(shown.clone()).or_insert(Keyword { term: shown.clone(), evidence: e.clone() });
+                    }
+                    let key = |o: &Origin| match o {
+                        Origin::Context { section, .. } => section.clone(),
+                        Origin::Record { id, .. } => id.clone(),
+                    };
+                    for e in places {
+                        if !evidence.iter().any(|x| key(&x.origin) == key(&e.origin)) {
+                            evidence.push(e);
+                        }
+                    }
+                    found.push(shown);
+                    found_groups.push(group);
+                }
+                None => missing.push((group, shown)),
+            }
+        }
+        // An alternative that is found covers its group: only wholly missing groups count.
+        let missing: Vec<String> =
+            missing.into_iter().filter(|(g, _)| !found_groups.contains(g)).map(|(_, s)| s).collect();
+        let coverage = match (found.len(), missing.len()) {
+            (0, _) => Coverage::Missing,
+            (_, 0) => Coverage::Covered,
+            _ => Coverage::Partial,
+        };
+        reqs.push(Requirement {
+            text: posting[span].trim().to_owned(),
+            line,
+            level,
+            coverage,
+            found,
+            missing,
+            evidence,
+        });
+    }
+    JobMatch { requirements: reqs, keywords: keywords.into_values().collect() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POSTING: &str = "\
+# Staff Platform Engineer
+
+About us: we ship parcels.
+
+## What you'll do
+- Own the build and CI strategy.
+
+## Requirements
+- Deep experience with Bazel or Buck and remote caching
+- Kubernetes in production
+- Experience with Kafka and Flink
+
+## Nice to have
+- Rust
+- Published work on test reliability
+
+## Benefits
+- Remote-first
+";
+
+    #[test]
+    fn requirements_follow_the_posting_structure() {
+        let r: Vec<(&str, usize, Level)> =
+            requirements(POSTING).into_iter().map(|(s, l, lv)| (POSTING[s].trim(), l, lv)).collect();
+        assert_eq!(
+            r,
+            [
+                ("- Deep experience with Bazel or Buck and remote caching", 9, Level::Must),
+                ("- Kubernetes in production", 10, Level::Must),
+                ("- Experience with Kafka and Flink", 11, Level::Must),
+                ("- Rust", 14, Level::Nice),
+                ("- Published work on test reliability", 15, Level::Nice),
+            ]
+        );
+    }
+
+    #[test]
+    fn coverage_against_the_example_person() {
+        let s = super::super::tests::example_searcher();
+        let context = include_str!("../../../examples/career-context.md");
+        let m = match_job(POSTING, Sources { context: Some(("career-context.md", context)), graph: Some(&s) }, "Rust");
+        let cov: Vec<(&str, Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
+        // `Bazel or Buck`: one alternative found covers the requirement.
+        assert_eq!(cov[0].1, Coverage::Covered, "{m:#?}");
+        assert_eq!(cov[1].1, Coverage::Covered);
+        assert_eq!(cov[2].1, Coverage::Missing, "{:?}", m.requirements[2]);
+        assert_eq!(cov[3].1, Coverage::Covered);
+        assert!(m.keywords.iter().any(|k| k.term == "Bazel"), "{:?}", m.keywords);
+        assert!(!m.keywords.iter().any(|k| k.term == "Rust"), "the packet mentions Rust");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+        /// Requirement extraction and coverage never panic, whatever the posting.
+        #[test]
+        fn never_panics_on_any_posting(posting in "(?s)[ -~\n\t–—’é%#*•:-]{0,300}|\\PC{0,200}") {
+            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None }, &posting);
+            for r in &m.requirements {
+                proptest::prop_assert!(r.line >= 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Benchmark: `check_claims` on a two-page CV against a 10,000-record VitaeGraph.
+//!
+//! Method: a generator writes 10,000 synthetic records (experience, project and publication
+//! records with ~600-byte bodies of varied words and numbers, so every query term has thousands
+//! of postings) plus the fictional example person's 21 records into a temp dir, and `graph
+//! index` indexes it. The draft is the four drafts of the evaluation corpus joined
+//! (tests/fixtures/claims/: CV, LinkedIn About, profile README, cover letter): 65 claims in
+//! 600 words, about two printed pages of CV. Then:
+//! (1) `vitaecontext check --json` as a fresh process, 10 times (cold start: the process reads
+//! and parses the search index each time, as a person at a terminal meets it), median and max;
+//! (2) one `vitaecontext mcp` process, the first `check_claims` call (loads the index), then
+//! 20 calls timed one by one over stdio. Run with `scripts/bench`.
+
+#![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+
+#[path = "support.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+const RECORDS: usize = 10_000;
+
+const WORDS: &[&str] = &[
+    "rust",
+    "go",
+    "kubernetes",
+    "bazel",
+    "postgresql",
+    "latency",
+    "pipeline",
+    "cache",
+    "compiler",
+    "distributed",
+    "consensus",
+    "observability",
+    "terraform",
+    "migration",
+    "throughput",
+    "scheduler",
+    "storage",
+    "query",
+    "index",
+    "platform",
+    "api",
+    "security",
+    "testing",
+    "release",
+    "monorepo",
+    "profiling",
+    "network",
+    "database",
+    "streaming",
+    "kafka",
+    "python",
+    "engineers",
+    "minutes",
+    "Tideline",
+    "Quayside",
+    "Logistics",
+    "Payments",
+];
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick(&mut self) -> &'static str {
+        WORDS[(self.next() % WORDS.len() as u64) as usize]
+    }
+}
+
+fn generate(root: &Path) {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for i in 0..RECORDS {
+        let (kind, dir) = match i % 3 {
+            0 => ("experience", "experience"),
+            1 => ("project", "projects"),
+            _ => ("publication", "publications"),
+        };
+        let mut body = format!("# Synthetic {kind} {i} ({})\n\n", 2000 + rng.next() % 26);
+        for _ in 0..6 {
+            let words: Vec<&str> = (0..12).map(|_| rng.pick()).collect();
+            body.push_str(&format!(
+                "- {} by {}% for {} engineers.\n",
+                words.join(" "),
+                rng.next() % 100,
+                rng.next() % 500
+            ));
+        }
+        let path = root.join(dir).join(format!("r{i}")).join(format!("{kind}.md"));
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        let fm = format!(
+            "type: {kind}\nid: {kind}:r{i}\ntitle: {} {i}\ntags: [{}, {}]\n",
+            rng.pick(),
+            rng.pick(),
+            rng.pick()
+        );
+        std::fs::write(path, format!("---\n{fm}---\n\n{body}")).expect("write");
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+fn main() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo").to_path_buf();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("graph");
+    copy_dir(&repo.join("examples/vitaegraph"), &root);
+    generate(&root);
+    let bin = support::bin();
+    let out = Command::new(&bin).args(["graph", "index", "--root"]).arg(&root).output().expect("index");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let draft: String = ["cv.md", "linkedin.md", "readme.md", "cover.md"]
+        .iter()
+        .map(|f| std::fs::read_to_string(repo.join("tests/fixtures/claims").join(f)).expect("fixture"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let draft_path = tmp.path().join("cv.md");
+    std::fs::write(&draft_path, &draft).expect("write");
+    let context = repo.join("examples/career-context.md");
+    let run_check = || {
+        let out = Command::new(&bin)
+            .arg("check")
+            .arg(&draft_path)
+            .arg("--json")
+            .arg("--context")
+            .arg(&context)
+            .arg("--root")
+            .arg(&root)
+            .env("HOME", tmp.path())
+            .output()
+            .expect("check");
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+        out.stdout.len()
+    };
+    let claims = {
+        let out = Command::new(&bin)
+            .args(["check", "--json", "--context"])
+            .arg(&context)
+            .arg("--root")
+            .arg(&root)
+            .arg(&draft_path)
+            .env("HOME", tmp.path())
+            .output()
+            .expect("check");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["claims"].as_array().map_or(0, Vec::len)
+    };
+    println!("draft: {} words, {claims} claims; graph: {} records", draft.split_whitespace().count(), RECORDS + 21);
+    println!("{}", support::time(10, 0, run_check).line("check (fresh process, loads the index)"));
+
+    let mut server = support::McpChild::start(
+        &[std::ffi::OsStr::new("--context"), context.as_os_str(), std::ffi::OsStr::new("--root"), root.as_os_str()],
+        tmp.path(),
+    );
+    let request = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": "check_claims", "arguments": { "draft": draft } }
+    })
+    .to_string();
+    let start = Instant::now();
+    server.call(&request);
+    println!("check_claims over MCP, first call (loads the index): {:.3?}", start.elapsed());
+    println!("{}", support::time(20, 0, || server.call(&request)).line("check_claims over MCP, index loaded"));
+}
