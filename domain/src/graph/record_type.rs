@@ -94,6 +94,11 @@ impl RecordType {
     /// and file name, not the folder, and a flat layout only the depth.
     pub fn is_canonical_path(self, path: &str) -> bool {
         let parts: Vec<&str> = path.split('/').collect();
+        // Every canonical path starts in the type's own folder (an award at `projects/x.md` is
+        // not canonical, though it has the flat layout's depth).
+        if parts[0] != self.directory() {
+            return false;
+        }
         match self.layout() {
             Layout::Nested(file) => parts.len() == 3 && parts[2] == file,
             Layout::Course => parts.len() == 4 && parts[0] == RecordType::Course.directory() && parts[2] == "courses",
@@ -199,5 +204,10 @@ mod tests {
         assert!(!RecordType::Course.is_canonical_path("projects/a/courses/b.md"));
         assert!(RecordType::Award.is_canonical_path("awards/a.md"));
         assert!(!RecordType::Award.is_canonical_path("awards/a/award.md"));
+        // Regression: a flat record outside its folder was taken for canonical (depth only).
+        assert!(!RecordType::Award.is_canonical_path("projects/a.md"));
+        assert!(!RecordType::Certification.is_canonical_path("notes/a.md"));
+        assert!(!RecordType::Publication.is_canonical_path("awards/a.md"));
+        assert!(!RecordType::Project.is_canonical_path("experience/a/project.md"));
     }
 }

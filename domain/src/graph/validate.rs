@@ -244,7 +244,19 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
         }
         let is_record_page = RecordType::is_record_directory(page.first_dir());
         if is_record_page && page.attributes.is_none() {
-            out.error(page, GraphCode::MissingFrontmatter, None, "Record page needs frontmatter".into());
+            // A block opened by `---` and never closed is not "missing": say so, at its line.
+            // (2.x reports it as missing, without a line.)
+            if page.body.starts_with("---\n") || page.body.starts_with("---\r\n") || page.body == "---" {
+                out.errors.push(GraphDiagnostic {
+                    code: GraphCode::MissingFrontmatter,
+                    path: page.path.clone(),
+                    message: "Front matter opened on line 1 is never closed; add a `---` line after its last key"
+                        .into(),
+                    line: Some(1),
+                });
+            } else {
+                out.error(page, GraphCode::MissingFrontmatter, None, "Record page needs frontmatter".into());
+            }
             continue;
         }
         if is_record_page && page.id().is_none() {
@@ -491,6 +503,32 @@ mod tests {
             let (_, s) = crate::steps::count(|| cycle_findings(&small));
             let (_, l) = crate::steps::count(|| cycle_findings(&large));
             assert!(l <= s * 5, "work grew {}x for 4x the records (cycle: {cycle})", l / s.max(1));
+        }
+    }
+
+    fn findings(pages: &[Page]) -> Vec<(String, String, Option<usize>)> {
+        let v = validate(Path::new("/g"), pages, &|_| true);
+        v.errors.iter().chain(&v.warnings).map(|d| (d.path.clone(), d.code.as_str().to_owned(), d.line)).collect()
+    }
+
+    // Regression: an unclosed block was reported as missing front matter, with no line.
+    #[test]
+    fn an_unclosed_front_matter_is_named_as_such_at_its_line() {
+        let page = Page::parse("projects/a/project.md", "---\ntype: project\nid: project:a\ntitle: A\n# A\n");
+        let v = validate(Path::new("/g"), &[page], &|_| true);
+        let d = v.errors.iter().find(|d| d.code == GraphCode::MissingFrontmatter).expect("reported");
+        assert!(d.message.contains("never closed") && d.line == Some(1), "{d:?}");
+    }
+
+    // Regression: an award, certification or publication outside its folder has the flat
+    // layout's depth, and was taken for canonical.
+    #[test]
+    fn flat_records_outside_their_folder_are_legacy_layout() {
+        for (ty, path) in [("award", "notes/prize.md"), ("certification", "projects/cka.md"), ("publication", "x/p.md")]
+        {
+            let page = Page::parse(path, &format!("---\ntype: {ty}\nid: {ty}:x\ntitle: X\n---\n"));
+            let found = findings(&[page]);
+            assert!(found.iter().any(|(p, c, _)| p == path && c == "legacy_record_layout"), "{ty}: {found:?}");
         }
     }
 
