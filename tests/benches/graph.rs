@@ -24,74 +24,17 @@ use std::time::{Duration, Instant};
 /// The most the median 100,000-term query may take over stdio, at any size benched.
 const HUGE_QUERY_BOUND: Duration = Duration::from_secs(1);
 
-const WORDS: &[&str] = &[
-    "rust",
-    "go",
-    "kubernetes",
-    "bazel",
-    "postgresql",
-    "latency",
-    "pipeline",
-    "cache",
-    "compiler",
-    "distributed",
-    "consensus",
-    "observability",
-    "terraform",
-    "migration",
-    "throughput",
-    "scheduler",
-    "storage",
-    "query",
-    "index",
-    "search",
-    "mentoring",
-    "platform",
-    "api",
-    "security",
-    "testing",
-    "release",
-    "monorepo",
-    "profiling",
-    "network",
-    "database",
-    "streaming",
-    "kafka",
-    "python",
-    "typescript",
-    "react",
-    "design",
-    "research",
-    "paper",
-    "award",
-];
-
-/// A tiny deterministic generator (xorshift) so every run writes the same graph.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
-
 /// Writes a valid graph of about `n` records: per group of 10, 1 education with 2 courses and
 /// a thesis, 1 experience with 2 projects, 1 certification, 1 award, 1 publication.
 pub fn generate(root: &Path, n: usize) -> usize {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = support::Rng(0x9E37_79B9_7F4A_7C15);
     std::fs::write(root.join("VITAEGRAPH.md"), "# Synthetic VitaeGraph\n").expect("write");
     std::fs::write(root.join("index.md"), "# Index\n").expect("write");
     let mut count = 0;
-    let body = |rng: &mut Rng, title: &str| -> String {
+    let body = |rng: &mut support::Rng, title: &str| -> String {
         let mut b = format!("# {title}\n\n");
         for _ in 0..8 {
-            let line: Vec<&str> = (0..10).map(|_| rng.pick(WORDS)).collect();
+            let line: Vec<&str> = (0..10).map(|_| rng.pick(support::WORDS)).collect();
             b.push_str(&format!("- Worked on {} with {}% improvement.\n", line.join(" "), rng.next() % 100));
         }
         b
@@ -103,7 +46,8 @@ pub fn generate(root: &Path, n: usize) -> usize {
         count += 1;
     };
     for g in 0..n.div_ceil(10) {
-        let tags = |rng: &mut Rng| format!("tags: [{}, {}]\n", rng.pick(WORDS), rng.pick(WORDS));
+        let tags =
+            |rng: &mut support::Rng| format!("tags: [{}, {}]\n", rng.pick(support::WORDS), rng.pick(support::WORDS));
         let edu = format!("education:edu-{g}");
         write(
             format!("education/edu-{g}/education.md"),
@@ -133,7 +77,7 @@ pub fn generate(root: &Path, n: usize) -> usize {
                 format!("projects/p-{g}-{p}/project.md"),
                 format!(
                     "type: project\nid: project:p-{g}-{p}\ntitle: Project {g} {p} {}\nparent: {exp}\nrelated_records: [publication:pub-{g}]\n{}",
-                    rng.pick(WORDS),
+                    rng.pick(support::WORDS),
                     tags(&mut rng)
                 ),
                 body(&mut rng, "Project"),
@@ -153,7 +97,7 @@ pub fn generate(root: &Path, n: usize) -> usize {
             format!("publications/pub-{g}.md"),
             format!(
                 "type: publication\nid: publication:pub-{g}\ntitle: Paper {g} on {}\n{}",
-                rng.pick(WORDS),
+                rng.pick(support::WORDS),
                 tags(&mut rng)
             ),
             body(&mut rng, "Paper"),
@@ -213,8 +157,9 @@ fn bench_size(n: usize) {
     let cold = Instant::now();
     server.call(&search("rust latency"));
     println!("search_vitaegraph cold (loads the index): {:.3?}", cold.elapsed());
-    let mut rng = Rng(42);
-    let queries: Vec<String> = (0..1010).map(|_| format!("{} {}", rng.pick(WORDS), rng.pick(WORDS))).collect();
+    let mut rng = support::Rng(42);
+    let queries: Vec<String> =
+        (0..1010).map(|_| format!("{} {}", rng.pick(support::WORDS), rng.pick(support::WORDS))).collect();
     let mut qi = queries.iter().cycle();
     let stats = support::time(1000, 10, || server.call(&search(qi.next().expect("cycle"))));
     println!("{}", stats.line("search_vitaegraph warm, 2-word queries"));
@@ -226,7 +171,7 @@ fn bench_size(n: usize) {
     println!("{}", stats.line("search_vitaegraph warm, 100,000-term query"));
     let median = stats.samples[stats.samples.len() / 2];
     assert!(median < HUGE_QUERY_BOUND, "a 100,000-term query took {median:?} (bound {HUGE_QUERY_BOUND:?})");
-    let mut rng = Rng(7);
+    let mut rng = support::Rng(7);
     let groups = n.div_ceil(10) as u64;
     let ids: Vec<String> = (0..1010).map(|_| format!("project:p-{}-{}", rng.next() % groups, rng.next() % 2)).collect();
     let mut ii = ids.iter().cycle();

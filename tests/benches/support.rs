@@ -123,3 +123,64 @@ impl Drop for McpChild {
         let _ = self.child.wait();
     }
 }
+
+/// The words generated records are made of (shared by the benches that generate text).
+#[allow(dead_code, reason = "not every bench generates text")]
+pub const WORDS: &[&str] = &[
+    "rust",
+    "go",
+    "kubernetes",
+    "bazel",
+    "postgresql",
+    "latency",
+    "pipeline",
+    "cache",
+    "compiler",
+    "distributed",
+    "consensus",
+    "observability",
+    "terraform",
+    "migration",
+    "throughput",
+    "scheduler",
+    "storage",
+    "query",
+    "index",
+    "search",
+    "mentoring",
+    "platform",
+    "api",
+    "security",
+    "testing",
+    "release",
+    "monorepo",
+    "profiling",
+    "network",
+    "database",
+    "streaming",
+    "kafka",
+    "python",
+    "typescript",
+    "react",
+    "design",
+    "research",
+    "paper",
+    "award",
+];
+
+/// A small deterministic generator (xorshift), so every run generates the same data.
+#[allow(dead_code, reason = "not every bench generates text")]
+pub struct Rng(pub u64);
+
+#[allow(dead_code, reason = "not every bench generates text")]
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}

@@ -71,7 +71,7 @@ impl Value {
             Value::Int(i) => out.push_str(&i.to_string()),
             Value::Float(f) if f.is_finite() => out.push_str(&crate::text::js_number(*f)),
             Value::Float(_) => out.push_str("null"),
-            Value::String(s) => write_json_string(out, s),
+            Value::String(s) => out.push_str(&crate::text::json_string(s)),
             Value::Array(items) if items.is_empty() => out.push_str("[]"),
             Value::Array(items) => {
                 out.push('[');
@@ -93,7 +93,7 @@ impl Value {
                         out.push(',');
                     }
                     newline(out, depth + 1);
-                    write_json_string(out, k);
+                    out.push_str(&crate::text::json_string(k));
                     out.push(':');
                     if indent.is_some() {
                         out.push(' ');
@@ -105,24 +105,6 @@ impl Value {
             }
         }
     }
-}
-
-fn write_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Where a node is: a byte range of the source and its 1-based line.
