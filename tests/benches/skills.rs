@@ -20,11 +20,12 @@
 //!   prompts, 43 pages, following `nextCursor`), 5 runs; and a cold server (spawn, `initialize`,
 //!   first page), 5 runs.
 //!
-//! First run (2-core dev machine shared with other builds, load average ~12, release build):
-//! cold load median 936 ms (min 591 ms); snapshot() inside the interval 0.48 µs; re-check of
-//! the unchanged tree median 43 ms (min 29 ms), i.e. ~86 µs per request amortised at one
-//! request per ms; noticing one edit median 78 ms; `skills list --json` process median 702 ms.
-//!
+//! Figures (2-core dev machine, otherwise idle, page cache warm, release build, 2026-11-30):
+//! cold load median 177 ms (min 173 ms); snapshot() inside the interval 47 ns; re-check of the
+//! unchanged tree median 14.5 ms, i.e. ~29 µs per request amortised at one request per ms;
+//! noticing one edit median 25 ms; prompts/list first page median 0.35 ms (11.4 ms before the
+//! list was cached per skill set), every page (43) 36 ms (459 ms before); a cold server (spawn,
+//! initialize, first page) 258 ms; `skills list --json` process median 209 ms.
 //! Run with `scripts/bench`.
 
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]

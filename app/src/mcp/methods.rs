@@ -186,6 +186,9 @@ fn cache_ttl(method: Method, params: &Map<String, Value>) -> Option<u64> {
     }
 }
 
+/// A built `prompts/list`, with the skill set and revision it was built for.
+type PromptList = (Option<Arc<SkillSet>>, Revision, Arc<Vec<Value>>);
+
 /// What the server serves. Built once at start-up from the configuration.
 pub struct Methods {
     fs: Arc<dyn FileSystem>,
@@ -199,6 +202,9 @@ pub struct Methods {
     skills: Option<Skills>,
     /// `--prompt-tools`: also offer `get_prompt` as a tool.
     prompt_tools: bool,
+    /// The last `prompts/list` built, for the skill set and revision it was built for: with
+    /// thousands of prompt skills, each page would otherwise rebuild the whole list.
+    prompt_lists: std::sync::Mutex<Option<PromptList>>,
 }
 
 impl std::fmt::Debug for Methods {
@@ -219,6 +225,7 @@ impl Methods {
             tools: ToolRegistry::builtin(),
             skills: None,
             prompt_tools: false,
+            prompt_lists: std::sync::Mutex::new(None),
         }
     }
 
@@ -235,6 +242,25 @@ impl Methods {
     /// The skills served now (edits picked up at most every 500 ms), if any layer is configured.
     pub fn skills(&self) -> Option<Arc<SkillSet>> {
         self.skills.as_ref().map(Skills::snapshot)
+    }
+
+    /// Every prompt `prompts/list` pages through, built once per skill set and revision.
+    fn prompt_list(&self, revision: Revision) -> Arc<Vec<Value>> {
+        let set = self.skills();
+        let mut cache = self.prompt_lists.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((cached_set, cached_revision, list)) = cache.as_ref() {
+            let same_set = match (cached_set, &set) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            };
+            if same_set && *cached_revision == revision {
+                return Arc::clone(list);
+            }
+        }
+        let list = Arc::new(prompts::list(self, revision));
+        *cache = Some((set, revision, Arc::clone(&list)));
+        list
     }
 
     /// The packet of each surface as a skill template gets it: the person's facts, or the
@@ -417,7 +443,10 @@ impl Methods {
                 list_page(list_params(params)?, "resourceTemplates", resources::templates(revision))
             }
             Method::ToolsList => list_page(list_params(params)?, "tools", self.tool_definitions(revision)),
-            Method::PromptsList => list_page(list_params(params)?, "prompts", prompts::list(self, revision)),
+            Method::PromptsList => {
+                let all = self.prompt_list(revision);
+                lazy_page(list_params(params)?.cursor.as_deref(), "prompts", all.len(), |i| all[i].clone())
+            }
             Method::PromptsGet => prompts::get(self, params),
             Method::CompletionComplete => completion::complete(self, params),
             Method::ResourcesRead => {
