@@ -239,7 +239,8 @@ impl Methods {
         self
     }
 
-    /// The skills served now (edits picked up at most every 500 ms), if any layer is configured.
+    /// The skills served now (edits picked up by the next request; past 512 skill files, within
+    /// 500 ms), if any layer is configured.
     pub fn skills(&self) -> Option<Arc<SkillSet>> {
         self.skills.as_ref().map(Skills::snapshot)
     }

@@ -1,9 +1,10 @@
 //! Skills over the filesystem port: resolve the layers (config file and `--skills` folders),
 //! walk them, parse what changed, and hand out an immutable [`SkillSet`] per request.
 //!
-//! Noticing edits at a bounded cost: [`Skills::snapshot`] re-checks the tree at most once per
-//! [`RECHECK_INTERVAL`]; between checks a request costs a clock read, a lock and an `Arc`
-//! clone. A check never re-walks blindly: it stats the config file, each known folder and each
+//! Noticing edits at a bounded cost: a small tree (at most [`RECHECK_EVERY_REQUEST`] known
+//! files, a few hundred stats) is checked on every request, so an edit is served by the very
+//! next request; a larger one at most once per [`RECHECK_INTERVAL`]; between checks a request
+//! costs a clock read, a lock and an `Arc` clone. A check never re-walks blindly: it stats the config file, each known folder and each
 //! known skill file. A folder is listed again only when its stamp changed (entries added,
 //! removed or renamed change a directory's mtime) or when the filesystem has no stamp for
 //! folders (the in-memory one reports 0); a file is read and parsed again only when its stamp
@@ -11,8 +12,6 @@
 //! of N files and D folders costs N + D stats per interval, and no reads.
 //!
 //! The MCP layer serves skills through [`Skills::snapshot`] and the JSON shapes at the end.
-// Until the MCP wiring (app/src/mcp) calls `Skills` and the JSON shapes, only tests and the
-// benchmark do; remove this once it lands.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -30,8 +29,12 @@ use serde_json::{Map, Value, json};
 
 use crate::sources::SkillSources;
 
-/// How often a running server looks at the layers again.
+/// How often a running server looks at a large tree of layers again.
 pub const RECHECK_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Up to this many known skill files, every request checks the tree (one stat per file and
+/// folder, well under a millisecond), so an edit is picked up by the next request.
+pub const RECHECK_EVERY_REQUEST: usize = 512;
 
 /// A skill file larger than this is skipped.
 pub const MAX_SKILL_BYTES: u64 = 1024 * 1024;
@@ -359,7 +362,8 @@ impl Skills {
     pub fn snapshot(&self) -> Arc<SkillSet> {
         let mut st = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let now = self.clock.monotonic();
-        if st.checked_at.is_some_and(|t| now.saturating_sub(t) < self.interval) {
+        let small = st.cache.files.len() <= RECHECK_EVERY_REQUEST;
+        if !small && st.checked_at.is_some_and(|t| now.saturating_sub(t) < self.interval) {
             return Arc::clone(&st.set);
         }
         st.checked_at = Some(now);

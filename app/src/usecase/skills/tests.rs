@@ -233,14 +233,31 @@ fn layers_from_a_config_and_flags_with_a_broken_file_skipped() {
 }
 
 #[test]
-fn edits_new_files_and_deletions_are_noticed_after_the_interval_only() {
+fn a_large_tree_is_checked_at_most_once_per_interval() {
+    let (fs, clock, skills) = setup();
+    for i in 0..=RECHECK_EVERY_REQUEST {
+        fs.write_atomic(
+            &Path::new("/home/p/team/sub").join(format!("s{i}.yaml")),
+            skill_yaml(&format!("s{i}"), "x").as_bytes(),
+        )
+        .unwrap();
+    }
+    clock.advance(RECHECK_INTERVAL);
+    assert_eq!(text_of(&skills, "s0").as_deref(), Some("x"));
+    fs.write_atomic(Path::new("/home/p/team/sub/b.yaml"), skill_yaml("b", "edited").as_bytes()).unwrap();
+    assert_eq!(text_of(&skills, "b").as_deref(), Some("team b"), "within the interval the snapshot is kept");
+    clock.advance(RECHECK_INTERVAL);
+    assert_eq!(text_of(&skills, "b").as_deref(), Some("edited"));
+}
+
+#[test]
+fn edits_new_files_and_deletions_are_noticed_by_the_next_request() {
     let (fs, clock, skills) = setup();
     assert_eq!(text_of(&skills, "b").as_deref(), Some("team b"));
     fs.write_atomic(Path::new("/home/p/team/sub/b.yaml"), skill_yaml("b", "edited").as_bytes()).unwrap();
     fs.write_atomic(Path::new("/home/p/team/c.yaml"), skill_yaml("c", "new").as_bytes()).unwrap();
     fs.remove_file(Path::new("/home/p/mine/a.yaml")).unwrap();
-    assert_eq!(text_of(&skills, "b").as_deref(), Some("team b"), "within the interval the snapshot is kept");
-    clock.advance(RECHECK_INTERVAL);
+    // A small tree is checked on every request: no interval to wait for.
     assert_eq!(text_of(&skills, "b").as_deref(), Some("edited"));
     assert_eq!(text_of(&skills, "c").as_deref(), Some("new"));
     assert_eq!(text_of(&skills, "a").as_deref(), Some("team a"), "deleting the override uncovers the team's a");
