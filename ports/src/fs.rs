@@ -31,6 +31,10 @@ pub struct Metadata {
     /// A stamp that changes when the file's content is replaced (mtime in nanoseconds plus
     /// identity where the platform has one). Only compared for equality.
     pub stamp: u128,
+    /// Last modification, in nanoseconds since the epoch, where the filesystem keeps one. With
+    /// the stamp it tells whether a file may have changed within one timestamp tick of a read
+    /// (a "racily clean" file, which the incremental index checks by content).
+    pub modified_ns: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,19 +76,45 @@ impl FsError {
     }
 }
 
+/// Writes a file's content into the writer it is given. Called once per set, on any thread,
+/// while the set is staged; an error fails the set like a failed write.
+pub type Content<'a> = &'a (dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()> + Sync);
+
 /// One change of a [`FileSystem::write_atomic_set`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub enum Change<'a> {
     /// Replace or create the file with these bytes.
     Write(&'a Path, &'a [u8]),
+    /// Replace or create the file with what the function writes: content too large to hold in
+    /// memory (a search index of 100,000 records) goes to the temporary file as it is made.
+    Stream(&'a Path, Content<'a>),
     /// Remove the file if it is there (a missing file is not an error).
     Remove(&'a Path),
+}
+
+impl std::fmt::Debug for Change<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Change::Write(p, b) => f.debug_tuple("Write").field(p).field(&b.len()).finish(),
+            Change::Stream(p, _) => f.debug_tuple("Stream").field(p).finish(),
+            Change::Remove(p) => f.debug_tuple("Remove").field(p).finish(),
+        }
+    }
 }
 
 impl<'a> Change<'a> {
     pub fn path(&self) -> &'a Path {
         match self {
-            Change::Write(p, _) | Change::Remove(p) => p,
+            Change::Write(p, _) | Change::Stream(p, _) | Change::Remove(p) => p,
+        }
+    }
+
+    /// Writes the content of a `Write` or `Stream` change; a `Remove` writes nothing.
+    pub fn write_content(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match self {
+            Change::Write(_, bytes) => out.write_all(bytes),
+            Change::Stream(_, content) => content(out),
+            Change::Remove(_) => Ok(()),
         }
     }
 }

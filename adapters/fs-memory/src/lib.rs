@@ -39,11 +39,15 @@ impl Node {
 
     fn metadata(&self) -> Metadata {
         match self {
-            Node::File { bytes, stamp } => Metadata { kind: FileKind::File, len: bytes.len() as u64, stamp: *stamp },
-            Node::Symlink(target) => {
-                Metadata { kind: FileKind::Symlink, len: target.as_os_str().len() as u64, stamp: 0 }
+            Node::File { bytes, stamp } => {
+                // The stamp counts writes; as a time it is a few nanoseconds after the epoch.
+                let modified_ns = i64::try_from(*stamp).ok();
+                Metadata { kind: FileKind::File, len: bytes.len() as u64, stamp: *stamp, modified_ns }
             }
-            other => Metadata { kind: other.kind(), len: 0, stamp: 0 },
+            Node::Symlink(target) => {
+                Metadata { kind: FileKind::Symlink, len: target.as_os_str().len() as u64, stamp: 0, modified_ns: None }
+            }
+            other => Metadata { kind: other.kind(), len: 0, stamp: 0, modified_ns: None },
         }
     }
 }
@@ -284,7 +288,7 @@ impl State {
     fn write_set(&mut self, changes: &[Change<'_>], made: &mut Vec<PathBuf>) -> Result<(), FsError> {
         let mut temps = Vec::with_capacity(changes.len());
         for change in changes {
-            let Change::Write(path, bytes) = change else {
+            let (Change::Write(path, _) | Change::Stream(path, _)) = change else {
                 temps.push(None);
                 continue;
             };
@@ -296,7 +300,9 @@ impl State {
             made.push(temp.clone());
             self.check_step(SetStep::WriteTemp, path)?;
             self.check_fault(path, &slot)?;
-            self.nodes.insert(temp.clone(), Node::File { bytes: bytes.to_vec(), stamp });
+            let mut bytes = Vec::new();
+            change.write_content(&mut bytes).map_err(|e| FsError::new(FsErrorKind::Other, *path, e.to_string()))?;
+            self.nodes.insert(temp.clone(), Node::File { bytes, stamp });
             temps.push(Some(temp));
         }
         let mut kept = Vec::with_capacity(changes.len());
@@ -324,7 +330,7 @@ impl State {
         let mut failure = None;
         for ((change, temp), old) in changes.iter().zip(&temps).zip(&kept) {
             let slot = self.check_step(SetStep::Apply, change.path()).and_then(|()| match (change, temp) {
-                (Change::Write(path, _), Some(temp)) => {
+                (Change::Write(path, _) | Change::Stream(path, _), Some(temp)) => {
                     let slot = self.entry_slot(path)?;
                     if let Some(Node::Dir) = self.nodes.get(&slot) {
                         return Err(FsError::new(FsErrorKind::IsADirectory, *path, "is a directory"));

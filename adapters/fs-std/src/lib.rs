@@ -44,7 +44,8 @@ fn kind_of(ft: fs::FileType) -> FileKind {
 fn meta_of(m: &fs::Metadata) -> Metadata {
     let mtime_ns = (m.mtime() as i128) * 1_000_000_000 + m.mtime_nsec() as i128;
     let stamp = ((m.ino() as u128) << 64) ^ (mtime_ns as u128) ^ ((m.dev() as u128) << 96);
-    Metadata { kind: kind_of(m.file_type()), len: m.len(), stamp }
+    let modified_ns = i64::try_from(mtime_ns).ok();
+    Metadata { kind: kind_of(m.file_type()), len: m.len(), stamp, modified_ns }
 }
 
 fn err(path: &Path, e: io::Error) -> FsError {
@@ -175,7 +176,14 @@ fn metadata_beneath_with(root: &Path, relative: &Path, how: Beneath) -> Result<M
 
 /// Writes `bytes` to a synced temporary file in the folder of `path`, ready to be moved there.
 fn staged(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, FsError> {
-    use std::io::Write;
+    staged_with(path, &|out: &mut dyn io::Write| out.write_all(bytes))
+}
+
+/// A synced temporary file beside `path` holding what `content` writes.
+fn staged_with(
+    path: &Path,
+    content: &dyn Fn(&mut dyn io::Write) -> io::Result<()>,
+) -> Result<tempfile::NamedTempFile, FsError> {
     require_absolute(path)?;
     let dir = path.parent().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, path, "no parent folder"))?;
     // tempfile wraps its errors and drops the errno; look at the folder first so a missing
@@ -186,7 +194,7 @@ fn staged(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, FsError>
     }
     let mut tmp =
         tempfile::Builder::new().prefix(".vitaecontext-").suffix(".tmp").tempfile_in(dir).map_err(|e| err(dir, e))?;
-    tmp.write_all(bytes).map_err(|e| err(path, e))?;
+    content(&mut tmp).map_err(|e| err(path, e))?;
     tmp.as_file().sync_all().map_err(|e| err(path, e))?;
     Ok(tmp)
 }
@@ -320,7 +328,9 @@ impl FileSystem for StdFs {
                 .iter()
                 .map(|change| {
                     scope.spawn(move || match change {
-                        Change::Write(path, bytes) => staged(path, bytes).map(Some),
+                        Change::Write(path, _) | Change::Stream(path, _) => {
+                            staged_with(path, &|out: &mut dyn io::Write| change.write_content(out)).map(Some)
+                        }
                         Change::Remove(_) => Ok(None),
                     })
                 })
@@ -336,12 +346,16 @@ impl FileSystem for StdFs {
         let mut failure = None;
         for (change, temp) in changes.iter().zip(&mut temps) {
             let done = match (change, temp.take()) {
-                (Change::Write(path, _), Some(temp)) => temp.persist(path).map(drop).map_err(|e| err(path, e.error)),
+                (Change::Write(path, _) | Change::Stream(path, _), Some(temp)) => {
+                    temp.persist(path).map(drop).map_err(|e| err(path, e.error))
+                }
                 (Change::Remove(path), _) => match fs::remove_file(path) {
                     Err(e) if e.kind() != io::ErrorKind::NotFound => Err(err(path, e)),
                     _ => Ok(()),
                 },
-                (Change::Write(path, _), None) => Err(FsError::new(FsErrorKind::Other, path, "not staged")),
+                (Change::Write(path, _) | Change::Stream(path, _), None) => {
+                    Err(FsError::new(FsErrorKind::Other, path, "not staged"))
+                }
             };
             if let Err(e) = done {
                 failure = Some(e);

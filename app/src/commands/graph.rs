@@ -147,7 +147,7 @@ pub fn add(fs: &dyn FileSystem, sources: &Sources, a: AddArgs<'_>) -> Outcome {
 
 pub fn validate(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, json: bool) -> Outcome {
     let root = root(sources)?;
-    let pages = usecase::read_pages(fs, clock, &root, &Stderr).map_err(graph_failure)?;
+    let pages = usecase::read_records(fs, clock, &root, &Stderr).map_err(graph_failure)?;
     let v = usecase::validate_pages(fs, &root, &pages);
     if json {
         let body = serde_json::json!({
@@ -193,10 +193,12 @@ pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outco
         err(&render_findings(fs, &root, v));
     }
     out(&format!(
-        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n",
+        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s); the others were unchanged since the last run\n",
         done.nodes,
         clock.monotonic().saturating_sub(start),
-        done.generated.display()
+        done.generated.display(),
+        done.parsed,
+        done.files,
     ));
     Ok(ExitCode::SUCCESS)
 }

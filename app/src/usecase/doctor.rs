@@ -313,7 +313,7 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         out.push(DoctorFinding::new(DoctorCode::GraphNoRoot, "No VitaeGraph root: HOME is not set".into(), None));
         return;
     };
-    let pages = match graph::read_pages(fs, clock, &root, &Quiet) {
+    let pages = match graph::read_records(fs, clock, &root, &Quiet) {
         Ok(pages) => pages,
         Err(graph::GraphError::NoRoot(_)) if !explicit => {
             out.push(DoctorFinding::new(

@@ -1,15 +1,21 @@
 //! VitaeGraph use cases over the filesystem port: read, validate, index.
 
+use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use domain::graph::index::{self, Diagnostics};
+use domain::graph::index::{self, Diagnostics, Plan, Record};
+use domain::graph::manifest::{self, MANIFEST_FILE, Manifest, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType, SEARCH_INDEX_FILE,
 };
 use ports::Clock;
 use ports::fs::{Change, FileSystem, FsError, FsErrorKind};
+use sha2::{Digest, Sha256};
 
 /// Reports progress of long work (stderr for the CLI, nothing in tests).
 pub trait Progress: Sync {
@@ -29,19 +35,69 @@ pub enum GraphError {
     Fs(#[from] FsError),
 }
 
-/// Every `.md` file below `root` (not under `.generated/`), parsed, in path order, on every core.
+/// Every `.md` file below `root` (not under `.generated/`), parsed and made ready to index
+/// ([`Record`]: the body kept only as plain text), in path order, on every core.
 ///
 /// Each file is read with `read_beneath`: from a handle on the root, following no symlink, so a
 /// record (or a folder above it) swapped for a symlink after the walk fails to open instead of
 /// putting an outside file's text into the index. A file whose path below the root is not
 /// UTF-8 cannot be named by a record path: it is reported through `progress.skipped` and left
 /// out.
-pub fn read_pages(
+pub fn read_records(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
     root: &Path,
     progress: &dyn Progress,
-) -> Result<Vec<Page>, GraphError> {
+) -> Result<Vec<Record>, GraphError> {
+    Ok(read(fs, clock, root, progress, None)?.records)
+}
+
+/// The records of a run, and for the manifest what was seen of each file (`None` for a file
+/// over the size cap, which is not cached).
+#[derive(Debug)]
+pub struct Reading {
+    pub records: Vec<Record>,
+    pub seen: Vec<Option<Seen>>,
+    /// Files parsed in this run; the others came from the manifest.
+    pub parsed: usize,
+    /// Whether the manifest would say what the previous one says (every file found as it
+    /// was, none gone): then it need not be written again.
+    pub unchanged: bool,
+}
+
+/// The previous run's manifest, ready to hand out its records (each at most once).
+struct Previous {
+    run_ns: i64,
+    by_path: HashMap<String, (Seen, Mutex<Option<Record>>)>,
+}
+
+impl Previous {
+    fn new(m: Manifest) -> Self {
+        let by_path =
+            m.entries.into_iter().map(|(seen, r)| (r.page.path.clone(), (seen, Mutex::new(Some(r))))).collect();
+        Previous { run_ns: m.run_ns, by_path }
+    }
+
+    /// The cached record of `path` when `fits` accepts what was seen of it.
+    fn take(&self, path: &str, fits: impl FnOnce(&Seen) -> bool) -> Option<Record> {
+        let (seen, record) = self.by_path.get(path)?;
+        if !fits(seen) {
+            return None;
+        }
+        record.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// Reads and parses the graph's files. With a previous manifest, a file is parsed only when it
+/// changed: one whose length and stamp are as recorded (and not racily clean) is not even read,
+/// and one whose bytes have the recorded SHA-256 is read but not parsed.
+fn read(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    root: &Path,
+    progress: &dyn Progress,
+    previous: Option<&Previous>,
+) -> Result<Reading, GraphError> {
     match fs.metadata(root) {
         Ok(m) if m.kind == ports::fs::FileKind::Dir => {}
         Ok(_) => return Err(GraphError::NotADir(root.to_path_buf())),
@@ -60,34 +116,99 @@ pub fn read_pages(
     let total = files.len();
     let start = clock.monotonic();
     tracing::debug!(files = total, "graph: walked the root");
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let parse = |(name, rel): &(&str, &Path)| -> Result<Page, GraphError> {
-        // A file over the cap is a finding about that file (`record_too_large`), not a failed run.
-        let page = match fs.read_beneath(root, rel, MAX_RECORD_BYTES) {
-            Ok((bytes, _)) => Page::parse(name, &String::from_utf8_lossy(&bytes)),
-            Err(e) if e.kind == FsErrorKind::TooLarge => Page::oversized(name),
-            Err(e) => return Err(e.into()),
-        };
-        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let done = AtomicUsize::new(0);
+    let parsed = AtomicUsize::new(0);
+    let same_as_before = AtomicUsize::new(0);
+    let read_one = |&(name, rel): &(&str, &Path)| -> Result<(Record, Option<Seen>), GraphError> {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         if n % 5000 == 0 {
             progress.update(n, total, clock.monotonic().saturating_sub(start));
         }
-        Ok(page)
+        if let Some(prev) = previous {
+            // Unchanged by its stamp: not read at all.
+            let meta = fs.metadata_beneath(root, rel);
+            if let Ok(meta) = meta {
+                let same = |s: &Seen| s.len == meta.len && s.stamp == meta.stamp && !s.racy(prev.run_ns);
+                if meta.kind == ports::fs::FileKind::File {
+                    if let Some((seen, _)) = prev.by_path.get(name).filter(|(s, _)| same(s)) {
+                        if let Some(record) = prev.take(name, |_| true) {
+                            same_as_before.fetch_add(1, Ordering::Relaxed);
+                            return Ok((record, Some(*seen)));
+                        }
+                    }
+                }
+            }
+        }
+        // A file over the cap is a finding about that file (`record_too_large`), not a failed run.
+        let (bytes, meta) = match fs.read_beneath(root, rel, MAX_RECORD_BYTES) {
+            Ok(read) => read,
+            Err(e) if e.kind == FsErrorKind::TooLarge => {
+                parsed.fetch_add(1, Ordering::Relaxed);
+                return Ok((Record::new(Page::oversized(name)), None));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let sha256: [u8; 32] = Sha256::digest(&bytes).into();
+        let seen = Seen { len: meta.len, stamp: meta.stamp, modified_ns: meta.modified_ns, sha256 };
+        // Touched but not changed: the same bytes parse to the same record.
+        if let Some(record) = previous.and_then(|p| p.take(name, |s| s.sha256 == sha256)) {
+            if previous.is_some_and(|p| p.by_path.get(name).is_some_and(|(s, _)| *s == seen)) {
+                same_as_before.fetch_add(1, Ordering::Relaxed);
+            }
+            return Ok((record, Some(seen)));
+        }
+        parsed.fetch_add(1, Ordering::Relaxed);
+        let page = match String::from_utf8(bytes) {
+            Ok(text) => Page::parse(name, &text),
+            Err(e) => Page::parse(name, &String::from_utf8_lossy(e.as_bytes())),
+        };
+        Ok((Record::new(page), Some(seen)))
     };
-    // One contiguous run of files per thread, joined in order: records are small and alike, so
-    // equal runs balance well enough, and it needs no pool (no rayon) for one parallel map.
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
-    let run = total.div_ceil(threads).max(1);
-    let pages: Vec<Result<Page, GraphError>> = std::thread::scope(|s| {
-        let parse = &parse;
-        let handles: Vec<_> =
-            files.chunks(run).map(|c| s.spawn(move || c.iter().map(parse).collect::<Vec<_>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().expect("a parser thread panicked")).collect()
-    });
+    let results = parallel_map(&files, read_one);
     if total >= 5000 {
         progress.update(total, total, clock.monotonic().saturating_sub(start));
     }
-    pages.into_iter().collect()
+    let mut records = Vec::with_capacity(total);
+    let mut seen = Vec::with_capacity(total);
+    for r in results {
+        let (record, s) = r?;
+        records.push(record);
+        seen.push(s);
+    }
+    let unchanged = previous.is_some_and(|p| p.by_path.len() == total && same_as_before.into_inner() == total);
+    Ok(Reading { records, seen, parsed: parsed.into_inner(), unchanged })
+}
+
+/// The threads work is spread over: every core, at most 8.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8)
+}
+
+/// `items.iter().map(f).collect()`, on every core. Threads take batches of 64 items from a
+/// shared counter, so a few large records do not leave one thread working alone; the results
+/// keep the items' order. A page of code, so no pool (no rayon) for one parallel map.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    const BATCH: usize = 64;
+    let next = AtomicUsize::new(0);
+    let batches: Vec<Vec<(usize, Vec<R>)>> = std::thread::scope(|s| {
+        let work = || {
+            let mut mine = Vec::new();
+            loop {
+                let at = next.fetch_add(BATCH, Ordering::Relaxed);
+                if at >= items.len() {
+                    return mine;
+                }
+                mine.push((at, items[at..(at + BATCH).min(items.len())].iter().map(&f).collect()));
+            }
+        };
+        let helpers: Vec<_> = (1..threads()).map(|_| s.spawn(work)).collect();
+        let mut all = vec![work()];
+        all.extend(helpers.into_iter().map(|h| h.join().expect("a worker thread panicked")));
+        all
+    });
+    let mut batches: Vec<(usize, Vec<R>)> = batches.into_iter().flatten().collect();
+    batches.sort_unstable_by_key(|(at, _)| *at);
+    batches.into_iter().flat_map(|(_, r)| r).collect()
 }
 
 /// Every `.md` regular file below `root` except under `.generated/`, sorted by bytes. Each
@@ -115,7 +236,7 @@ fn markdown_files(fs: &dyn FileSystem, root: &Path) -> Result<Vec<PathBuf>, Grap
     Ok(files)
 }
 
-pub fn validate_pages(fs: &dyn FileSystem, root: &Path, pages: &[Page]) -> GraphValidation {
+pub fn validate_pages<P: std::borrow::Borrow<Page>>(fs: &dyn FileSystem, root: &Path, pages: &[P]) -> GraphValidation {
     domain::graph::validate(root, pages, &|p: &Path| fs.metadata(p).is_ok())
 }
 
@@ -131,17 +252,41 @@ pub struct Indexed {
     pub validation: GraphValidation,
     pub nodes: usize,
     pub generated: PathBuf,
+    /// Files parsed in this run (all of them without a usable manifest).
+    pub parsed: usize,
+    /// Files read in all.
+    pub files: usize,
 }
 
-/// What `index` writes, in `.generated/`.
+/// What `index` writes, in `.generated/` (the manifest aside, which is a cache).
 pub const GENERATED_FILES: [&str; 3] = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE];
 
+/// The largest manifest read: the records' text and front matter, a few hundred MB at most.
+const MAX_MANIFEST_BYTES: u64 = 1 << 31;
+
+/// The previous run's manifest, when there is a whole one of this version.
+fn previous_manifest(fs: &dyn FileSystem, root: &Path) -> Option<Previous> {
+    let rel = Path::new(GENERATED_DIR).join(MANIFEST_FILE);
+    let (bytes, _) = fs.read_beneath(root, &rel, MAX_MANIFEST_BYTES).ok()?;
+    let decoded = manifest::decode(&bytes);
+    if decoded.is_none() {
+        tracing::info!("graph index: the manifest is not one this version wrote whole; reading every record");
+    }
+    decoded.map(Previous::new)
+}
+
 /// Validates and writes `.generated/`; a failed validation removes the stale graph and search
-/// index and writes only the diagnostics. The three files change together or not at all
+/// index and writes only the diagnostics. The files change together or not at all
 /// ([`FileSystem::write_atomic_set`]): a failure (a full disk) leaves the previous set whole.
 /// The graph goes first, so that while the renames run a reader sees either no graph (the
 /// invalid case) or a graph whose search index follows a few renames later, never a search
 /// index for records the graph no longer has for longer than that.
+///
+/// Incremental: `.generated/manifest.bin` (written in the same set) lets the next run parse
+/// only the records that changed; the output is byte-identical to a run without it.
+///
+/// The search index is streamed into its temporary file document by document, rendered on
+/// every core ([`write_search_index`]): memory holds the records' plain text, not the file.
 pub fn index(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
@@ -149,40 +294,110 @@ pub fn index(
     progress: &dyn Progress,
 ) -> Result<Indexed, GraphError> {
     let t0 = clock.monotonic();
-    let pages = read_pages(fs, clock, root, progress)?;
+    let run_ns = clock
+        .now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let previous = previous_manifest(fs, root);
+    let reading = read(fs, clock, root, progress, previous.as_ref())?;
     let t1 = clock.monotonic();
-    let validation = validate_pages(fs, root, &pages);
+    let records = &reading.records;
+    let validation = validate_pages(fs, root, records);
     let t2 = clock.monotonic();
-    tracing::debug!(pages = pages.len(), read = ?(t1 - t0), validate = ?(t2 - t1), "graph index: read and validated");
+    tracing::debug!(records = records.len(), parsed = reading.parsed, read = ?(t1 - t0), validate = ?(t2 - t1), "graph index: read and validated");
     let generated = root.join(GENERATED_DIR);
     fs.create_dir_all(&generated)?;
     let [graph_path, search_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
+    let manifest_path = generated.join(MANIFEST_FILE);
     let diagnostics = json_bytes(&Diagnostics::of(&validation));
+    let cached = || {
+        let entries = reading.seen.iter().zip(records).filter_map(|(s, r)| Some((s.as_ref()?, r)));
+        let entries: Vec<_> = entries.collect();
+        manifest::encode(run_ns, entries.into_iter())
+    };
+    let manifest = |out: &mut dyn Write| out.write_all(&cached());
+    let done = |nodes| Indexed {
+        validation: validation.clone(),
+        nodes,
+        generated: generated.clone(),
+        parsed: reading.parsed,
+        files: records.len(),
+    };
+    // An unchanged manifest is not rewritten (at 100,000 records it is tens of MB).
+    let manifest_change = (!reading.unchanged).then_some(Change::Stream(&manifest_path, &manifest));
     if !validation.valid {
-        fs.write_atomic_set(&[
-            Change::Remove(&graph_path),
-            Change::Remove(&search_path),
-            Change::Write(&diagnostics_path, &diagnostics),
-        ])?;
-        return Ok(Indexed { validation, nodes: 0, generated });
+        let set =
+            [Change::Remove(&graph_path), Change::Remove(&search_path), Change::Write(&diagnostics_path, &diagnostics)];
+        fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
+        return Ok(done(0));
     }
+    let plan = Plan::new(records);
     let t3 = clock.monotonic();
-    let (graph, search) = index::build(&pages);
-    let t4 = clock.monotonic();
-    let (graph_bytes, search_bytes) = std::thread::scope(|s| {
-        let g = s.spawn(|| json_bytes(&graph));
-        let i = json_bytes(&search);
-        (g.join().expect("serialiser thread"), i)
-    });
-    let t5 = clock.monotonic();
-    fs.write_atomic_set(&[
-        Change::Write(&graph_path, &graph_bytes),
-        Change::Write(&search_path, &search_bytes),
+    let graph = |out: &mut dyn Write| {
+        let mut bytes = Vec::with_capacity(plan.graph.nodes.len() * 400);
+        index::write_graph(&plan.graph, &mut bytes);
+        out.write_all(&bytes)
+    };
+    let search = |out: &mut dyn Write| write_search_index(&plan, out);
+    let set = [
+        Change::Stream(&graph_path, &graph),
+        Change::Stream(&search_path, &search),
         Change::Write(&diagnostics_path, &diagnostics),
-    ])?;
-    let t6 = clock.monotonic();
-    tracing::debug!(build = ?(t4 - t3), serialise = ?(t5 - t4), write = ?(t6 - t5), "graph index: built and written");
-    Ok(Indexed { validation, nodes: graph.nodes.len(), generated })
+    ];
+    fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
+    let t4 = clock.monotonic();
+    tracing::debug!(plan = ?(t3 - t2), write = ?(t4 - t3), "graph index: planned and written");
+    Ok(done(plan.graph.nodes.len()))
+}
+
+/// Writes `search-index.json` for the plan: documents rendered in batches on every core and
+/// written in id order as they come, so at most a few batches are held at once.
+pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    const BATCH: usize = 256;
+    let n = plan.graph.nodes.len();
+    let mut head = Vec::new();
+    index::write_search_head(&mut head, n == 0);
+    out.write_all(&head)?;
+    let batches = n.div_ceil(BATCH);
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let workers = threads().min(batches);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(workers * 2);
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let next = &next;
+            s.spawn(move || {
+                loop {
+                    let b = next.fetch_add(1, Ordering::Relaxed);
+                    if b >= batches {
+                        return;
+                    }
+                    let mut buf = Vec::with_capacity(BATCH * 3 * 1024);
+                    for i in b * BATCH..((b + 1) * BATCH).min(n) {
+                        index::write_document(plan, i, i == 0, &mut buf);
+                    }
+                    if tx.send((b, buf)).is_err() {
+                        return; // the writer failed and stopped listening
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Batches arrive in any order; each is written as soon as all before it are.
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut due = 0;
+        for (b, buf) in rx {
+            waiting.insert(b, buf);
+            while let Some(buf) = waiting.remove(&due) {
+                out.write_all(&buf)?;
+                due += 1;
+            }
+        }
+        Ok::<(), std::io::Error>(())
+    })?;
+    let mut tail = Vec::new();
+    index::write_search_tail(&mut tail, n == 0);
+    out.write_all(&tail)
 }
 
 /// What `graph init` did, part by part.
@@ -385,18 +600,23 @@ mod tests {
     }
 
     /// The three generated files (absent ones as `None`) and every other name in `.generated/`.
+    /// The generated files and the manifest (absent ones as `None`), and every other name in
+    /// `.generated/`.
     fn generated_state(fs: &MemoryFs, root: &Path) -> (Vec<Option<Vec<u8>>>, Vec<String>) {
         let dir = root.join(GENERATED_DIR);
-        let files = GENERATED_FILES.iter().map(|f| read(fs, &dir.join(f))).collect();
+        let files = WRITTEN.iter().map(|f| read(fs, &dir.join(f))).collect();
         let others = fs
             .read_dir(&dir)
             .unwrap()
             .into_iter()
             .map(|e| e.name.to_string_lossy().into_owned())
-            .filter(|n| !GENERATED_FILES.contains(&n.as_str()))
+            .filter(|n| !WRITTEN.contains(&n.as_str()))
             .collect();
         (files, others)
     }
+
+    /// Every file `index` writes in one set.
+    const WRITTEN: [&str; 4] = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE];
 
     /// Regression: on a nearly full disk the new graph.json landed beside the old search index
     /// and diagnostics, and the server served records that search could not find. Every step
@@ -409,7 +629,7 @@ mod tests {
         let changed: &[u8] = b"---\ntype: project\nid: project:a\ntitle: Changed\n---\n";
         for next in [changed, b"no front matter"] {
             for step in SetStep::ALL {
-                for file in GENERATED_FILES {
+                for file in WRITTEN {
                     let fs = MemoryFs::new();
                     let root = Path::new("/g");
                     graph(&fs, root);
@@ -424,7 +644,7 @@ mod tests {
                     // An invalid graph writes no graph or search index: there is no temporary
                     // to fail for them, only their kept names and their removal.
                     let reaches =
-                        next == changed || file == "diagnostics.json" || matches!(step, SetStep::Keep | SetStep::Apply);
+                        next == changed || file == DIAGNOSTICS_FILE || file == MANIFEST_FILE || matches!(step, SetStep::Keep | SetStep::Apply);
                     assert_eq!(failed, reaches, "{step:?} on {file}: the failure is reported");
                     if reaches {
                         assert_eq!(after, before, "{step:?} on {file}: the previous set is untouched");
@@ -477,6 +697,143 @@ mod tests {
         big.truncate(usize::try_from(MAX_RECORD_BYTES).unwrap());
         fs.write_atomic(&root.join("projects/big/project.md"), &big).unwrap();
         assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().validation.valid, "exactly the cap is accepted");
+    }
+
+    /// A clock long after the in-memory files' modification times, so that unchanged files
+    /// are trusted by their stamp (the fast path).
+    struct LaterClock;
+
+    impl Clock for LaterClock {
+        fn now(&self) -> std::time::SystemTime {
+            std::time::UNIX_EPOCH + Duration::from_secs(1_000_000)
+        }
+        fn monotonic(&self) -> Duration {
+            Duration::ZERO
+        }
+    }
+
+    fn generated(fs: &MemoryFs, root: &Path) -> Vec<Option<Vec<u8>>> {
+        GENERATED_FILES.iter().map(|f| read(fs, &root.join(GENERATED_DIR).join(f))).collect()
+    }
+
+    /// Record texts the edits choose from: valid records, links, a parent, a duplicate id, one
+    /// without front matter, and one over the size cap.
+    fn variant(slug: usize, v: usize) -> Vec<u8> {
+        let id = format!("project:p{slug}");
+        match v {
+            0 => format!("---\ntype: project\nid: {id}\ntitle: P{slug}\ntags: [rust, x{v}]\n---\n# P\nRust and Bazel.\n"),
+            1 => format!("---\ntype: project\nid: {id}\ntitle: Other {slug}\n---\nSee [a](../p0/project.md).\n"),
+            2 => format!("---\ntype: project\nid: {id}\ntitle: Child\nparent: project:p0\nrelated_records: [project:p1]\n---\nText\n"),
+            3 => "---\ntype: project\nid: project:p0\ntitle: Same id\n---\n".to_string(),
+            4 => "no front matter".to_string(),
+            _ => {
+                let mut big = format!("---\ntype: project\nid: {id}\ntitle: Big\n---\n").into_bytes();
+                big.resize(usize::try_from(MAX_RECORD_BYTES).unwrap() + 1, b'x');
+                return big;
+            }
+        }
+        .into_bytes()
+    }
+
+    #[derive(Debug, Clone)]
+    enum Edit {
+        Write(usize, usize),
+        Touch(usize),
+        Delete(usize),
+        DropManifest,
+        CorruptManifest,
+    }
+
+    fn apply(fs: &MemoryFs, root: &Path, edit: &Edit) {
+        let file = |slug: usize| root.join(format!("projects/p{slug}/project.md"));
+        match *edit {
+            Edit::Write(slug, v) => {
+                fs.create_dir_all(file(slug).parent().unwrap()).unwrap();
+                fs.write_atomic(&file(slug), &variant(slug, v)).unwrap();
+            }
+            Edit::Touch(slug) => {
+                if let Some(old) = read(fs, &file(slug)) {
+                    fs.write_atomic(&file(slug), &old).unwrap();
+                }
+            }
+            Edit::Delete(slug) => {
+                let _ = fs.write_atomic_set(&[Change::Remove(&file(slug))]);
+            }
+            Edit::DropManifest => {
+                let _ = fs.write_atomic_set(&[Change::Remove(&root.join(GENERATED_DIR).join(MANIFEST_FILE))]);
+            }
+            Edit::CorruptManifest => {
+                let m = root.join(GENERATED_DIR).join(MANIFEST_FILE);
+                if let Some(mut bytes) = read(fs, &m) {
+                    let at = bytes.len() / 2;
+                    bytes[at] ^= 1;
+                    fs.write_atomic(&m, &bytes).unwrap();
+                }
+            }
+        }
+    }
+
+    fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
+        use proptest::prelude::*;
+        prop_oneof![
+            6 => (0usize..5, 0usize..6).prop_map(|(s, v)| Edit::Write(s, v)),
+            2 => (0usize..5).prop_map(Edit::Touch),
+            2 => (0usize..5).prop_map(Edit::Delete),
+            1 => Just(Edit::DropManifest),
+            1 => Just(Edit::CorruptManifest),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// After any sequence of edits, an incremental index (with the manifest of the runs
+        /// before) writes exactly the bytes a full index writes, with stamps trusted (a later
+        /// clock) and with every file racily clean (a clock at the epoch).
+        #[test]
+        fn an_incremental_index_equals_a_full_one(edits in proptest::collection::vec(edit(), 1..14), later in proptest::bool::ANY) {
+            let clock: &dyn Clock = if later { &LaterClock } else { &FixedClock };
+            let (inc, full) = (MemoryFs::new(), MemoryFs::new());
+            let root = Path::new("/g");
+            for fs in [&inc, &full] {
+                graph(fs, root);
+                index(fs, clock, root, &Quiet).unwrap();
+            }
+            for e in &edits {
+                apply(&inc, root, e);
+                apply(&full, root, e);
+                apply(&full, root, &Edit::DropManifest);
+                let a = index(&inc, clock, root, &Quiet).unwrap();
+                let b = index(&full, clock, root, &Quiet).unwrap();
+                proptest::prop_assert_eq!(&a.validation, &b.validation, "after {:?}", e);
+                proptest::prop_assert!(generated(&inc, root) == generated(&full, root), "files differ after {:?}", e);
+            }
+        }
+    }
+
+    /// Editing one record of many parses that record only; the rest come from the manifest.
+    #[test]
+    fn a_second_run_parses_only_what_changed() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        for slug in 0..20 {
+            apply(&fs, root, &Edit::Write(slug, 0));
+        }
+        let first = index(&fs, &LaterClock, root, &Quiet).unwrap();
+        assert_eq!((first.parsed, first.files), (23, 23), "the first run parses everything");
+        let manifest = root.join(GENERATED_DIR).join(MANIFEST_FILE);
+        let written = fs.metadata(&manifest).unwrap().stamp;
+        let again = index(&fs, &LaterClock, root, &Quiet).unwrap();
+        assert_eq!(again.parsed, 0, "nothing changed, nothing parsed");
+        assert_eq!(fs.metadata(&manifest).unwrap().stamp, written, "an unchanged manifest is not rewritten");
+        apply(&fs, root, &Edit::Write(7, 1));
+        apply(&fs, root, &Edit::Touch(8));
+        let reads = fs.reads();
+        let edited = index(&fs, &LaterClock, root, &Quiet).unwrap();
+        assert_eq!(edited.parsed, 1, "one edited record parsed; the touched one is read but not parsed");
+        assert_eq!(fs.reads() - reads, 3, "the manifest, the edited and the touched record are read");
+        apply(&fs, root, &Edit::CorruptManifest);
+        assert_eq!(index(&fs, &LaterClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
     }
 
     #[test]

@@ -75,16 +75,33 @@ pub struct Attributes {
 }
 
 impl Attributes {
+    /// Attributes holding these entries (distinct keys, as [`Attributes::entries`] gives them).
+    pub fn from_entries(entries: Vec<(String, FmValue)>) -> Self {
+        let mut a = Attributes::default();
+        for (k, v) in entries {
+            a.set(&k, v);
+        }
+        a
+    }
+
     /// The keys and values, in first-insertion order.
     pub fn entries(&self) -> &[(String, FmValue)] {
         &self.entries
     }
 
-    /// The position of a key in [`Attributes::entries`].
+    /// The position of a key in [`Attributes::entries`]. A record's few keys are scanned; the
+    /// map is built only for a block of more than [`Attributes::SCANNED`] keys.
     pub fn position(&self, key: &str) -> Option<usize> {
         crate::steps::add(1);
+        if self.entries.len() <= Self::SCANNED {
+            return self.entries.iter().position(|(k, _)| k == key);
+        }
         self.index.get(key).copied()
     }
+
+    /// Up to this many keys, a key is found by a scan (faster than hashing for a record's
+    /// handful of keys).
+    const SCANNED: usize = 16;
 
     pub fn get(&self, key: &str) -> Option<&FmValue> {
         self.position(key).map(|i| &self.entries[i].1)
@@ -98,8 +115,12 @@ impl Attributes {
         match self.position(key) {
             Some(i) => self.entries[i].1 = value,
             None => {
-                self.index.insert(key.to_owned(), self.entries.len());
                 self.entries.push((key.to_owned(), value));
+                if self.entries.len() == Self::SCANNED + 1 {
+                    self.index = self.entries.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
+                } else if self.entries.len() > Self::SCANNED {
+                    self.index.insert(key.to_owned(), self.entries.len() - 1);
+                }
             }
         }
     }

@@ -278,59 +278,299 @@ fn node_type(t: &str) -> String {
     RecordType::parse(t).map_or_else(|| t.to_owned(), |t| t.pascal_name().to_owned())
 }
 
-/// The graph and search index of a valid graph (`pages` are its pages, in path order).
-pub fn build(pages: &[Page]) -> (Graph, SearchIndex) {
-    let mut records: Vec<&Page> = pages.iter().filter(|p| p.id().and_then(FmValue::as_str).is_some()).collect();
-    records.sort_by(|a, b| a.id().and_then(FmValue::as_str).cmp(&b.id().and_then(FmValue::as_str)));
-    let str_of = |p: &Page, k: &str| p.attr(k).map(FmValue::js_string).unwrap_or_default();
-    let nodes: Vec<Node> = records
-        .iter()
-        .map(|r| Node {
-            id: str_of(r, "id"),
-            kind: node_type(&str_of(r, "type")),
-            label: str_of(r, "title"),
-            path: r.path.clone(),
-            parent: r.attr("parent").filter(|p| !matches!(p, FmValue::Null)).map(FmValue::js_string),
-            tags: sorted_tags(r),
-        })
-        .collect();
-    let mut edges = Vec::new();
-    for r in &records {
-        let id = str_of(r, "id");
-        if let Some(parent) = r.attr("parent").filter(|p| p.is_truthy()) {
-            edges.push(Edge { source: parent.js_string(), target: id.clone(), kind: "CONTAINS".into() });
-        }
-        for target in FmValue::as_list(r.attr("related_records")) {
-            edges.push(Edge { source: id.clone(), target: target.js_string(), kind: "RELATED_TO".into() });
-        }
+/// A page ready to be indexed: its body is replaced by the body's plain text, which is all the
+/// index keeps of it, so a graph of 100,000 records is held as text, not as Markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The page, with an empty `body`.
+    pub page: Page,
+    /// [`plain_text`] of the body.
+    pub text: String,
+}
+
+impl Record {
+    pub fn new(mut page: Page) -> Record {
+        let text = plain_text(&page.body);
+        page.body = String::new();
+        Record { page, text }
     }
-    edges.sort_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
-    let document = |(r, n): (&&Page, &Node)| {
-        let text = plain_text(&r.body);
-        let tag_text: Vec<String> = n.tags.iter().map(Tag::text).collect();
-        let terms = term_counts(&format!("{} {} {}", n.label, tag_text.join(" "), text));
+}
+
+impl std::borrow::Borrow<Page> for Record {
+    fn borrow(&self) -> &Page {
+        &self.page
+    }
+}
+
+/// The records of a valid graph in id order, with their nodes and the edges: everything the
+/// two generated files hold except the search documents, which are rendered from it one by one
+/// ([`write_document`]) so that no list of every document is ever held.
+#[derive(Debug)]
+pub struct Plan<'a> {
+    pub graph: Graph,
+    /// The text of each node's record, in the order of `graph.nodes`.
+    pub texts: Vec<&'a str>,
+}
+
+impl<'a> Plan<'a> {
+    /// `records` are the graph's records in path order (pages without an id are left out).
+    pub fn new(records: &'a [Record]) -> Self {
+        let mut with_id: Vec<&Record> =
+            records.iter().filter(|r| r.page.id().and_then(FmValue::as_str).is_some()).collect();
+        // Stable, as 2.x's sort: two records with one id (an invalid graph) keep path order.
+        with_id.sort_by(|a, b| a.page.id().and_then(FmValue::as_str).cmp(&b.page.id().and_then(FmValue::as_str)));
+        let str_of = |p: &Page, k: &str| p.attr(k).map(FmValue::js_string).unwrap_or_default();
+        let nodes: Vec<Node> = with_id
+            .iter()
+            .map(|r| Node {
+                id: str_of(&r.page, "id"),
+                kind: node_type(&str_of(&r.page, "type")),
+                label: str_of(&r.page, "title"),
+                path: r.page.path.clone(),
+                parent: r.page.attr("parent").filter(|p| !matches!(p, FmValue::Null)).map(FmValue::js_string),
+                tags: sorted_tags(&r.page),
+            })
+            .collect();
+        let mut edges = Vec::new();
+        for (r, n) in with_id.iter().zip(&nodes) {
+            if let Some(parent) = r.page.attr("parent").filter(|p| p.is_truthy()) {
+                edges.push(Edge { source: parent.js_string(), target: n.id.clone(), kind: "CONTAINS".into() });
+            }
+            for target in FmValue::as_list(r.page.attr("related_records")) {
+                edges.push(Edge { source: n.id.clone(), target: target.js_string(), kind: "RELATED_TO".into() });
+            }
+        }
+        edges.sort_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
+        let texts = with_id.iter().map(|r| r.text.as_str()).collect();
+        Plan { graph: Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges }, texts }
+    }
+
+    /// The search document of node `i`, as a value.
+    pub fn document(&self, i: usize) -> Document {
+        let n = &self.graph.nodes[i];
+        let text = self.texts[i];
         Document {
             id: n.id.clone(),
             kind: n.kind.clone(),
             title: n.label.clone(),
             path: n.path.clone(),
-            text,
+            text: text.to_owned(),
             tags: n.tags.clone(),
-            terms,
+            terms: term_counts(&terms_source(n, text)),
         }
-    };
-    // Documents are independent: build them on two threads, keeping their order.
-    let half = records.len() / 2;
-    let documents = std::thread::scope(|scope| {
-        let second = scope.spawn(|| records[half..].iter().zip(&nodes[half..]).map(document).collect::<Vec<_>>());
-        let mut first: Vec<Document> = records[..half].iter().zip(&nodes[..half]).map(document).collect();
-        first.extend(second.join().expect("document builder thread"));
-        first
+    }
+}
+
+/// The text a document's terms are counted in: title, tags and text.
+fn terms_source(n: &Node, text: &str) -> String {
+    let mut s = String::with_capacity(n.label.len() + text.len() + 2 + n.tags.len() * 8);
+    s.push_str(&n.label);
+    s.push(' ');
+    for (i, t) in n.tags.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        match t {
+            Tag::Str(t) => s.push_str(t),
+            Tag::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
+            Tag::Null => s.push_str("null"),
+        }
+    }
+    s.push(' ');
+    s.push_str(text);
+    s
+}
+
+/// The graph and search index of a valid graph, as values (`records` in path order). The
+/// files are written by [`write_graph`] and the `write_search_*` functions, which give the
+/// bytes `serde_json`'s pretty printer gives for these values.
+pub fn build(records: &[Record]) -> (Graph, SearchIndex) {
+    let plan = Plan::new(records);
+    let documents = (0..plan.graph.nodes.len()).map(|i| plan.document(i)).collect();
+    (plan.graph, SearchIndex { version: VERSION.into(), algorithm: "lexical-term-frequency".into(), documents })
+}
+
+/// Appends `s` as a JSON string, escaped as `serde_json` (and `JSON.stringify`) escape it.
+pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            0..0x20 => {
+                out.extend_from_slice(&bytes[start..i]);
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 15)]);
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+fn push_tag(out: &mut Vec<u8>, t: &Tag) {
+    match t {
+        Tag::Str(s) => push_json_string(out, s),
+        Tag::Bool(true) => out.extend_from_slice(b"true"),
+        Tag::Bool(false) => out.extend_from_slice(b"false"),
+        Tag::Null => out.extend_from_slice(b"null"),
+    }
+}
+
+/// A pretty-printed array of `items` whose elements sit at `indent` spaces, or `[]`.
+fn push_array<T>(out: &mut Vec<u8>, items: &[T], indent: &[u8], mut item: impl FnMut(&mut Vec<u8>, &T)) {
+    if items.is_empty() {
+        out.extend_from_slice(b"[]");
+        return;
+    }
+    out.push(b'[');
+    for (i, t) in items.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(indent);
+        item(out, t);
+    }
+    out.push(b'\n');
+    out.extend_from_slice(&indent[2..]);
+    out.push(b']');
+}
+
+fn push_field(out: &mut Vec<u8>, indent: &[u8], key: &str, first: bool) {
+    out.extend_from_slice(if first { b"\n" } else { b",\n" });
+    out.extend_from_slice(indent);
+    push_json_string(out, key);
+    out.extend_from_slice(b": ");
+}
+
+const IN2: &[u8] = b"  ";
+const IN4: &[u8] = b"    ";
+const IN6: &[u8] = b"      ";
+const IN8: &[u8] = b"        ";
+
+/// `graph.json`: the bytes of `serde_json::to_vec_pretty(graph)` and a final newline.
+pub fn write_graph(graph: &Graph, out: &mut Vec<u8>) {
+    out.push(b'{');
+    push_field(out, IN2, "version", true);
+    push_json_string(out, &graph.version);
+    push_field(out, IN2, "source", false);
+    push_json_string(out, &graph.source);
+    push_field(out, IN2, "nodes", false);
+    push_array(out, &graph.nodes, IN4, |out, n| {
+        out.push(b'{');
+        push_field(out, IN6, "id", true);
+        push_json_string(out, &n.id);
+        push_field(out, IN6, "type", false);
+        push_json_string(out, &n.kind);
+        push_field(out, IN6, "label", false);
+        push_json_string(out, &n.label);
+        push_field(out, IN6, "path", false);
+        push_json_string(out, &n.path);
+        push_field(out, IN6, "parent", false);
+        match &n.parent {
+            Some(p) => push_json_string(out, p),
+            None => out.extend_from_slice(b"null"),
+        }
+        push_field(out, IN6, "tags", false);
+        push_array(out, &n.tags, IN8, push_tag);
+        out.extend_from_slice(b"\n    }");
     });
-    (
-        Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges },
-        SearchIndex { version: VERSION.into(), algorithm: "lexical-term-frequency".into(), documents },
-    )
+    push_field(out, IN2, "edges", false);
+    push_array(out, &graph.edges, IN4, |out, e| {
+        out.push(b'{');
+        push_field(out, IN6, "source", true);
+        push_json_string(out, &e.source);
+        push_field(out, IN6, "target", false);
+        push_json_string(out, &e.target);
+        push_field(out, IN6, "type", false);
+        push_json_string(out, &e.kind);
+        out.extend_from_slice(b"\n    }");
+    });
+    out.extend_from_slice(b"\n}\n");
+}
+
+/// The start of `search-index.json`, up to its first document; `empty` when it has none.
+pub fn write_search_head(out: &mut Vec<u8>, empty: bool) {
+    out.extend_from_slice(b"{\n  \"version\": ");
+    push_json_string(out, VERSION);
+    out.extend_from_slice(b",\n  \"algorithm\": \"lexical-term-frequency\",\n  \"documents\": ");
+    out.extend_from_slice(if empty { b"[]" } else { b"[" });
+}
+
+/// The end of `search-index.json`, after its last document.
+pub fn write_search_tail(out: &mut Vec<u8>, empty: bool) {
+    out.extend_from_slice(if empty { b"\n}\n" } else { b"\n  ]\n}\n" });
+}
+
+/// Document `i` of the plan, as `search-index.json` holds it (preceded by its separator;
+/// `first` for the first document). The terms are counted here, on whichever thread renders
+/// the document, and never held beyond it.
+pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>) {
+    let n = &plan.graph.nodes[i];
+    let text = plan.texts[i];
+    out.extend_from_slice(if first { b"\n    {" } else { b",\n    {" });
+    push_field(out, IN6, "id", true);
+    push_json_string(out, &n.id);
+    push_field(out, IN6, "type", false);
+    push_json_string(out, &n.kind);
+    push_field(out, IN6, "title", false);
+    push_json_string(out, &n.label);
+    push_field(out, IN6, "path", false);
+    push_json_string(out, &n.path);
+    push_field(out, IN6, "text", false);
+    push_json_string(out, text);
+    push_field(out, IN6, "tags", false);
+    push_array(out, &n.tags, IN8, push_tag);
+    push_field(out, IN6, "terms", false);
+    let lower = lowercase(&terms_source(n, text));
+    // Sorted by their first 8 bytes as a number, then by the rest: most tokens are short, so
+    // most comparisons are one integer comparison, not a call to memcmp.
+    let mut all: Vec<(u64, &str)> = Vec::with_capacity(lower.len() / 6);
+    each_token(&lower, |t| {
+        let mut head = [0u8; 8];
+        let n = t.len().min(8);
+        head[..n].copy_from_slice(&t.as_bytes()[..n]);
+        all.push((u64::from_be_bytes(head), t));
+    });
+    all.sort_unstable();
+    if all.is_empty() {
+        out.extend_from_slice(b"{}");
+    } else {
+        out.push(b'{');
+        let mut first_term = true;
+        for same in all.chunk_by(|a, b| a.1 == b.1) {
+            push_field(out, IN8, same[0].1, first_term);
+            first_term = false;
+            let mut digits = [0u8; 10];
+            let mut k = same.len();
+            let mut at = digits.len();
+            loop {
+                at -= 1;
+                digits[at] = b'0' + (k % 10) as u8;
+                k /= 10;
+                if k == 0 {
+                    break;
+                }
+            }
+            out.extend_from_slice(&digits[at..]);
+        }
+        out.extend_from_slice(b"\n      }");
+    }
+    out.extend_from_slice(b"\n    }");
 }
 
 #[cfg(test)]
@@ -398,6 +638,72 @@ mod tests {
             let expected: Vec<String> = re.find_iter(&lower).map(|m| m.as_str().to_owned()).collect();
             proptest::prop_assert_eq!(tokens(&text), expected);
         }
+    }
+
+    /// The streamed files, rendered from fragments, next to `serde_json`'s pretty printing of the
+    /// same values: the reference for byte-identical output.
+    fn streamed(records: &[Record]) -> (Vec<u8>, Vec<u8>) {
+        let plan = Plan::new(records);
+        let mut graph = Vec::new();
+        write_graph(&plan.graph, &mut graph);
+        let n = plan.graph.nodes.len();
+        let mut search = Vec::new();
+        write_search_head(&mut search, n == 0);
+        for i in 0..n {
+            write_document(&plan, i, i == 0, &mut search);
+        }
+        write_search_tail(&mut search, n == 0);
+        (graph, search)
+    }
+
+    fn pretty<T: Serialize>(v: &T) -> Vec<u8> {
+        let mut b = serde_json::to_vec_pretty(v).unwrap();
+        b.push(b'\n');
+        b
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Any records (odd characters, control characters, quotes, empty tags, booleans and
+        /// nulls in lists, no records at all): the fragments give serde_json's bytes.
+        #[test]
+        fn streamed_files_equal_serde_pretty_printing(
+            records in proptest::collection::vec(
+                (
+                    "[a-z]{1,3}",
+                    "[a-zA-Z0-9 \"\\\\\u{1}\u{8}\u{c}\u{1f}\u{7f}é🦀:#-]{0,12}",
+                    proptest::collection::vec("[a-zA-Z\"\\\\ ]{0,5}|true|false|null", 0..4),
+                    proptest::option::of("[a-z]{1,3}"),
+                    "[a-zA-Z0-9 .#+\\-\"\\\\\t\n\r\u{0}\u{2028}é]{0,80}",
+                    proptest::bool::ANY,
+                ),
+                0..8,
+            )
+        ) {
+            let records: Vec<Record> = records
+                .iter()
+                .enumerate()
+                .map(|(i, (slug, title, tags, parent, body, has_id))| {
+                    let id = if *has_id { format!("id: project:{slug}\n") } else { String::new() };
+                    let parent = parent.as_ref().map(|p| format!("parent: project:{p}\n")).unwrap_or_default();
+                    let tags = tags.iter().map(|t| format!("  - {t}\n")).collect::<String>();
+                    let text = format!(
+                        "---\ntype: project\n{id}title: {title}\n{parent}related_records: [award:{slug}]\ntags:\n{tags}---\n{body}"
+                    );
+                    Record::new(Page::parse(&format!("projects/{i}/project.md"), &text))
+                })
+                .collect();
+            let (graph, search) = build(&records);
+            let (graph_bytes, search_bytes) = streamed(&records);
+            proptest::prop_assert_eq!(String::from_utf8(graph_bytes).unwrap(), String::from_utf8(pretty(&graph)).unwrap());
+            proptest::prop_assert_eq!(String::from_utf8(search_bytes).unwrap(), String::from_utf8(pretty(&search)).unwrap());
+        }
+    }
+
+    #[test]
+    fn an_empty_graph_streams_as_serde_prints_it() {
+        let (graph, search) = build(&[]);
+        assert_eq!(streamed(&[]), (pretty(&graph), pretty(&search)));
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod confine;
 pub mod frontmatter;
 pub mod index;
 pub mod links;
+pub mod manifest;
 pub mod new_record;
 pub mod page;
 pub mod record_type;

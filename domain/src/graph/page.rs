@@ -23,6 +23,8 @@ pub struct Page {
     /// The file is over [`super::MAX_RECORD_BYTES`] and was not read: the validator reports
     /// `record_too_large` for it and nothing else.
     pub too_large: bool,
+    /// The file opens a front-matter block on line 1 and never closes it.
+    pub unclosed_front_matter: bool,
 }
 
 static HEADING: LazyLock<Regex> = LazyLock::new(|| {
@@ -58,7 +60,18 @@ impl Page {
             None => Vec::new(),
         };
         let links = super::links::targets(content).into_iter().map(|t| crate::text::trim(t).to_owned()).collect();
-        Page { path: path.to_owned(), attributes, body, key_lines, title, links, too_large: false }
+        let unclosed_front_matter =
+            attributes.is_none() && (body.starts_with("---\n") || body.starts_with("---\r\n") || body == "---");
+        Page {
+            path: path.to_owned(),
+            attributes,
+            body,
+            key_lines,
+            title,
+            links,
+            too_large: false,
+            unclosed_front_matter,
+        }
     }
 
     /// A file that was not read because it is over [`super::MAX_RECORD_BYTES`].
@@ -71,6 +84,7 @@ impl Page {
             title: None,
             links: Vec::new(),
             too_large: true,
+            unclosed_front_matter: false,
         }
     }
 

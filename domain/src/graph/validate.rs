@@ -213,7 +213,12 @@ impl<'a> ParentCycles<'a> {
     }
 }
 
-pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> GraphValidation {
+pub fn validate<P: std::borrow::Borrow<Page>>(
+    root: &Path,
+    pages: &[P],
+    exists: &dyn Fn(&Path) -> bool,
+) -> GraphValidation {
+    let pages: Vec<&Page> = pages.iter().map(P::borrow).collect();
     let mut out = Out { errors: Vec::new(), warnings: Vec::new() };
     for required in ["VITAEGRAPH.md", "index.md"] {
         if !pages.iter().any(|p| p.path == required) {
@@ -225,13 +230,13 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
             });
         }
     }
-    let records: Vec<&Page> = pages.iter().filter(|p| p.id().is_some()).collect();
+    let records: Vec<&Page> = pages.iter().copied().filter(|p| p.id().is_some()).collect();
     let known: HashSet<&str> = records.iter().filter_map(|r| r.id().and_then(FmValue::as_str)).collect();
     // A later record with the same id replaces an earlier one, as a JavaScript Map would.
     let by_id: HashMap<&str, &Page> = records.iter().filter_map(|r| Some((r.id()?.as_str()?, *r))).collect();
     let mut seen: HashMap<&str, &str> = HashMap::new();
 
-    for page in pages {
+    for page in pages.iter().copied() {
         if page.too_large {
             let limit = super::MAX_RECORD_BYTES / (1024 * 1024);
             out.error(
@@ -246,7 +251,7 @@ pub fn validate(root: &Path, pages: &[Page], exists: &dyn Fn(&Path) -> bool) -> 
         if is_record_page && page.attributes.is_none() {
             // A block opened by `---` and never closed is not "missing": say so, at its line.
             // (2.x reports it as missing, without a line.)
-            if page.body.starts_with("---\n") || page.body.starts_with("---\r\n") || page.body == "---" {
+            if page.unclosed_front_matter {
                 out.errors.push(GraphDiagnostic {
                     code: GraphCode::MissingFrontmatter,
                     path: page.path.clone(),

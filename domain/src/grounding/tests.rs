@@ -2,7 +2,7 @@
 //! any text at all (never a panic).
 
 use super::*;
-use crate::graph::index::build;
+use crate::graph::index::{Record, build};
 use crate::graph::page::Page;
 
 const CONTEXT: &str = include_str!("../../../examples/career-context.md");
@@ -38,8 +38,8 @@ const RECORDS: &[(&str, &str)] = records![
 ];
 
 pub(crate) fn example_searcher() -> Searcher {
-    let pages: Vec<Page> = RECORDS.iter().map(|(p, t)| Page::parse(p, t)).collect();
-    Searcher::new(build(&pages).1)
+    let records: Vec<Record> = RECORDS.iter().map(|(p, t)| Record::new(Page::parse(p, t))).collect();
+    Searcher::new(build(&records).1)
 }
 
 fn run(draft: &str) -> Vec<Claim> {

@@ -1,0 +1,346 @@
+//! The incremental-index manifest (`.generated/manifest.bin`): for each file read, its size,
+//! stamp (mtime and inode), modification time, SHA-256 and the record parsed from it, so that a
+//! later `graph index` parses only the files that changed.
+//!
+//! It is a cache, never a source of truth: a file whose length, stamp or digest differs is read
+//! and parsed again, and a manifest that is missing, of another version, truncated or altered
+//! (its own SHA-256 is its last 32 bytes) is ignored and the run reads everything. Deleting it
+//! is always safe.
+//!
+//! Layout, little-endian: `MAGIC`, then per entry its fields in the order of [`Entry`], then the
+//! digest. Strings are a `u32` length and UTF-8 bytes; a front-matter value is a tag byte
+//! (0 string, 1 boolean, 2 null, 3 list) and its payload.
+
+use sha2::{Digest, Sha256};
+
+use super::frontmatter::{Attributes, FmValue};
+use super::index::Record;
+use super::page::Page;
+
+/// The file's name in `.generated/`.
+pub const MANIFEST_FILE: &str = "manifest.bin";
+/// Names the format and its version; another version is ignored, not misread.
+const MAGIC: &[u8; 16] = b"vitaecontext-mf1";
+
+/// What was seen of one file when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub len: u64,
+    pub stamp: u128,
+    /// Nanoseconds since the epoch, when the filesystem gives one.
+    pub modified_ns: Option<i64>,
+    pub sha256: [u8; 32],
+}
+
+/// How close to a run's start a file may have been modified and still be trusted by its stamp:
+/// a file changed again within one timestamp tick of being read keeps its stamp (and maybe its
+/// length). Two seconds covers the coarsest clocks (FAT); such files are checked by content.
+pub const RACY_NS: i64 = 2_000_000_000;
+
+impl Seen {
+    /// Whether a file seen by a run that started at `run_ns` may change without its stamp
+    /// changing: it is then checked by content, not trusted by stamp ("racily clean", as git
+    /// calls it).
+    pub fn racy(&self, run_ns: i64) -> bool {
+        self.modified_ns.is_none_or(|m| m >= run_ns.saturating_sub(RACY_NS))
+    }
+}
+
+/// A decoded manifest: when its run started, and each file it read, in path order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// Nanoseconds since the epoch at the start of the run that wrote it.
+    pub run_ns: i64,
+    pub entries: Vec<(Seen, Record)>,
+}
+
+/// The manifest of a run that started at `run_ns`, with `entries` in path order.
+pub fn encode<'a>(run_ns: i64, entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + entries.len() * 1024);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&run_ns.to_le_bytes());
+    put_u32(&mut out, entries.len());
+    for (e, record) in entries {
+        out.extend_from_slice(&e.len.to_le_bytes());
+        out.extend_from_slice(&e.stamp.to_le_bytes());
+        match e.modified_ns {
+            Some(ns) => {
+                out.push(1);
+                out.extend_from_slice(&ns.to_le_bytes());
+            }
+            None => out.push(0),
+        }
+        out.extend_from_slice(&e.sha256);
+        put_record(&mut out, record);
+    }
+    let digest: [u8; 32] = Sha256::digest(&out).into();
+    out.extend_from_slice(&digest);
+    out
+}
+
+/// The entries of a manifest, or `None` for anything that is not one whole manifest of this
+/// version. Never panics and never allocates more than the input's size allows.
+pub fn decode(bytes: &[u8]) -> Option<Manifest> {
+    let (body, digest) = bytes.split_at_checked(bytes.len().checked_sub(32)?)?;
+    if <[u8; 32]>::from(Sha256::digest(body)) != digest {
+        return None;
+    }
+    let mut r = Reader(body.strip_prefix(MAGIC.as_slice())?);
+    let run_ns = i64::from_le_bytes(r.array()?);
+    let n = r.len()?;
+    let mut entries = Vec::new();
+    for _ in 0..n {
+        let len = u64::from_le_bytes(r.array()?);
+        let stamp = u128::from_le_bytes(r.array()?);
+        let modified_ns = match r.byte()? {
+            0 => None,
+            1 => Some(i64::from_le_bytes(r.array()?)),
+            _ => return None,
+        };
+        let sha256 = r.array()?;
+        let record = r.record()?;
+        entries.push((Seen { len, stamp, modified_ns, sha256 }, record));
+    }
+    r.0.is_empty().then_some(Manifest { run_ns, entries })
+}
+
+fn put_u32(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(&u32::try_from(n).expect("fewer than 2^32 items").to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn put_value(out: &mut Vec<u8>, v: &FmValue) {
+    match v {
+        FmValue::Str(s) => {
+            out.push(0);
+            put_str(out, s);
+        }
+        FmValue::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
+        FmValue::Null => out.push(2),
+        FmValue::List(items) => {
+            out.push(3);
+            put_u32(out, items.len());
+            for i in items {
+                put_value(out, i);
+            }
+        }
+    }
+}
+
+fn put_record(out: &mut Vec<u8>, r: &Record) {
+    let p = &r.page;
+    put_str(out, &p.path);
+    match &p.attributes {
+        Some(a) => {
+            out.push(1);
+            put_u32(out, a.entries().len());
+            for (k, v) in a.entries() {
+                put_str(out, k);
+                put_value(out, v);
+            }
+        }
+        None => out.push(0),
+    }
+    put_u32(out, p.key_lines.len());
+    for (k, line) in &p.key_lines {
+        put_str(out, k);
+        put_u32(out, *line);
+    }
+    match &p.title {
+        Some(t) => {
+            out.push(1);
+            put_value(out, t);
+        }
+        None => out.push(0),
+    }
+    put_u32(out, p.links.len());
+    for l in &p.links {
+        put_str(out, l);
+    }
+    out.push(u8::from(p.too_large) | u8::from(p.unclosed_front_matter) << 1);
+    put_str(out, &r.text);
+}
+
+/// A cursor over the manifest's bytes; every read is bounds-checked.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        Some(self.array::<1>()?[0])
+    }
+
+    /// A count, refused when the bytes left could not hold that many items of one byte each.
+    fn len(&mut self) -> Option<usize> {
+        let n = usize::try_from(u32::from_le_bytes(self.array()?)).ok()?;
+        (n <= self.0.len()).then_some(n)
+    }
+
+    fn str(&mut self) -> Option<String> {
+        let n = self.len()?;
+        String::from_utf8(self.take(n)?.to_vec()).ok()
+    }
+
+    fn value(&mut self, depth: u8) -> Option<FmValue> {
+        Some(match self.byte()? {
+            0 => FmValue::Str(self.str()?),
+            1 => FmValue::Bool(match self.byte()? {
+                0 => false,
+                1 => true,
+                _ => return None,
+            }),
+            2 => FmValue::Null,
+            // The grammar nests no list in a list; one level of room, no deeper.
+            3 if depth < 2 => {
+                let n = self.len()?;
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(self.value(depth + 1)?);
+                }
+                FmValue::List(items)
+            }
+            _ => return None,
+        })
+    }
+
+    fn record(&mut self) -> Option<Record> {
+        let path = self.str()?;
+        let attributes = match self.byte()? {
+            0 => None,
+            1 => {
+                let n = self.len()?;
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n {
+                    entries.push((self.str()?, self.value(0)?));
+                }
+                Some(Attributes::from_entries(entries))
+            }
+            _ => return None,
+        };
+        let n = self.len()?;
+        let mut key_lines = Vec::with_capacity(n);
+        for _ in 0..n {
+            key_lines.push((self.str()?, usize::try_from(u32::from_le_bytes(self.array()?)).ok()?));
+        }
+        let title = match self.byte()? {
+            0 => None,
+            1 => Some(self.value(0)?),
+            _ => return None,
+        };
+        let n = self.len()?;
+        let mut links = Vec::with_capacity(n);
+        for _ in 0..n {
+            links.push(self.str()?);
+        }
+        let flags = self.byte()?;
+        if flags > 3 {
+            return None;
+        }
+        let text = self.str()?;
+        let page = Page {
+            path,
+            attributes,
+            body: String::new(),
+            key_lines,
+            title,
+            links,
+            too_large: flags & 1 != 0,
+            unclosed_front_matter: flags & 2 != 0,
+        };
+        Some(Record { page, text })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, text: &str) -> (Seen, Record) {
+        let record = Record::new(Page::parse(path, text));
+        (Seen { len: text.len() as u64, stamp: 7 << 70, modified_ns: Some(-3), sha256: [9; 32] }, record)
+    }
+
+    fn encoded(m: &Manifest) -> Vec<u8> {
+        encode(m.run_ns, m.entries.iter().map(|(s, r)| (s, r)))
+    }
+
+    fn sample() -> Manifest {
+        let mut none = entry("big.md", "");
+        none.0.modified_ns = None;
+        Manifest {
+            run_ns: 1_700_000_000_000_000_000,
+            entries: vec![
+                entry(
+                    "projects/a/project.md",
+                    "---\ntype: project\nid: project:a\ntitle: A: b\ntags: [x, true, null]\nrelated_records:\n  - award:b\nk: false\n---\n# A\nSee [b](../b.md) ![i](i.png) é\n",
+                ),
+                entry("index.md", "# Index\n"),
+                entry("awards/b.md", "---\nid: award:b\n"),
+                none,
+            ],
+        }
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let m = sample();
+        assert_eq!(decode(&encoded(&m)), Some(m));
+        let empty = Manifest { run_ns: -1, entries: Vec::new() };
+        assert_eq!(decode(&encoded(&empty)), Some(empty));
+    }
+
+    #[test]
+    fn files_modified_near_a_run_are_racy() {
+        let seen = |m| Seen { len: 0, stamp: 0, modified_ns: m, sha256: [0; 32] };
+        let run = 10 * RACY_NS;
+        assert!(seen(None).racy(run), "no time: always checked by content");
+        assert!(seen(Some(run - RACY_NS)).racy(run));
+        assert!(seen(Some(run + 5)).racy(run));
+        assert!(!seen(Some(run - RACY_NS - 1)).racy(run));
+    }
+
+    /// Any byte changed, any truncation, another version: ignored, never misread or a panic.
+    #[test]
+    fn an_altered_manifest_is_ignored() {
+        let bytes = encoded(&sample());
+        for i in (0..bytes.len()).step_by(7) {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x20;
+            assert_eq!(decode(&bad), None, "byte {i} flipped");
+        }
+        for n in [0, 10, 47, bytes.len() - 1] {
+            assert_eq!(decode(&bytes[..n]), None, "truncated to {n}");
+        }
+        let mut other = bytes[..bytes.len() - 32].to_vec();
+        other[15] = b'2';
+        let digest: [u8; 32] = Sha256::digest(&other).into();
+        other.extend_from_slice(&digest);
+        assert_eq!(decode(&other), None, "another version, correctly digested");
+    }
+
+    proptest::proptest! {
+        /// Crafted bodies with a valid digest (the digest guards against accidents, the
+        /// bounds checks against everything else): no panic, no huge allocation.
+        #[test]
+        fn decoding_crafted_bytes_never_panics(body in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let mut bytes = MAGIC.to_vec();
+            bytes.extend_from_slice(&body);
+            let digest: [u8; 32] = Sha256::digest(&bytes).into();
+            bytes.extend_from_slice(&digest);
+            let _ = decode(&bytes);
+        }
+    }
+}
