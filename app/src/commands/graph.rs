@@ -56,11 +56,7 @@ fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphVal
                 .then(|| {
                     texts
                         .entry(d.path.as_str())
-                        .or_insert_with(|| {
-                            let (bytes, _) =
-                                fs.read_beneath(root, Path::new(&d.path), domain::graph::MAX_RECORD_BYTES).ok()?;
-                            Some(Arc::from(String::from_utf8_lossy(&bytes).as_ref()))
-                        })
+                        .or_insert_with(|| usecase::page_text(fs, root, &d.path).map(Arc::from))
                         .clone()
                 })
                 .flatten();

@@ -294,11 +294,17 @@ fn check_context(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
     }
 }
 
-/// Progress is not shown: doctor reports at the end.
-struct Quiet;
+/// Progress is not shown: doctor reports at the end. What the walk passed over is kept, to
+/// become findings.
+#[derive(Default)]
+struct Quiet(std::sync::Mutex<Vec<(PathBuf, String)>>);
 
 impl graph::Progress for Quiet {
     fn update(&self, _: usize, _: usize, _: std::time::Duration) {}
+
+    fn skipped(&self, path: &Path, why: &str) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push((path.to_path_buf(), why.to_owned()));
+    }
 }
 
 fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report: &mut Report) {
@@ -313,7 +319,8 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         out.push(DoctorFinding::new(DoctorCode::GraphNoRoot, "No VitaeGraph root: HOME is not set".into(), None));
         return;
     };
-    let pages = match graph::read_pages(fs, clock, &root, &Quiet) {
+    let quiet = Quiet::default();
+    let pages = match graph::read_pages(fs, clock, &root, &quiet) {
         Ok(pages) => pages,
         Err(graph::GraphError::NoRoot(_)) if !explicit => {
             out.push(DoctorFinding::new(
@@ -328,13 +335,17 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
             return;
         }
     };
+    for (path, why) in quiet.0.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        out.push(DoctorFinding::new(
+            DoctorCode::GraphSymlinkSkipped,
+            format!("skipped {}: {why}", path.display()),
+            Some(path),
+        ));
+    }
     let v = graph::validate_pages(fs, &root, &pages);
     report.graph.records = Some(v.record_count);
     report.graph.valid = Some(v.valid);
-    let text_of = |path: &str| -> Option<Arc<str>> {
-        let (bytes, _) = fs.read_beneath(&root, Path::new(path), domain::graph::MAX_RECORD_BYTES).ok()?;
-        Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
-    };
+    let text_of = |path: &str| -> Option<Arc<str>> { graph::page_text(fs, &root, path).map(Arc::from) };
     for (d, severity) in
         v.errors.iter().map(|d| (d, Severity::Error)).chain(v.warnings.iter().map(|d| (d, Severity::Warning)))
     {
