@@ -10,16 +10,21 @@ use std::sync::Arc;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 
+/// A file's source and a label under each of its spans.
+type Place = (NamedSource<Arc<str>>, Vec<(SourceSpan, String)>);
+
 /// One finding about one file, as miette wants it: a namespaced code, the message, a help
-/// line, and (when the place is known) the source with a label under the span.
+/// line, and (when the place is known) the source with a label under each span; findings about
+/// a second file (the first record with a duplicate id) follow as related ones.
 #[derive(Debug)]
 pub struct Finding {
     code: String,
     message: String,
-    help: Cow<'static, str>,
+    help: Option<Cow<'static, str>>,
     severity: miette::Severity,
     /// The source is shared: many findings in one file hold one copy of its text.
-    at: Option<(NamedSource<Arc<str>>, SourceSpan, String)>,
+    at: Option<Place>,
+    related: Vec<Finding>,
 }
 
 impl Finding {
@@ -40,20 +45,24 @@ impl std::error::Error for Finding {}
 
 impl miette::Diagnostic for Finding {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.code))
+        (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
     }
     fn severity(&self) -> Option<miette::Severity> {
         Some(self.severity)
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.help))
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.at.as_ref().map(|(s, _, _)| s as &dyn miette::SourceCode)
+        self.at.as_ref().map(|(s, _)| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let (_, span, label) = self.at.as_ref()?;
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(label.clone()), *span))))
+        let (_, labels) = self.at.as_ref()?;
+        Some(Box::new(labels.iter().map(|(span, label)| LabeledSpan::new_with_span(Some(label.clone()), *span))))
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        (!self.related.is_empty())
+            .then(|| Box::new(self.related.iter().map(|f| f as &dyn miette::Diagnostic)) as Box<dyn Iterator<Item = _>>)
     }
 }
 
@@ -126,9 +135,10 @@ fn finding_at(path: &str, text: &Arc<str>, line_starts: &[usize], d: &Diagnostic
     Finding {
         code: format!("vitaecontext::context::{}", d.code.as_str()),
         message: format!("{} (line {})", d.message, d.line),
-        help: Cow::Borrowed(d.code.help()),
+        help: Some(Cow::Borrowed(d.code.help())),
         severity: severity(d.severity),
-        at: Some((NamedSource::new(path, Arc::clone(text)), SourceSpan::from(a..b), label(d, v))),
+        at: Some((NamedSource::new(path, Arc::clone(text)), vec![(SourceSpan::from(a..b), label(d, v))])),
+        related: Vec::new(),
     }
 }
 
@@ -144,11 +154,12 @@ pub fn plain_finding(
     Finding {
         code: code.to_owned(),
         message,
-        help: Cow::Owned(help),
+        help: Some(Cow::Owned(help)),
         severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
         at: at.map(|(path, text, span, label)| {
-            (NamedSource::new(path, Arc::from(text)), SourceSpan::from(span), label.to_owned())
+            (NamedSource::new(path, Arc::from(text)), vec![(SourceSpan::from(span), label.to_owned())])
         }),
+        related: Vec::new(),
     }
 }
 
@@ -167,29 +178,49 @@ pub fn render(findings: &[Finding], width: usize, color: bool) -> String {
     render_all(findings, width, color)
 }
 
-/// Builds a finding; `text` is the file's content when it could be read.
-/// A VitaeGraph finding: the file, and the front-matter line when one is known.
-/// `text` is the file's text, shared between the findings of one file.
-pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Option<Arc<str>>) -> Finding {
-    let at = match (d.line, text) {
-        (Some(line), Some(text)) => {
-            let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
-            let len = text[start.min(text.len())..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
-            Some((NamedSource::new(d.path.clone(), text), SourceSpan::from(start..start + len), "here".into()))
-        }
-        _ => None,
+/// A VitaeGraph finding: the file, and the front-matter line when one is known. `text` is the
+/// file's text, shared between the findings of one file; `other_text` is the text of the other
+/// file the finding is about (`d.other`: the first record with a duplicate id), when read.
+pub fn graph_finding(
+    d: &domain::graph::GraphDiagnostic,
+    warning: bool,
+    text: Option<Arc<str>>,
+    other_text: Option<Arc<str>>,
+) -> Finding {
+    let located = |path: &str, line: Option<usize>| match line {
+        Some(line) => format!("{path}:{line}"),
+        None => path.to_owned(),
     };
-    let location = match d.line {
-        Some(line) => format!("{}:{line}", d.path),
-        None => d.path.clone(),
-    };
+    let mut help = Cow::Borrowed(d.code.help());
+    let mut related = Vec::new();
+    if let Some(other) = &d.other {
+        let (here, there) = (located(&d.path, d.line), located(&other.path, other.line));
+        help = Cow::Owned(format!("{here} and {there} use the same id. {}", d.code.help()));
+        related.push(Finding {
+            code: String::new(),
+            message: format!("{there}: first used here"),
+            help: None,
+            severity: miette::Severity::Advice,
+            at: line_label(&other.path, other.line, other_text, "first used here"),
+            related: Vec::new(),
+        });
+    }
     Finding {
         code: format!("vitaecontext::graph::{}", d.code),
-        message: format!("{location}: {}", d.message),
-        help: Cow::Borrowed(d.code.help()),
+        message: format!("{}: {}", located(&d.path, d.line), d.message),
+        help: Some(help),
         severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
-        at,
+        at: line_label(&d.path, d.line, text, "here"),
+        related,
     }
+}
+
+/// The source of `path` with `label` under its whole line `line`, when both are known.
+fn line_label(path: &str, line: Option<usize>, text: Option<Arc<str>>, label: &str) -> Option<Place> {
+    let (line, text) = (line?, text?);
+    let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    let len = text[start.min(text.len())..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
+    Some((NamedSource::new(path, text), vec![(SourceSpan::from(start..start + len), label.into())]))
 }
 
 /// A problem in a skill file or a skills config: the file, the line, a label under the span.
@@ -207,12 +238,13 @@ pub fn skill_finding(
     Finding {
         code: format!("vitaecontext::skills::{code}"),
         message: format!("{location}: {}", p.message),
-        help: help.into(),
+        help: Some(help.into()),
         severity: miette::Severity::Error,
         at: p.span.map(|s| {
             let end = if s.end > s.start { s.end } else { s.start };
-            (NamedSource::new(path, Arc::from(text)), SourceSpan::from(s.start..end), p.label.clone())
+            (NamedSource::new(path, Arc::from(text)), vec![(SourceSpan::from(s.start..end), p.label.clone())])
         }),
+        related: Vec::new(),
     }
 }
 
@@ -349,6 +381,28 @@ mod tests {
         let bad_line = label_of("# Ada - Analyst\n\n## QUICK REFERENCE\n```yaml\nnot yaml\n```\n");
         assert!(bad_line.contains("not accepted in the flat QUICK REFERENCE YAML"), "{bad_line}");
         assert!(!bad_line.contains("right after this heading"), "{bad_line}");
+    }
+
+    /// Issue 11: the duplicate-id message names the first file only (kept for 2.3.0's
+    /// diagnostics.json); the rendering names both files and shows the first one's id line.
+    #[test]
+    fn a_duplicate_id_renders_both_files() {
+        use domain::graph::Page;
+        let record = "---\ntype: project\nid: project:a\ntitle: A\n---\n# A\n";
+        let pages = [
+            Page::parse("VITAEGRAPH.md", "# G\n"),
+            Page::parse("index.md", "# I\n"),
+            Page::parse("projects/a/project.md", record),
+            Page::parse("projects/b/project.md", record),
+        ];
+        let v = domain::graph::validate(std::path::Path::new("/g"), &pages, &|_| true);
+        assert_eq!(v.errors.len(), 1, "{:?}", v.errors);
+        let d = &v.errors[0];
+        assert_eq!(d.message, "Duplicate id project:a; first used in projects/a/project.md");
+        let json = serde_json::to_string(d).unwrap();
+        assert!(!json.contains("other") && !json.contains("line"), "the JSON shape is 2.3.0's: {json}");
+        let finding = graph_finding(d, false, Some(Arc::from(record)), Some(Arc::from(record)));
+        insta::assert_snapshot!(render_all(&[finding], 100, false));
     }
 
     #[test]

@@ -347,4 +347,7 @@ fn symlinked_records_are_indexed_inside_the_root_and_warned_outside() {
     assert_eq!(v["records"], 2, "{v}");
     assert_eq!(v["errors"][0]["code"], "duplicate_id");
     assert_eq!(v["errors"][0]["path"], "projects/b/project.md", "{v}");
+    let (_, _, err) = Cmd::new(["graph", "validate", "--root", r]).env("NO_COLOR", "1").output();
+    assert!(err.contains("projects/b/project.md:3 and projects/a/project.md:3 use the same id"), "{err}");
+    assert!(err.contains("first used here"), "the first file's id line is shown: {err}");
 }

@@ -57,8 +57,9 @@ pub enum Source {
     Text { text: Arc<str>, span: Range<usize>, label: String },
     /// A Career Context diagnostic (`report::context_finding`).
     Context { text: Arc<str>, validation: Arc<Validation>, diagnostic: Diagnostic },
-    /// A VitaeGraph diagnostic (`report::graph_finding`), with the record's text when it has a line.
-    Graph { diagnostic: GraphDiagnostic, text: Option<Arc<str>> },
+    /// A VitaeGraph diagnostic (`report::graph_finding`), with the record's text when it has a
+    /// line, and that of the other file it is about (a duplicate id's first record).
+    Graph { diagnostic: GraphDiagnostic, text: Option<Arc<str>>, other_text: Option<Arc<str>> },
     /// A problem in a skill file or the skills config (`report::skill_finding`); `code` is the
     /// part after `vitaecontext::skills::`.
     Skill { text: Arc<str>, problem: Problem, code: &'static str },
@@ -356,7 +357,11 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
             file: Some(root.join(&d.path)),
             line: d.line,
             help: d.code.help().to_owned(),
-            source: Source::Graph { diagnostic: d.clone(), text: d.line.and_then(|_| text_of(&d.path)) },
+            source: Source::Graph {
+                diagnostic: d.clone(),
+                text: d.line.and_then(|_| text_of(&d.path)),
+                other_text: d.other.as_ref().filter(|o| o.line.is_some()).and_then(|o| text_of(&o.path)),
+            },
         });
     }
 
