@@ -130,14 +130,32 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 fn finding_at(path: &str, text: &Arc<str>, line_starts: &[usize], d: &Diagnostic, v: &Validation) -> Finding {
-    let a = offset(line_starts, text, d.line, d.column);
-    let b = offset(line_starts, text, d.line, d.end_column).max(a);
+    let source = NamedSource::new(path, Arc::clone(text));
+    // The exact places, when the domain knows them; else the columns of `line` (2.3.0's).
+    let (line, labels, help) = match &d.shown {
+        Some(shown) if !shown.marks.is_empty() => {
+            let first = shown.marks[0].0.start.min(text.len());
+            let line = line_starts.partition_point(|&s| s <= first).max(1);
+            let labels = shown
+                .marks
+                .iter()
+                .map(|(r, l)| (SourceSpan::from(r.start.min(text.len())..r.end.min(text.len())), l.clone()))
+                .collect();
+            let help = shown.help.clone().map_or(Cow::Borrowed(d.code.help()), Cow::Owned);
+            (line, labels, help)
+        }
+        _ => {
+            let a = offset(line_starts, text, d.line, d.column);
+            let b = offset(line_starts, text, d.line, d.end_column).max(a);
+            (d.line, vec![(SourceSpan::from(a..b), label(d, v))], Cow::Borrowed(d.code.help()))
+        }
+    };
     Finding {
         code: format!("vitaecontext::context::{}", d.code.as_str()),
-        message: format!("{} (line {})", d.message, d.line),
-        help: Some(Cow::Borrowed(d.code.help())),
+        message: format!("{} (line {line})", d.message),
+        help: Some(help),
         severity: severity(d.severity),
-        at: Some((NamedSource::new(path, Arc::clone(text)), vec![(SourceSpan::from(a..b), label(d, v))])),
+        at: Some((source, labels)),
         related: Vec::new(),
     }
 }
@@ -366,6 +384,54 @@ mod tests {
         let v = validate(text, FileFacts::default());
         let out = render(&findings("career-context.md", text, &v), 100, false);
         insta::assert_snapshot!(out);
+    }
+
+    /// Issue 11: 2.3.0's `line` stays in JSON, but the rendering points at the exact place.
+    /// Each case renders only the finding it is about.
+    fn rendered(text: &str, code: Code) -> String {
+        let v = validate(text, FileFacts::default());
+        let f: Vec<Finding> = v
+            .errors
+            .iter()
+            .filter(|d| d.code == code)
+            .map(|d| context_finding("career-context.md", text, d, &v))
+            .collect();
+        assert!(!f.is_empty(), "{code:?} is reported");
+        render(&f, 100, false)
+    }
+
+    const EXACT: &str = "# Ada Lovelace - Analyst\n\n## QUICK REFERENCE\n```yaml\nname: Ada\npositioning_summary: Analyst\ntarget_roles:\n  - Data lead\n  - TBD\nlocation: n/a\n```\nScope: all of it.\n\n<!-- VERIFIED FACTS: employer=Babbage, years=3,\n  Employer=Acme -->\n\n## EDUCATION\n\n### BSc [DEGREE]\nTL;DR: done.\n";
+
+    #[test]
+    fn an_empty_quick_value_is_labelled_on_its_own_line() {
+        insta::assert_snapshot!(rendered(EXACT, Code::EmptyQuickValue));
+    }
+
+    #[test]
+    fn conflicting_verified_facts_label_both_keys() {
+        insta::assert_snapshot!(rendered(EXACT, Code::ConflictingVerifiedFact));
+        // The places are those of the folded text even when the file has CRLF line endings.
+        let crlf = EXACT.replace('\n', "\r\n");
+        assert_eq!(rendered(&crlf, Code::ConflictingVerifiedFact), rendered(EXACT, Code::ConflictingVerifiedFact));
+    }
+
+    #[test]
+    fn a_missing_section_points_where_it_would_go() {
+        insta::assert_snapshot!(rendered(EXACT, Code::MissingSection));
+    }
+
+    /// The JSON keeps 2.3.0's line and columns: the exact places are for people only.
+    #[test]
+    fn the_exact_places_stay_out_of_the_json() {
+        let v = validate(EXACT, FileFacts::default());
+        for d in v.errors.iter().filter(|d| d.shown.is_some()) {
+            let json = crate::usecase::career::diagnostic_json(d);
+            let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+            assert_eq!(keys, ["code", "line", "message", "severity", "column", "endColumn"], "{json}");
+        }
+        let lines: Vec<(Code, usize)> = v.errors.iter().map(|d| (d.code, d.line)).collect();
+        assert!(lines.contains(&(Code::EmptyQuickValue, 3)) && lines.contains(&(Code::MissingSection, 1)), "{lines:?}");
+        assert!(lines.contains(&(Code::ConflictingVerifiedFact, 1)), "{lines:?}");
     }
 
     /// The two kinds of `quick_reference_yaml` get their own labels, told apart by where they
