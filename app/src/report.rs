@@ -10,16 +10,21 @@ use std::sync::Arc;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 
+/// A file's source and a label under each of its spans.
+type Place = (NamedSource<Arc<str>>, Vec<(SourceSpan, String)>);
+
 /// One finding about one file, as miette wants it: a namespaced code, the message, a help
-/// line, and (when the place is known) the source with a label under the span.
+/// line, and (when the place is known) the source with a label under each span; findings about
+/// a second file (the first record with a duplicate id) follow as related ones.
 #[derive(Debug)]
 pub struct Finding {
     code: String,
     message: String,
-    help: Cow<'static, str>,
+    help: Option<Cow<'static, str>>,
     severity: miette::Severity,
     /// The source is shared: many findings in one file hold one copy of its text.
-    at: Option<(NamedSource<Arc<str>>, SourceSpan, String)>,
+    at: Option<Place>,
+    related: Vec<Finding>,
 }
 
 impl Finding {
@@ -40,20 +45,24 @@ impl std::error::Error for Finding {}
 
 impl miette::Diagnostic for Finding {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.code))
+        (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
     }
     fn severity(&self) -> Option<miette::Severity> {
         Some(self.severity)
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.help))
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.at.as_ref().map(|(s, _, _)| s as &dyn miette::SourceCode)
+        self.at.as_ref().map(|(s, _)| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let (_, span, label) = self.at.as_ref()?;
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(label.clone()), *span))))
+        let (_, labels) = self.at.as_ref()?;
+        Some(Box::new(labels.iter().map(|(span, label)| LabeledSpan::new_with_span(Some(label.clone()), *span))))
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        (!self.related.is_empty())
+            .then(|| Box::new(self.related.iter().map(|f| f as &dyn miette::Diagnostic)) as Box<dyn Iterator<Item = _>>)
     }
 }
 
@@ -121,14 +130,33 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 fn finding_at(path: &str, text: &Arc<str>, line_starts: &[usize], d: &Diagnostic, v: &Validation) -> Finding {
-    let a = offset(line_starts, text, d.line, d.column);
-    let b = offset(line_starts, text, d.line, d.end_column).max(a);
+    let source = NamedSource::new(path, Arc::clone(text));
+    // The exact places, when the domain knows them; else the columns of `line` (2.3.0's).
+    let (line, labels, help) = match &d.shown {
+        Some(shown) if !shown.marks.is_empty() => {
+            let first = shown.marks[0].0.start.min(text.len());
+            let line = line_starts.partition_point(|&s| s <= first).max(1);
+            let labels = shown
+                .marks
+                .iter()
+                .map(|(r, l)| (SourceSpan::from(r.start.min(text.len())..r.end.min(text.len())), l.clone()))
+                .collect();
+            let help = shown.help.clone().map_or(Cow::Borrowed(d.code.help()), Cow::Owned);
+            (line, labels, help)
+        }
+        _ => {
+            let a = offset(line_starts, text, d.line, d.column);
+            let b = offset(line_starts, text, d.line, d.end_column).max(a);
+            (d.line, vec![(SourceSpan::from(a..b), label(d, v))], Cow::Borrowed(d.code.help()))
+        }
+    };
     Finding {
         code: format!("vitaecontext::context::{}", d.code.as_str()),
-        message: format!("{} (line {})", d.message, d.line),
-        help: Cow::Borrowed(d.code.help()),
+        message: format!("{} (line {line})", d.message),
+        help: Some(help),
         severity: severity(d.severity),
-        at: Some((NamedSource::new(path, Arc::clone(text)), SourceSpan::from(a..b), label(d, v))),
+        at: Some((source, labels)),
+        related: Vec::new(),
     }
 }
 
@@ -144,11 +172,12 @@ pub fn plain_finding(
     Finding {
         code: code.to_owned(),
         message,
-        help: Cow::Owned(help),
+        help: Some(Cow::Owned(help)),
         severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
         at: at.map(|(path, text, span, label)| {
-            (NamedSource::new(path, Arc::from(text)), SourceSpan::from(span), label.to_owned())
+            (NamedSource::new(path, Arc::from(text)), vec![(SourceSpan::from(span), label.to_owned())])
         }),
+        related: Vec::new(),
     }
 }
 
@@ -167,29 +196,49 @@ pub fn render(findings: &[Finding], width: usize, color: bool) -> String {
     render_all(findings, width, color)
 }
 
-/// Builds a finding; `text` is the file's content when it could be read.
-/// A VitaeGraph finding: the file, and the front-matter line when one is known.
-/// `text` is the file's text, shared between the findings of one file.
-pub fn graph_finding(d: &domain::graph::GraphDiagnostic, warning: bool, text: Option<Arc<str>>) -> Finding {
-    let at = match (d.line, text) {
-        (Some(line), Some(text)) => {
-            let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
-            let len = text[start.min(text.len())..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
-            Some((NamedSource::new(d.path.clone(), text), SourceSpan::from(start..start + len), "here".into()))
-        }
-        _ => None,
+/// A VitaeGraph finding: the file, and the front-matter line when one is known. `text` is the
+/// file's text, shared between the findings of one file; `other_text` is the text of the other
+/// file the finding is about (`d.other`: the first record with a duplicate id), when read.
+pub fn graph_finding(
+    d: &domain::graph::GraphDiagnostic,
+    warning: bool,
+    text: Option<Arc<str>>,
+    other_text: Option<Arc<str>>,
+) -> Finding {
+    let located = |path: &str, line: Option<usize>| match line {
+        Some(line) => format!("{path}:{line}"),
+        None => path.to_owned(),
     };
-    let location = match d.line {
-        Some(line) => format!("{}:{line}", d.path),
-        None => d.path.clone(),
-    };
+    let mut help = Cow::Borrowed(d.code.help());
+    let mut related = Vec::new();
+    if let Some(other) = &d.other {
+        let (here, there) = (located(&d.path, d.line), located(&other.path, other.line));
+        help = Cow::Owned(format!("{here} and {there} use the same id. {}", d.code.help()));
+        related.push(Finding {
+            code: String::new(),
+            message: format!("{there}: first used here"),
+            help: None,
+            severity: miette::Severity::Advice,
+            at: line_label(&other.path, other.line, other_text, "first used here"),
+            related: Vec::new(),
+        });
+    }
     Finding {
         code: format!("vitaecontext::graph::{}", d.code),
-        message: format!("{location}: {}", d.message),
-        help: Cow::Borrowed(d.code.help()),
+        message: format!("{}: {}", located(&d.path, d.line), d.message),
+        help: Some(help),
         severity: if warning { miette::Severity::Warning } else { miette::Severity::Error },
-        at,
+        at: line_label(&d.path, d.line, text, "here"),
+        related,
     }
+}
+
+/// The source of `path` with `label` under its whole line `line`, when both are known.
+fn line_label(path: &str, line: Option<usize>, text: Option<Arc<str>>, label: &str) -> Option<Place> {
+    let (line, text) = (line?, text?);
+    let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    let len = text[start.min(text.len())..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
+    Some((NamedSource::new(path, text), vec![(SourceSpan::from(start..start + len), label.into())]))
 }
 
 /// A problem in a skill file or a skills config: the file, the line, a label under the span.
@@ -207,12 +256,13 @@ pub fn skill_finding(
     Finding {
         code: format!("vitaecontext::skills::{code}"),
         message: format!("{location}: {}", p.message),
-        help: help.into(),
+        help: Some(help.into()),
         severity: miette::Severity::Error,
         at: p.span.map(|s| {
             let end = if s.end > s.start { s.end } else { s.start };
-            (NamedSource::new(path, Arc::from(text)), SourceSpan::from(s.start..end), p.label.clone())
+            (NamedSource::new(path, Arc::from(text)), vec![(SourceSpan::from(s.start..end), p.label.clone())])
         }),
+        related: Vec::new(),
     }
 }
 
@@ -336,6 +386,54 @@ mod tests {
         insta::assert_snapshot!(out);
     }
 
+    /// Issue 11: 2.3.0's `line` stays in JSON, but the rendering points at the exact place.
+    /// Each case renders only the finding it is about.
+    fn rendered(text: &str, code: Code) -> String {
+        let v = validate(text, FileFacts::default());
+        let f: Vec<Finding> = v
+            .errors
+            .iter()
+            .filter(|d| d.code == code)
+            .map(|d| context_finding("career-context.md", text, d, &v))
+            .collect();
+        assert!(!f.is_empty(), "{code:?} is reported");
+        render(&f, 100, false)
+    }
+
+    const EXACT: &str = "# Ada Lovelace - Analyst\n\n## QUICK REFERENCE\n```yaml\nname: Ada\npositioning_summary: Analyst\ntarget_roles:\n  - Data lead\n  - TBD\nlocation: n/a\n```\nScope: all of it.\n\n<!-- VERIFIED FACTS: employer=Babbage, years=3,\n  Employer=Acme -->\n\n## EDUCATION\n\n### BSc [DEGREE]\nTL;DR: done.\n";
+
+    #[test]
+    fn an_empty_quick_value_is_labelled_on_its_own_line() {
+        insta::assert_snapshot!(rendered(EXACT, Code::EmptyQuickValue));
+    }
+
+    #[test]
+    fn conflicting_verified_facts_label_both_keys() {
+        insta::assert_snapshot!(rendered(EXACT, Code::ConflictingVerifiedFact));
+        // The places are those of the folded text even when the file has CRLF line endings.
+        let crlf = EXACT.replace('\n', "\r\n");
+        assert_eq!(rendered(&crlf, Code::ConflictingVerifiedFact), rendered(EXACT, Code::ConflictingVerifiedFact));
+    }
+
+    #[test]
+    fn a_missing_section_points_where_it_would_go() {
+        insta::assert_snapshot!(rendered(EXACT, Code::MissingSection));
+    }
+
+    /// The JSON keeps 2.3.0's line and columns: the exact places are for people only.
+    #[test]
+    fn the_exact_places_stay_out_of_the_json() {
+        let v = validate(EXACT, FileFacts::default());
+        for d in v.errors.iter().filter(|d| d.shown.is_some()) {
+            let json = crate::usecase::career::diagnostic_json(d);
+            let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+            assert_eq!(keys, ["code", "line", "message", "severity", "column", "endColumn"], "{json}");
+        }
+        let lines: Vec<(Code, usize)> = v.errors.iter().map(|d| (d.code, d.line)).collect();
+        assert!(lines.contains(&(Code::EmptyQuickValue, 3)) && lines.contains(&(Code::MissingSection, 1)), "{lines:?}");
+        assert!(lines.contains(&(Code::ConflictingVerifiedFact, 1)), "{lines:?}");
+    }
+
     /// The two kinds of `quick_reference_yaml` get their own labels, told apart by where they
     /// are (the heading, or a line inside the block), not by the message's wording.
     #[test]
@@ -349,6 +447,28 @@ mod tests {
         let bad_line = label_of("# Ada - Analyst\n\n## QUICK REFERENCE\n```yaml\nnot yaml\n```\n");
         assert!(bad_line.contains("not accepted in the flat QUICK REFERENCE YAML"), "{bad_line}");
         assert!(!bad_line.contains("right after this heading"), "{bad_line}");
+    }
+
+    /// Issue 11: the duplicate-id message names the first file only (kept for 2.3.0's
+    /// diagnostics.json); the rendering names both files and shows the first one's id line.
+    #[test]
+    fn a_duplicate_id_renders_both_files() {
+        use domain::graph::Page;
+        let record = "---\ntype: project\nid: project:a\ntitle: A\n---\n# A\n";
+        let pages = [
+            Page::parse("VITAEGRAPH.md", "# G\n"),
+            Page::parse("index.md", "# I\n"),
+            Page::parse("projects/a/project.md", record),
+            Page::parse("projects/b/project.md", record),
+        ];
+        let v = domain::graph::validate(std::path::Path::new("/g"), &pages, &|_| true);
+        assert_eq!(v.errors.len(), 1, "{:?}", v.errors);
+        let d = &v.errors[0];
+        assert_eq!(d.message, "Duplicate id project:a; first used in projects/a/project.md");
+        let json = serde_json::to_string(d).unwrap();
+        assert!(!json.contains("other") && !json.contains("line"), "the JSON shape is 2.3.0's: {json}");
+        let finding = graph_finding(d, false, Some(Arc::from(record)), Some(Arc::from(record)));
+        insta::assert_snapshot!(render_all(&[finding], 100, false));
     }
 
     #[test]

@@ -38,6 +38,7 @@ doctor_codes! {
     GraphIndexMissing => "graph::index_missing", Warning, "Run `vitaecontext graph index` so the server can list and search the records.";
     GraphIndexStale => "graph::index_stale", Warning, "Run `vitaecontext graph index`: the server serves the generated files, not the records as they are now.";
     GraphIndexUnreadable => "graph::index_unreadable", Error, "Run `vitaecontext graph index` to write the generated files again.";
+    GraphSymlinkSkipped => "graph::symlink_skipped", Warning, "This file is not indexed: put the record itself there, or a symlink to a Markdown file inside the root (symlinked folders are not followed).";
     GraphPathOutsideRoot => "graph::path_outside_root", Error, "The server refuses this record: move it inside the root (no symlink leading out) and run `vitaecontext graph index`.";
     SkillsConfigInvalid => "skills::config_invalid", Error, "Fix the skills config (`layers: [{name, path, priority}]`) or point --skills-config at another file.";
     SkillsInvalidSkill => "skills::invalid_skill", Error, "The file is skipped: a skill needs `id` and `type` (prompt | tool), and a prompt skill a non-blank `prompt`. See `vitaecontext skills --help`.";

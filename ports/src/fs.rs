@@ -13,6 +13,15 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
+/// What [`FileSystem::walk`] found below a root, each list sorted by bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// Every regular file.
+    pub files: Vec<PathBuf>,
+    /// Every symlink, not followed, whatever it points at (a file, a folder, nothing).
+    pub symlinks: Vec<PathBuf>,
+}
+
 /// What kind of object a path names, without following a final symlink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileKind {
@@ -157,9 +166,16 @@ pub trait FileSystem: Send + Sync {
     /// Entry kinds do not follow symlinks.
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError>;
 
-    /// Every regular file below `root`, as absolute paths sorted by bytes, without following
-    /// symlinks below the root; directories named in `skip_dirs` are not entered.
-    fn walk_files(&self, root: &Path, skip_dirs: &[&str]) -> Result<Vec<PathBuf>, FsError>;
+    /// Every regular file and every symlink below `root`, as absolute paths sorted by bytes,
+    /// without following symlinks below the root (a symlink is reported, never entered);
+    /// directories named in `skip_dirs` are not entered. `root` itself is followed: a root that
+    /// is (or leads to) a regular file is the one file found.
+    fn walk(&self, root: &Path, skip_dirs: &[&str]) -> Result<Walk, FsError>;
+
+    /// The regular files of [`FileSystem::walk`].
+    fn walk_files(&self, root: &Path, skip_dirs: &[&str]) -> Result<Vec<PathBuf>, FsError> {
+        self.walk(root, skip_dirs).map(|w| w.files)
+    }
 
     /// Creates a directory and its missing parents.
     fn create_dir_all(&self, path: &Path) -> Result<(), FsError>;

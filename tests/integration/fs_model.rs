@@ -1,6 +1,7 @@
 // The in-memory filesystem behaves like the real one: the same random operations on both,
 // in a temp dir, give the same results (values equal, errors of the same kind), including the
-// confined reads (`read_beneath`, `metadata_beneath`) and names that are not UTF-8.
+// walk (files, and the symlinks it reports without entering), the confined reads
+// (`read_beneath`, `metadata_beneath`) and names that are not UTF-8.
 
 use std::path::{Path, PathBuf};
 
@@ -116,6 +117,8 @@ enum Outcome {
     Path(PathBuf),
     Entries(Vec<(std::ffi::OsString, FileKind)>),
     Paths(Vec<PathBuf>),
+    /// Files, then symlinks.
+    Walk(Box<Outcome>, Box<Outcome>),
     Err(ports::fs::FsErrorKind),
 }
 
@@ -185,7 +188,9 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
         Op::ReadDir(p) => outcome(fs.read_dir(&join(world, p)), |es| {
             Outcome::Entries(es.into_iter().map(|e| (e.name, e.kind)).collect())
         }),
-        Op::Walk(p) => outcome(fs.walk_files(&join(world, p), &[".generated"]), Outcome::Paths),
+        Op::Walk(p) => outcome(fs.walk(&join(world, p), &[".generated"]), |w| {
+            Outcome::Walk(Box::new(Outcome::Paths(w.files)), Box::new(Outcome::Paths(w.symlinks)))
+        }),
         Op::ReadBeneath(r, p, cap) => outcome(fs.read_beneath(&join(world, r), &os_path(p), *cap), |(b, m)| {
             Outcome::BytesMeta(b, Box::new(meta(m)))
         }),

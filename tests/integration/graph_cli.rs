@@ -301,3 +301,53 @@ fn many_findings_print_every_one_and_snippets_for_the_first_200() {
     assert_eq!(err.matches("vitaecontext::graph::invalid_visibility").count(), 300, "every finding is printed");
     assert_eq!(err.matches(" here").count(), 200, "snippets for the first 200 only");
 }
+
+/// Regression (issue 11): a symlinked record was skipped without a word. With real symlinks:
+/// one leading outside the root is a warning and is not indexed (the exit code is that of the
+/// graph); one that stays inside is read under the link's own path.
+#[test]
+fn symlinked_records_are_indexed_inside_the_root_and_warned_outside() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    let r = root.to_str().unwrap();
+    assert!(Cmd::new(["graph", "init", "--root", r]).output().0.success());
+    fs::create_dir_all(root.join("projects/a")).unwrap();
+    fs::write(root.join("projects/a/project.md"), "---\ntype: project\nid: project:a\ntitle: A\n---\n# A\n").unwrap();
+    fs::create_dir_all(tmp.path().join("outside/folder")).unwrap();
+    fs::write(tmp.path().join("outside/secret.md"), "---\ntype: award\nid: award:secret\ntitle: Secret\n---\n")
+        .unwrap();
+    symlink("../../outside/secret.md", root.join("awards/secret.md")).unwrap();
+    symlink(tmp.path().join("outside/folder"), root.join("publications/linked")).unwrap();
+
+    let (st, out, err) = Cmd::new(["graph", "index", "--root", r]).output();
+    assert!(st.success(), "a warning does not fail the run: {err}");
+    assert!(out.contains("Indexed 1 VitaeGraph node(s)"), "{out}");
+    let secret = root.join("awards/secret.md");
+    assert!(
+        err.contains(&format!(
+            "warning: skipped {}: it is a symlink that leads outside the VitaeGraph root",
+            secret.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("publications/linked: a symlinked folder is not followed"), "{err}");
+    let graph = fs::read_to_string(root.join(".generated/graph.json")).unwrap();
+    assert!(!graph.contains("secret"), "{graph}");
+    let (st, _, err) = Cmd::new(["graph", "validate", "--root", r]).output();
+    assert!(st.success() && err.contains("warning: skipped"), "validate walks the same way: {err}");
+
+    // Inside: read at the link's path; linked to a record that is read under its own path too,
+    // it is the same id twice, and the rendered error names both files.
+    fs::create_dir_all(root.join("projects/b")).unwrap();
+    symlink("../a/project.md", root.join("projects/b/project.md")).unwrap();
+    let (st, out, _) = Cmd::new(["graph", "validate", "--root", r, "--json"]).output();
+    assert_eq!(st.code(), Some(1));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["records"], 2, "{v}");
+    assert_eq!(v["errors"][0]["code"], "duplicate_id");
+    assert_eq!(v["errors"][0]["path"], "projects/b/project.md", "{v}");
+    let (_, _, err) = Cmd::new(["graph", "validate", "--root", r]).env("NO_COLOR", "1").output();
+    assert!(err.contains("projects/b/project.md:3 and projects/a/project.md:3 use the same id"), "{err}");
+    assert!(err.contains("first used here"), "the first file's id line is shown: {err}");
+}

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
+use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, Walk, beneath_names};
 
 /// Linux gives up after 40 symlinks in one resolution.
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -523,29 +523,32 @@ impl FileSystem for MemoryFs {
         Ok(entries)
     }
 
-    fn walk_files(&self, root: &Path, skip_dirs: &[&str]) -> Result<Vec<PathBuf>, FsError> {
+    fn walk(&self, root: &Path, skip_dirs: &[&str]) -> Result<Walk, FsError> {
         let s = self.lock();
         let (phys, node) = s.node(root, true)?;
         if !matches!(node, Node::Dir) {
             return match node {
-                Node::File { .. } => Ok(vec![root.to_path_buf()]),
-                _ => Ok(Vec::new()),
+                Node::File { .. } => Ok(Walk { files: vec![root.to_path_buf()], symlinks: Vec::new() }),
+                _ => Ok(Walk::default()),
             };
         }
-        let mut files: Vec<PathBuf> = s
-            .nodes
-            .range(phys.clone()..)
-            .take_while(|(p, _)| p.starts_with(&phys))
-            .filter(|(_, n)| matches!(n, Node::File { .. }))
-            .filter_map(|(p, _)| {
-                let rel = p.strip_prefix(&phys).ok()?;
-                let dirs = rel.parent().map(components).unwrap_or_default();
-                let skipped = dirs.iter().any(|d| skip_dirs.iter().any(|s| d == *s));
-                (!skipped).then(|| root.join(rel))
-            })
-            .collect();
-        files.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-        Ok(files)
+        let mut walk = Walk::default();
+        for (p, n) in s.nodes.range(phys.clone()..).take_while(|(p, _)| p.starts_with(&phys)) {
+            let list = match n {
+                Node::File { .. } => &mut walk.files,
+                Node::Symlink(_) => &mut walk.symlinks,
+                Node::Dir | Node::Other => continue,
+            };
+            let Ok(rel) = p.strip_prefix(&phys) else { continue };
+            let dirs = rel.parent().map(components).unwrap_or_default();
+            if !dirs.iter().any(|d| skip_dirs.iter().any(|s| d == *s)) {
+                list.push(root.join(rel));
+            }
+        }
+        for list in [&mut walk.files, &mut walk.symlinks] {
+            list.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+        }
+        Ok(walk)
     }
 
     fn create_dir_all(&self, path: &Path) -> Result<(), FsError> {
@@ -720,7 +723,11 @@ mod tests {
         fs.write_atomic(&p("/g/projects/x/project.md"), b"x").unwrap();
         fs.write_atomic(&p("/outside/secret.md"), b"s").unwrap();
         fs.symlink("/outside", &p("/g/linked")).unwrap();
-        let files = fs.walk_files(&p("/g"), &[".generated"]).unwrap();
-        assert_eq!(files, vec![p("/g/projects/x/project.md")]);
+        fs.symlink("../x/project.md", &p("/g/projects/y.md")).unwrap();
+        fs.symlink("/nowhere", &p("/g/.generated/dangling")).unwrap();
+        let walk = fs.walk(&p("/g"), &[".generated"]).unwrap();
+        assert_eq!(walk.files, vec![p("/g/projects/x/project.md")]);
+        assert_eq!(walk.symlinks, vec![p("/g/linked"), p("/g/projects/y.md")], "reported, not entered");
+        assert_eq!(fs.walk_files(&p("/g"), &[".generated"]).unwrap(), walk.files);
     }
 }

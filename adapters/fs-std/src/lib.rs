@@ -15,7 +15,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, beneath_names};
+use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, Walk, beneath_names};
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 
@@ -276,14 +276,14 @@ impl FileSystem for StdFs {
         Ok(entries)
     }
 
-    fn walk_files(&self, root: &Path, skip_dirs: &[&str]) -> Result<Vec<PathBuf>, FsError> {
+    fn walk(&self, root: &Path, skip_dirs: &[&str]) -> Result<Walk, FsError> {
         require_absolute(root)?;
         match self.metadata(root)?.kind {
             FileKind::Dir => {}
-            FileKind::File => return Ok(vec![root.to_path_buf()]),
-            _ => return Ok(Vec::new()),
+            FileKind::File => return Ok(Walk { files: vec![root.to_path_buf()], symlinks: Vec::new() }),
+            _ => return Ok(Walk::default()),
         }
-        let mut files = Vec::new();
+        let mut walk = Walk::default();
         let walker = walkdir::WalkDir::new(root).follow_links(false).follow_root_links(true);
         let walker = walker.into_iter().filter_entry(|e| {
             e.depth() == 0 || !(e.file_type().is_dir() && skip_dirs.iter().any(|s| e.file_name() == *s))
@@ -297,11 +297,15 @@ impl FileSystem for StdFs {
                 }
             })?;
             if entry.file_type().is_file() {
-                files.push(entry.into_path());
+                walk.files.push(entry.into_path());
+            } else if entry.depth() > 0 && entry.file_type().is_symlink() {
+                walk.symlinks.push(entry.into_path());
             }
         }
-        files.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-        Ok(files)
+        for list in [&mut walk.files, &mut walk.symlinks] {
+            list.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+        }
+        Ok(walk)
     }
 
     fn create_dir_all(&self, path: &Path) -> Result<(), FsError> {

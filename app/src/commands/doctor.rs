@@ -93,8 +93,8 @@ fn finding(f: &DoctorFinding) -> Finding {
         Source::Context { text, validation, diagnostic } => {
             report::context_finding(&path, text, diagnostic, validation)
         }
-        Source::Graph { diagnostic, text } => {
-            report::graph_finding(diagnostic, warning, text.as_deref().map(std::sync::Arc::from))
+        Source::Graph { diagnostic, text, other_text } => {
+            report::graph_finding(diagnostic, warning, text.clone(), other_text.clone())
         }
         Source::Skill { text, problem, code } => {
             report::skill_finding(&path, text, problem, code, f.help.clone()).with_severity(warning)

@@ -47,24 +47,18 @@ fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphVal
     use std::collections::HashMap;
     use std::sync::Arc;
     // Each file is read once, and its text shared by all of its findings.
-    let mut texts: HashMap<&str, Option<Arc<str>>> = HashMap::new();
+    let mut texts: HashMap<String, Option<Arc<str>>> = HashMap::new();
     let all = v.errors.iter().map(|d| (d, false)).chain(v.warnings.iter().map(|d| (d, true)));
+    let mut text_of = |path: &str| -> Option<Arc<str>> {
+        texts.entry(path.to_owned()).or_insert_with(|| usecase::page_text(fs, root, path).map(Arc::from)).clone()
+    };
     let findings: Vec<_> = all
         .enumerate()
         .map(|(i, (d, warning))| {
-            let text = (d.line.is_some() && i < MAX_FINDINGS_WITH_SOURCE)
-                .then(|| {
-                    texts
-                        .entry(d.path.as_str())
-                        .or_insert_with(|| {
-                            let (bytes, _) =
-                                fs.read_beneath(root, Path::new(&d.path), domain::graph::MAX_RECORD_BYTES).ok()?;
-                            Some(Arc::from(String::from_utf8_lossy(&bytes).as_ref()))
-                        })
-                        .clone()
-                })
-                .flatten();
-            report::graph_finding(d, warning, text)
+            let shown = i < MAX_FINDINGS_WITH_SOURCE;
+            let text = (shown && d.line.is_some()).then(|| text_of(&d.path)).flatten();
+            let other = d.other.as_ref().filter(|o| shown && o.line.is_some()).and_then(|o| text_of(&o.path));
+            report::graph_finding(d, warning, text, other)
         })
         .collect();
     report::render_all(&findings, 100, report::stderr_color())

@@ -57,8 +57,9 @@ pub enum Source {
     Text { text: Arc<str>, span: Range<usize>, label: String },
     /// A Career Context diagnostic (`report::context_finding`).
     Context { text: Arc<str>, validation: Arc<Validation>, diagnostic: Diagnostic },
-    /// A VitaeGraph diagnostic (`report::graph_finding`), with the record's text when it has a line.
-    Graph { diagnostic: GraphDiagnostic, text: Option<Arc<str>> },
+    /// A VitaeGraph diagnostic (`report::graph_finding`), with the record's text when it has a
+    /// line, and that of the other file it is about (a duplicate id's first record).
+    Graph { diagnostic: GraphDiagnostic, text: Option<Arc<str>>, other_text: Option<Arc<str>> },
     /// A problem in a skill file or the skills config (`report::skill_finding`); `code` is the
     /// part after `vitaecontext::skills::`.
     Skill { text: Arc<str>, problem: Problem, code: &'static str },
@@ -294,11 +295,17 @@ fn check_context(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
     }
 }
 
-/// Progress is not shown: doctor reports at the end.
-struct Quiet;
+/// Progress is not shown: doctor reports at the end. What the walk passed over is kept, to
+/// become findings.
+#[derive(Default)]
+struct Quiet(std::sync::Mutex<Vec<(PathBuf, String)>>);
 
 impl graph::Progress for Quiet {
     fn update(&self, _: usize, _: usize, _: std::time::Duration) {}
+
+    fn skipped(&self, path: &Path, why: &str) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push((path.to_path_buf(), why.to_owned()));
+    }
 }
 
 fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report: &mut Report) {
@@ -313,7 +320,8 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         out.push(DoctorFinding::new(DoctorCode::GraphNoRoot, "No VitaeGraph root: HOME is not set".into(), None));
         return;
     };
-    let pages = match graph::read_records(fs, clock, &root, &Quiet) {
+    let quiet = Quiet::default();
+    let pages = match graph::read_records(fs, clock, &root, &quiet) {
         Ok(pages) => pages,
         Err(graph::GraphError::NoRoot(_)) if !explicit => {
             out.push(DoctorFinding::new(
@@ -328,13 +336,17 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
             return;
         }
     };
+    for (path, why) in quiet.0.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        out.push(DoctorFinding::new(
+            DoctorCode::GraphSymlinkSkipped,
+            format!("skipped {}: {why}", path.display()),
+            Some(path),
+        ));
+    }
     let v = graph::validate_pages(fs, &root, &pages);
     report.graph.records = Some(v.record_count);
     report.graph.valid = Some(v.valid);
-    let text_of = |path: &str| -> Option<Arc<str>> {
-        let (bytes, _) = fs.read_beneath(&root, Path::new(path), domain::graph::MAX_RECORD_BYTES).ok()?;
-        Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
-    };
+    let text_of = |path: &str| -> Option<Arc<str>> { graph::page_text(fs, &root, path).map(Arc::from) };
     for (d, severity) in
         v.errors.iter().map(|d| (d, Severity::Error)).chain(v.warnings.iter().map(|d| (d, Severity::Warning)))
     {
@@ -345,7 +357,11 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
             file: Some(root.join(&d.path)),
             line: d.line,
             help: d.code.help().to_owned(),
-            source: Source::Graph { diagnostic: d.clone(), text: d.line.and_then(|_| text_of(&d.path)) },
+            source: Source::Graph {
+                diagnostic: d.clone(),
+                text: d.line.and_then(|_| text_of(&d.path)),
+                other_text: d.other.as_ref().filter(|o| o.line.is_some()).and_then(|o| text_of(&o.path)),
+            },
         });
     }
 

@@ -40,7 +40,9 @@ pub enum GraphError {
 ///
 /// Each file is read with `read_beneath`: from a handle on the root, following no symlink, so a
 /// record (or a folder above it) swapped for a symlink after the walk fails to open instead of
-/// putting an outside file's text into the index. A file whose path below the root is not
+/// putting an outside file's text into the index. A symlinked record that stays inside the root
+/// keeps its own path as the record path and is read at the path it resolved to; one that
+/// leads outside (or nowhere) is reported through `progress.skipped` and left out. A file whose path below the root is not
 /// UTF-8 cannot be named by a record path: it is reported through `progress.skipped` and left
 /// out.
 pub fn read_records(
@@ -104,12 +106,16 @@ fn read(
         Err(e) if e.kind == FsErrorKind::NotFound => return Err(GraphError::NoRoot(root.to_path_buf())),
         Err(e) => return Err(e.into()),
     }
+    // Each file's record path and the path below the root to read (they differ for a symlink).
     let mut files: Vec<(&str, &Path)> = Vec::new();
     let walked = markdown_files(fs, root)?;
-    for path in &walked {
+    for (path, why) in &walked.skipped {
+        progress.skipped(path, why);
+    }
+    for (path, read) in &walked.files {
         let rel = path.strip_prefix(root).unwrap_or(path);
         match rel.to_str() {
-            Some(name) => files.push((name, rel)),
+            Some(name) => files.push((name, read.as_deref().unwrap_or(rel))),
             None => progress.skipped(path, "its name is not valid UTF-8, so no record path can name it"),
         }
     }
@@ -211,29 +217,117 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     batches.into_iter().flat_map(|(_, r)| r).collect()
 }
 
-/// Every `.md` regular file below `root` except under `.generated/`, sorted by bytes. Each
-/// top-level folder is walked on its own thread. Names are the entries' own (`OsString`), so a
-/// name that is not UTF-8 is found, not mangled.
-fn markdown_files(fs: &dyn FileSystem, root: &Path) -> Result<Vec<PathBuf>, GraphError> {
+/// What the walk found: the Markdown files to read, and the paths it passed over.
+struct Walked {
+    /// Each file's own path (absolute, as walked: a symlink's own path) and, for a symlink,
+    /// the symlink-free path below the root that it resolves to, to read instead; sorted by
+    /// the first.
+    files: Vec<(PathBuf, Option<PathBuf>)>,
+    /// Symlinks passed over, and why (each a warning).
+    skipped: Vec<(PathBuf, String)>,
+}
+
+/// Every `.md` file below `root` except under `.generated/`, sorted by bytes: regular files,
+/// and symlinks that resolve (by the confinement rule) to a regular `.md` file inside the root.
+/// Other symlinks named `*.md`, and symlinked folders (never followed), are passed over with a
+/// reason. Each top-level folder is walked on its own thread. Names are the entries' own
+/// (`OsString`), so a name that is not UTF-8 is found, not mangled.
+fn markdown_files(fs: &dyn FileSystem, root: &Path) -> Result<Walked, GraphError> {
     use ports::fs::FileKind;
     let is_md = |p: &PathBuf| p.extension().is_some_and(|e| e == "md");
     let entries = fs.read_dir(root)?;
     let mut files: Vec<PathBuf> =
         entries.iter().filter(|e| e.kind == FileKind::File).map(|e| root.join(&e.name)).filter(is_md).collect();
+    let mut links: Vec<PathBuf> = entries
+        .iter()
+        .filter(|e| e.kind == FileKind::Symlink && e.name != GENERATED_DIR)
+        .map(|e| root.join(&e.name))
+        .collect();
     let dirs: Vec<PathBuf> = entries
         .iter()
         .filter(|e| e.kind == FileKind::Dir && e.name != GENERATED_DIR)
         .map(|e| root.join(&e.name))
         .collect();
-    let walked: Vec<Result<Vec<PathBuf>, FsError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = dirs.iter().map(|d| s.spawn(move || fs.walk_files(d, &[GENERATED_DIR]))).collect();
+    let walked: Vec<Result<ports::fs::Walk, FsError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = dirs.iter().map(|d| s.spawn(move || fs.walk(d, &[GENERATED_DIR]))).collect();
         handles.into_iter().map(|h| h.join().expect("walker thread")).collect()
     });
     for w in walked {
-        files.extend(w?.into_iter().filter(is_md));
+        let w = w?;
+        files.extend(w.files.into_iter().filter(is_md));
+        links.extend(w.symlinks);
     }
-    files.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-    Ok(files)
+    let mut found = Walked { files: files.into_iter().map(|f| (f, None)).collect(), skipped: Vec::new() };
+    if !links.is_empty() {
+        // The confinement walk compares against the canonical root (a symlinked root works).
+        let canonical = fs.canonicalize(root)?;
+        let walked: std::collections::HashSet<PathBuf> = found.files.iter().map(|(f, _)| f.clone()).collect();
+        for link in links {
+            match linked_record(fs, root, &canonical, &link) {
+                // The same file twice would be the same id twice: it is read once, by its name.
+                Ok(Some(read)) if walked.contains(&root.join(&read)) => found.skipped.push((
+                    link,
+                    format!("it is a symlink to {}, which is indexed under its own path", read.display()),
+                )),
+                Ok(Some(read)) => found.files.push((link, Some(read))),
+                Ok(None) => {}
+                Err(why) => found.skipped.push((link, why.to_owned())),
+            }
+        }
+    }
+    found.files.sort_by(|a, b| a.0.as_os_str().as_encoded_bytes().cmp(b.0.as_os_str().as_encoded_bytes()));
+    Ok(found)
+}
+
+/// A symlink met by the walk: `Some(path below the root to read)` when it is a record that
+/// stays inside the root, `None` when it is no concern of the graph (a link to a non-Markdown
+/// file), and why it was passed over otherwise.
+fn linked_record(
+    fs: &dyn FileSystem,
+    root: &Path,
+    canonical: &Path,
+    link: &Path,
+) -> Result<Option<PathBuf>, &'static str> {
+    use domain::graph::confine::{self, Deny};
+    if link.extension().is_none_or(|e| e != "md") {
+        // Only a folder matters here: the records in it would be missed without a word.
+        return match fs.metadata(link) {
+            Ok(m) if m.kind == ports::fs::FileKind::Dir => Err(
+                "a symlinked folder is not followed, so no record in it is indexed; move the records into a real folder below the root",
+            ),
+            _ => Ok(None),
+        };
+    }
+    let rel = link.strip_prefix(root).ok().and_then(Path::to_str);
+    let rel = rel.ok_or("its name is not valid UTF-8, so no record path can name it")?;
+    match confine::resolve(&ports::fs::ConfineView(fs), canonical, rel) {
+        Ok(c) if c.relative().extension().is_some_and(|e| e == "md") && !c.relative().starts_with(GENERATED_DIR) => {
+            Ok(Some(c.relative().to_path_buf()))
+        }
+        Ok(_) => Err("it is a symlink to a file that is not a Markdown record (or lies in .generated/)"),
+        Err(Deny::Escapes) => Err(
+            "it is a symlink that leads outside the VitaeGraph root; only symlinks that stay inside the root are indexed",
+        ),
+        Err(Deny::Missing) => Err("it is a dangling symlink: nothing is at its target"),
+        Err(Deny::Loop) => Err("it is a symlink loop"),
+        Err(Deny::NotAFile) => Err("it is a symlink to something that is not a regular file"),
+        Err(Deny::NotRelative) => Err("it is a symlink whose target cannot be followed (a name that is not UTF-8)"),
+    }
+}
+
+/// The text of the page with record path `path` (a symlink in it that stays inside the root
+/// resolved, as the walk does), to show a finding's source; `None` when it cannot be read.
+pub fn page_text(fs: &dyn FileSystem, root: &Path, path: &str) -> Option<String> {
+    let (bytes, _) = match fs.read_beneath(root, Path::new(path), MAX_RECORD_BYTES) {
+        Ok(read) => read,
+        Err(e) if e.kind == FsErrorKind::Loop => {
+            let canonical = fs.canonicalize(root).ok()?;
+            let confined = domain::graph::confine::resolve(&ports::fs::ConfineView(fs), &canonical, path).ok()?;
+            fs.read_beneath(root, confined.relative(), MAX_RECORD_BYTES).ok()?
+        }
+        Err(_) => return None,
+    };
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 pub fn validate_pages<P: std::borrow::Borrow<Page>>(fs: &dyn FileSystem, root: &Path, pages: &[P]) -> GraphValidation {
@@ -643,8 +737,10 @@ mod tests {
                     let after = generated_state(&fs, root);
                     // An invalid graph writes no graph or search index: there is no temporary
                     // to fail for them, only their kept names and their removal.
-                    let reaches =
-                        next == changed || file == DIAGNOSTICS_FILE || file == MANIFEST_FILE || matches!(step, SetStep::Keep | SetStep::Apply);
+                    let reaches = next == changed
+                        || file == DIAGNOSTICS_FILE
+                        || file == MANIFEST_FILE
+                        || matches!(step, SetStep::Keep | SetStep::Apply);
                     assert_eq!(failed, reaches, "{step:?} on {file}: the failure is reported");
                     if reaches {
                         assert_eq!(after, before, "{step:?} on {file}: the previous set is untouched");
@@ -834,6 +930,75 @@ mod tests {
         assert_eq!(fs.reads() - reads, 3, "the manifest, the edited and the touched record are read");
         apply(&fs, root, &Edit::CorruptManifest);
         assert_eq!(index(&fs, &LaterClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
+    }
+
+    /// Keeps the paths and reasons `skipped` was told.
+    #[derive(Default)]
+    struct Skips(std::sync::Mutex<Vec<(PathBuf, String)>>);
+
+    impl Progress for Skips {
+        fn update(&self, _: usize, _: usize, _: Duration) {}
+        fn skipped(&self, path: &Path, why: &str) {
+            self.0.lock().unwrap().push((path.to_path_buf(), why.to_owned()));
+        }
+    }
+
+    /// Regression (issue 11): a symlinked record was left out without a word. One that stays
+    /// inside the root is read under its own path; the others are warnings, never read.
+    #[test]
+    fn symlinked_records_inside_the_root_are_read_under_their_own_path_and_others_are_warned() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        fs.create_dir_all(Path::new("/outside/folder")).unwrap();
+        fs.write_atomic(Path::new("/outside/secret.md"), b"---\ntype: award\nid: award:secret\ntitle: S\n---\n")
+            .unwrap();
+        fs.write_atomic(Path::new("/outside/folder/x.md"), b"x").unwrap();
+        fs.create_dir_all(&root.join("notes")).unwrap();
+        fs.write_atomic(&root.join("notes/draft.md"), b"# Draft\nPlain page.\n").unwrap();
+        fs.symlink("draft.md", &root.join("notes/latest.md")).unwrap();
+        fs.symlink("../../outside/secret.md", &root.join("awards/relative-escape.md")).unwrap();
+        fs.symlink("/outside/secret.md", &root.join("awards/absolute-escape.md")).unwrap();
+        fs.symlink("gone.md", &root.join("awards/dangling.md")).unwrap();
+        fs.symlink("../projects", &root.join("awards/folder.md")).unwrap();
+        fs.symlink("/outside/folder", &root.join("linked-folder")).unwrap();
+        fs.symlink("../projects/a/project.md", &root.join("notes/copy.txt")).unwrap();
+        let skips = Skips::default();
+        let records = read_records(&fs, &FixedClock, root, &skips).unwrap();
+        let paths: Vec<&str> = records.iter().map(|r| r.page.path.as_str()).collect();
+        assert_eq!(paths, ["VITAEGRAPH.md", "index.md", "notes/draft.md", "projects/a/project.md"]);
+        let skipped = skips.0.into_inner().unwrap();
+        let why = |p: &str| skipped.iter().find(|(s, _)| s == &root.join(p)).map(|(_, w)| w.as_str());
+        assert!(why("awards/relative-escape.md").unwrap().contains("outside the VitaeGraph root"), "{skipped:?}");
+        assert!(why("awards/absolute-escape.md").unwrap().contains("outside the VitaeGraph root"), "{skipped:?}");
+        assert!(why("awards/dangling.md").unwrap().contains("dangling"), "{skipped:?}");
+        assert!(why("awards/folder.md").unwrap().contains("not a regular file"), "{skipped:?}");
+        assert!(why("linked-folder").unwrap().contains("symlinked folder is not followed"), "{skipped:?}");
+        assert!(why("notes/latest.md").unwrap().contains("notes/draft.md, which is indexed under its own path"));
+        assert_eq!(skipped.len(), 6, "a link to a file that is not Markdown is no concern: {skipped:?}");
+        let done = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(done.validation.valid, "{:?}", done.validation.errors);
+        let graph = String::from_utf8(read(&fs, &root.join(GENERATED_DIR).join(GRAPH_FILE)).unwrap()).unwrap();
+        assert!(!graph.contains("secret"), "nothing from outside the root is indexed: {graph}");
+    }
+
+    /// A symlink to a record that is read under its own path too would be the same id twice
+    /// (a failed graph): it is read once, under the file's own path, and the link is named.
+    #[test]
+    fn a_symlink_to_a_record_inside_the_root_is_read_once() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        fs.create_dir_all(&root.join("projects/b")).unwrap();
+        fs.symlink("../a/project.md", &root.join("projects/b/project.md")).unwrap();
+        let skips = Skips::default();
+        let done = index(&fs, &FixedClock, root, &skips).unwrap();
+        assert!(done.validation.valid, "{:?}", done.validation.errors);
+        assert_eq!(done.nodes, 1);
+        let skipped = skips.0.into_inner().unwrap();
+        assert_eq!(skipped.len(), 1, "{skipped:?}");
+        assert_eq!(skipped[0].0, root.join("projects/b/project.md"));
+        assert!(skipped[0].1.contains("projects/a/project.md, which is indexed under its own path"), "{skipped:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod validate;
 
 pub use packet::{InvalidContext, Packet, Surface, packet};
 pub use select::{Rule, Selection, SelectionInput, select};
-pub use validate::{Code, Diagnostic, FileFacts, Severity, Validation, validate};
+pub use validate::{Code, Diagnostic, FileFacts, Severity, Shown, Validation, validate};
 
 #[cfg(test)]
 mod tests;

@@ -77,6 +77,18 @@ pub struct Diagnostic {
     pub end_column: usize,
     pub message: String,
     pub severity: Severity,
+    /// Where a person is shown the finding, when that is more exact than `line` (which stays
+    /// where VitaeContext 2.3.0 reports it, for JSON). Never serialised.
+    pub shown: Option<Shown>,
+}
+
+/// The exact places a rendered finding points at: byte ranges of the text with CRLF folded to
+/// LF (an empty range is a point, such as where a missing section would go), each with its
+/// label, and a help line of its own when the code's general one is not enough.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Shown {
+    pub marks: Vec<(std::ops::Range<usize>, String)>,
+    pub help: Option<String>,
 }
 
 /// A top-level (H2) section.
@@ -184,7 +196,24 @@ impl Collector<'_> {
         let text = self.scan.lines.get(line - 1).copied().unwrap_or("");
         let column = column_of(text, span.0.min(text.len()));
         let end_column = column_of(text, span.1.min(text.len())).max(column);
-        self.out.push(Diagnostic { code, line, column, end_column, message, severity });
+        self.out.push(Diagnostic { code, line, column, end_column, message, severity, shown: None });
+    }
+
+    /// Points the finding just reported at its exact places.
+    fn show(&mut self, shown: Shown) {
+        if let Some(d) = self.out.last_mut() {
+            d.shown = Some(shown);
+        }
+    }
+
+    /// Byte offset of the start of the 0-based line `index` in the folded text (its end when
+    /// past the last line).
+    fn line_start(&self, index: usize) -> usize {
+        self.scan.lines.iter().take(index).map(|l| l.len() + 1).sum::<usize>().min(self.text_len())
+    }
+
+    fn text_len(&self) -> usize {
+        self.scan.lines.iter().map(|l| l.len() + 1).sum::<usize>().saturating_sub(1)
     }
 
     /// A finding about a whole line (or the whole file, at line 1).
@@ -292,6 +321,11 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
                                 format!("QUICK REFERENCE field '{key}' contains an empty or placeholder value"),
                                 Severity::Error,
                             );
+                            if let Some((index, span)) = empty_value_place(&scan.lines, start + 1..end, key) {
+                                let at = c.line_start(index);
+                                let label = format!("`{key}` is empty or template text");
+                                c.show(Shown { marks: vec![(at + span.start..at + span.end, label)], help: None });
+                            }
                         }
                     }
                     let next_h2 = scan.headings.iter().find(|h| h.level == 2 && h.index > qh.index);
@@ -317,6 +351,8 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
         }
         if !scan.headings.iter().any(|h| h.level == 2 && h.normalized == *required) {
             c.at_line(Code::MissingSection, 1, format!("Missing required section: {required}"));
+            let shown = missing_section_place(&c, &scan, required);
+            c.show(shown);
         }
     }
 
@@ -440,28 +476,131 @@ fn yaml_block(scan: &Scan<'_>, qh: &Heading) -> Option<(usize, usize)> {
 }
 
 fn verified_facts(content: &str, c: &mut Collector<'_>) {
+    // Places are found in `content` as read and shown in the folded text: each CRLF before an
+    // offset is one byte fewer there.
+    let folded = |offset: usize| offset - content[..offset].matches("\r\n").count();
+    let place = |entry: &str| {
+        let start = entry.as_ptr() as usize - content.as_ptr() as usize;
+        folded(start)..folded(start + entry.len())
+    };
     let mut any = false;
-    let mut facts: HashMap<String, String> = HashMap::new();
+    let mut facts: HashMap<String, (String, std::ops::Range<usize>)> = HashMap::new();
     for m in VERIFIED_FACTS.captures_iter(content) {
         any = true;
-        for entry in m[1].split([',', '\n']).map(trim).filter(|e| !e.is_empty()) {
+        let body = m.get(1).expect("group 1").as_str();
+        for entry in body.split([',', '\n']).map(trim).filter(|e| !e.is_empty()) {
             let Some((key, value)) = entry.split_once('=') else { continue };
             if key.is_empty() || value.is_empty() || value.chars().any(is_line_terminator) {
                 continue;
             }
             let key = trim(key).to_lowercase();
             let value = trim(value).to_owned();
-            if facts.get(&key).is_some_and(|v| *v != value) {
+            let here = place(entry);
+            if let Some((before, there)) = facts.get(&key).filter(|(v, _)| *v != value) {
                 c.at_line(
                     Code::ConflictingVerifiedFact,
                     1,
                     format!("VERIFIED FACTS contains conflicting values for '{key}'"),
                 );
+                let marks = vec![
+                    (there.clone(), format!("`{key}` is {before} here")),
+                    (here.clone(), format!("and {value} here")),
+                ];
+                c.show(Shown { marks, help: None });
             }
-            facts.insert(key, value);
+            facts.insert(key, (value, here));
         }
     }
     if !any {
         c.at_line(Code::MissingVerifiedFacts, 1, "Add a VERIFIED FACTS comment for hard factual anchors".into());
     }
+}
+
+/// The H2 sections of the template, in its order: where a missing one would go.
+const TEMPLATE_ORDER: &[&str] = &[
+    "quick reference",
+    "goals and targeting",
+    "professional experience",
+    "independent/open-source projects",
+    "education",
+    "research and publications",
+    "skills index",
+    "certifications and achievements",
+    "languages",
+    "extracurricular and leadership",
+    "public profile snapshot",
+    "output preferences",
+];
+
+/// Where the missing H2 `required` would go: after the last present section that comes before
+/// it in the template's order (before the H2 that follows that section), else before the first
+/// H2; at the end of the file when nothing follows.
+fn missing_section_place(c: &Collector<'_>, scan: &Scan<'_>, required: &str) -> Shown {
+    let rank = |name: &str| TEMPLATE_ORDER.iter().position(|n| *n == name);
+    let wanted = rank(required).unwrap_or(TEMPLATE_ORDER.len());
+    let h2s: Vec<&Heading> = scan.headings.iter().filter(|h| h.level == 2).collect();
+    let after = h2s.iter().rposition(|h| rank(&h.normalized).is_some_and(|r| r < wanted));
+    let next = match after {
+        Some(i) => h2s.get(i + 1),
+        None => h2s.first(),
+    };
+    let heading = format!("## {}", required.to_uppercase());
+    let (at, label) = match next {
+        Some(h) => (c.line_start(h.index), format!("add `{heading}` above this heading")),
+        None => {
+            // The end of the last line with text, so the label sits under it.
+            let last = scan.lines.iter().rposition(|l| !trim(l).is_empty()).unwrap_or(0);
+            (c.line_start(last) + scan.lines.get(last).map_or(0, |l| l.len()), format!("add `{heading}` after this"))
+        }
+    };
+    let help = if required == "goals and targeting" {
+        format!(
+            "Add a `{heading}` section here (the template's place; any order is accepted), or `<!-- goals_declined: true -->` to record that you chose not to state goals."
+        )
+    } else {
+        format!("Add a `{heading}` section here (the template's place; any order is accepted).")
+    };
+    Shown { marks: vec![(at..at, label)], help: Some(help) }
+}
+
+/// The line (0-based) of the QUICK REFERENCE entry `key` within `block` (line indexes) and the
+/// byte range in it of the value that is empty or template text: the scalar or inline list
+/// after `key:`, or the first `- item` under it that is.
+fn empty_value_place(
+    lines: &[&str],
+    block: std::ops::Range<usize>,
+    key: &str,
+) -> Option<(usize, std::ops::Range<usize>)> {
+    let is_empty_text = |s: &str| {
+        let s = trim(s).trim_matches(['"', '\'']);
+        EMPTY_MARKERS.iter().any(|m| trim(s).eq_ignore_ascii_case(m)) || has_placeholder(s)
+    };
+    let value_range = |line: &str, from: usize| {
+        let rest = &line[from..];
+        let lead = rest.len() - crate::text::trim_start(rest).len();
+        let start = from + lead;
+        start..start + trim(&line[start..]).len()
+    };
+    let key_line = block
+        .clone()
+        .find(|&i| lines[i].strip_prefix(key).is_some_and(|rest| crate::text::trim_start(rest).starts_with(':')))?;
+    let line = lines[key_line];
+    let colon = line[key.len()..].find(':')? + key.len() + 1;
+    let value = value_range(line, colon);
+    if !value.is_empty() {
+        return Some((key_line, value));
+    }
+    for (i, &l) in lines.iter().enumerate().take(block.end).skip(key_line + 1) {
+        if !l.starts_with([' ', '\t']) && !trim(l).is_empty() {
+            break;
+        }
+        let t = crate::text::trim_start(l);
+        if let Some(item) = t.strip_prefix('-') {
+            if is_empty_text(item) {
+                let dash = l.len() - t.len();
+                return Some((i, value_range(l, dash + 1)));
+            }
+        }
+    }
+    Some((key_line, 0..line.len()))
 }

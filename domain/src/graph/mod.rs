@@ -17,7 +17,7 @@ pub use code::GraphCode;
 pub use index::{Diagnostics, Graph, SearchIndex};
 pub use page::Page;
 pub use record_type::RecordType;
-pub use validate::{GraphDiagnostic, GraphValidation, is_valid_id, validate};
+pub use validate::{GraphDiagnostic, GraphValidation, OtherPlace, is_valid_id, validate};
 
 /// The folder under the root that holds the generated files (never read as records).
 pub const GENERATED_DIR: &str = ".generated";

@@ -29,6 +29,17 @@ pub struct GraphDiagnostic {
     /// The line of the offending front-matter key, for people (not written to JSON).
     #[serde(skip)]
     pub line: Option<usize>,
+    /// The other file the finding is about (the first record with a duplicate id), for people
+    /// (not written to JSON: 2.x names it in `message` only).
+    #[serde(skip)]
+    pub other: Option<OtherPlace>,
+}
+
+/// A second place a finding is about: a path below the root and, when known, its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherPlace {
+    pub path: String,
+    pub line: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,7 +132,7 @@ struct Out {
 impl Out {
     fn error(&mut self, page: &Page, code: GraphCode, key: Option<&str>, message: String) {
         let line = key.and_then(|k| page.line_of(k));
-        self.errors.push(GraphDiagnostic { code, path: page.path.clone(), message, line });
+        self.errors.push(GraphDiagnostic { code, path: page.path.clone(), message, line, other: None });
     }
 }
 
@@ -227,6 +238,7 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
                 path: required.into(),
                 message: format!("Missing {required}"),
                 line: None,
+                other: None,
             });
         }
     }
@@ -234,7 +246,7 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
     let known: HashSet<&str> = records.iter().filter_map(|r| r.id().and_then(FmValue::as_str)).collect();
     // A later record with the same id replaces an earlier one, as a JavaScript Map would.
     let by_id: HashMap<&str, &Page> = records.iter().filter_map(|r| Some((r.id()?.as_str()?, *r))).collect();
-    let mut seen: HashMap<&str, &str> = HashMap::new();
+    let mut seen: HashMap<&str, &Page> = HashMap::new();
 
     for page in pages.iter().copied() {
         if page.too_large {
@@ -258,6 +270,7 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
                     message: "Front matter opened on line 1 is never closed; add a `---` line after its last key"
                         .into(),
                     line: Some(1),
+                    other: None,
                 });
             } else {
                 out.error(page, GraphCode::MissingFrontmatter, None, "Record page needs frontmatter".into());
@@ -320,7 +333,7 @@ fn check_record<'a>(
     id_value: &FmValue,
     known: &HashSet<&str>,
     by_id: &HashMap<&str, &Page>,
-    seen: &mut HashMap<&'a str, &'a str>,
+    seen: &mut HashMap<&'a str, &'a Page>,
     out: &mut Out,
 ) {
     let id = id_value.as_str();
@@ -334,11 +347,13 @@ fn check_record<'a>(
                     page,
                     GraphCode::DuplicateId,
                     Some("id"),
-                    format!("Duplicate id {id}; first used in {first}"),
+                    format!("Duplicate id {id}; first used in {}", first.path),
                 );
+                let other = OtherPlace { path: first.path.clone(), line: first.line_of("id") };
+                out.errors.last_mut().expect("just pushed").other = Some(other);
             }
             None => {
-                seen.insert(id, &page.path);
+                seen.insert(id, page);
             }
         }
     }
@@ -466,6 +481,7 @@ fn check_record<'a>(
             path: page.path.clone(),
             message: "Record uses a legacy flat layout; move it into the canonical hierarchical structure".into(),
             line: None,
+            other: None,
         });
     }
 }

@@ -354,3 +354,17 @@ fn a_record_symlinked_out_of_the_root_is_an_error() {
         outside.message
     );
 }
+
+/// Regression (issue 11): doctor read the graph through the same walker but dropped what it
+/// passed over; a symlinked record leading out of the root is now a warning it shows.
+#[test]
+fn a_symlinked_record_the_walk_passes_over_is_a_warning() {
+    let fs = healthy();
+    write(&fs, "/home/ada/secret.md", RECORD);
+    let link = Path::new("/home/ada/.vitaecontext/vitaegraph/awards/secret.md");
+    fs.symlink(PathBuf::from("/home/ada/secret.md"), link).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let skipped = r.findings.iter().find(|f| f.code == "vitaecontext::graph::symlink_skipped").expect("skipped");
+    assert!(skipped.message.contains("awards/secret.md") && skipped.message.contains("outside"), "{}", skipped.message);
+    assert_eq!(skipped.severity, domain::career::Severity::Warning);
+}
