@@ -8,6 +8,7 @@
 //! writes there). The logic here is pure over an [`Events`] source and a [`Clock`], so it is
 //! tested with a scripted source and a fake clock.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
@@ -74,48 +75,71 @@ impl Events for mpsc::Receiver<Message> {
 /// One debounced batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Batch {
-    /// How many changed paths it holds (a lost-track event counts as one).
+    /// How many paths changed (saving a file is several events for one path; a lost-track
+    /// event counts as one).
     pub changes: usize,
 }
 
-/// How many changes `event` brings that matter: paths outside `ignored` (the generated folder).
-fn changes_in(event: &WatchEvent, ignored: &Path) -> usize {
-    match event {
-        WatchEvent::Changed(paths) if paths.is_empty() => 1,
-        WatchEvent::Changed(paths) => paths.iter().filter(|p| !p.starts_with(ignored)).count(),
-        WatchEvent::Lost(why) => {
-            tracing::warn!("the VitaeGraph watcher lost track of changes ({why}); re-indexing");
-            1
+/// The changes of a batch being gathered: distinct paths, so one save counts once.
+#[derive(Default)]
+struct Gathered {
+    paths: HashSet<PathBuf>,
+    unnamed: usize,
+}
+
+impl Gathered {
+    /// Adds what matters of `event` (paths outside `ignored`, the generated folder); whether
+    /// anything did. A path seen before still counts as activity: it is still being written.
+    fn add(&mut self, event: WatchEvent, ignored: &Path) -> bool {
+        match event {
+            WatchEvent::Changed(paths) if paths.is_empty() => self.unnamed += 1,
+            WatchEvent::Changed(paths) => {
+                let mut any = false;
+                for p in paths.into_iter().filter(|p| !p.starts_with(ignored)) {
+                    self.paths.insert(p);
+                    any = true;
+                }
+                return any;
+            }
+            WatchEvent::Lost(why) => {
+                tracing::warn!("the VitaeGraph watcher lost track of changes ({why}); re-indexing");
+                self.unnamed += 1;
+            }
         }
+        true
+    }
+
+    fn count(&self) -> usize {
+        self.paths.len() + self.unnamed
     }
 }
 
 /// Waits for the next batch of changes outside `ignored`; `None` when told to stop (a batch
 /// being gathered is then dropped: nobody is left to serve it).
 pub fn next_batch(events: &mut dyn Events, clock: &dyn Clock, timings: Timings, ignored: &Path) -> Option<Batch> {
-    let mut changes = loop {
+    let mut gathered = Gathered::default();
+    loop {
         match events.recv(None) {
-            Received::Event(e) => match changes_in(&e, ignored) {
-                0 => continue,
-                n => break n,
-            },
-            Received::Timeout => continue,
+            Received::Event(e) => {
+                if gathered.add(e, ignored) {
+                    break;
+                }
+            }
+            Received::Timeout => {}
             Received::Stop => return None,
         }
-    };
+    }
     let first = clock.monotonic();
     let mut last = first;
     loop {
         let close_at = (last + timings.quiet).min(first + timings.max_wait);
         let now = clock.monotonic();
         if now >= close_at {
-            return Some(Batch { changes });
+            return Some(Batch { changes: gathered.count() });
         }
         match events.recv(Some(close_at - now)) {
             Received::Event(e) => {
-                let n = changes_in(&e, ignored);
-                if n > 0 {
-                    changes += n;
+                if gathered.add(e, ignored) {
                     last = clock.monotonic();
                 }
             }

@@ -100,7 +100,7 @@ fn changes_farther_apart_than_the_quiet_time_are_separate_batches() {
         &clock,
         [(MS * 10, change("a.md")), (MS * 20, change("a.md")), (MS * 20 + t.quiet + MS, change("b.md"))],
     );
-    assert_eq!(batches(&clock, &mut script, t), vec![(2, MS * 20 + t.quiet), (1, MS * 21 + t.quiet * 2)]);
+    assert_eq!(batches(&clock, &mut script, t), vec![(1, MS * 20 + t.quiet), (1, MS * 21 + t.quiet * 2)]);
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn a_constant_stream_still_closes_a_batch_every_max_wait() {
     let clock = Arc::new(FakeClock::default());
     let t = Timings::default();
     // A change every 50 ms for 5 s: never quiet for 200 ms.
-    let stream = (0..100).map(|i| (MS * 50 * i, change("busy.md")));
+    let stream = (0..100).map(|i| (MS * 50 * i, change(&format!("busy-{i}.md"))));
     let mut script = Script::new(&clock, stream);
     let got = batches(&clock, &mut script, t);
     assert!(got.len() >= 5, "{got:?}");
@@ -116,6 +116,16 @@ fn a_constant_stream_still_closes_a_batch_every_max_wait() {
         assert!(pair[1].1 - pair[0].1 <= t.max_wait + MS * 50, "{got:?}");
     }
     assert_eq!(got.iter().map(|(n, _)| n).sum::<usize>(), 100, "no change is lost");
+}
+
+#[test]
+fn events_for_one_path_are_one_change_and_keep_the_batch_open() {
+    // An editor's save: write, close, rename, attribute change, each an event for the file.
+    let clock = Arc::new(FakeClock::default());
+    let t = Timings::default();
+    let saves = (0..8).map(|i| (MS * 100 * i, change("a.md")));
+    let mut script = Script::new(&clock, saves);
+    assert_eq!(batches(&clock, &mut script, t), vec![(1, MS * 700 + t.quiet)]);
 }
 
 #[test]
