@@ -42,8 +42,11 @@ pub fn index(
     }
     let report = {
         let (fs, root) = (Arc::clone(&fs), root.clone());
+        // Findings are shown in full at start and when the graph is invalid; a valid re-index
+        // only counts its warnings, so a graph with many stays one line per edit.
         move |r: Reindex| {
             if let Ok(done) = &r.result
+                && (r.changes == 0 || !done.validation.valid)
                 && !(done.validation.errors.is_empty() && done.validation.warnings.is_empty())
             {
                 err(&render_findings(&*fs, &root, &done.validation));
