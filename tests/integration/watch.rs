@@ -180,3 +180,34 @@ fn mcp_without_watch_writes_nothing() {
     assert!(status.success(), "{stderr}");
     assert!(!root.join(".generated").exists(), "the server wrote into the graph");
 }
+
+#[test]
+fn mcp_watch_tells_a_subscriber_once_and_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap().join("graph");
+    // Indexed already: the index at start rewrites identical bytes, which is no change.
+    copy_dir(&example("vitaegraph"), &root);
+    let mut s = Server::start(&["mcp", "--watch", "--root", root.to_str().unwrap()]);
+    s.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "w", "version": "1"}}),
+    );
+    assert_eq!(s.ok("resources/subscribe", json!({"uri": "vitaegraph://index"})), json!({}));
+    // A new title changes graph.json (a body edit changes only the search index, which is
+    // not a subscribable resource).
+    let record = root.join("projects/cachewarden/project.md");
+    let text = fs::read_to_string(&record).unwrap();
+    let title = text.lines().find(|l| l.starts_with("title:")).unwrap();
+    let edited = Instant::now();
+    fs::write(&record, text.replace(title, "title: Cachewarden, renamed")).unwrap();
+    let mut got: Vec<String> = (0..2).map(|_| s.recv()["method"].as_str().unwrap().to_owned()).collect();
+    // The poller runs every 2 s; after a re-index it is asked to look at once.
+    assert!(edited.elapsed() < Duration::from_secs(1), "told after {:?}", edited.elapsed());
+    got.sort();
+    assert_eq!(got, ["notifications/resources/list_changed", "notifications/resources/updated"]);
+    // Past the poller's next tick: the change is not told twice (a notification here would
+    // arrive before the ping's answer, which `request` refuses).
+    std::thread::sleep(Duration::from_millis(2500));
+    s.request("after", "ping", json!({}));
+}
