@@ -431,10 +431,40 @@ pub enum GraphCommand {
     /// Validate, then write .generated/graph.json, search-index.json and diagnostics.json
     /// (atomically, byte-identical on reruns). An invalid graph removes the stale graph and
     /// search index and writes only diagnostics.json.
+    ///
+    /// With --watch, it keeps running: after the first index, every batch of changes to the
+    /// records (a burst is one batch: it closes 200 ms after the last change, or 1 s after the
+    /// first) is re-indexed, with one line on stderr each. An invalid graph is reported and the
+    /// watch goes on. Ctrl-C stops it.
     Index {
         #[command(flatten)]
         root: RootArg,
+        /// Keep the index current as records change, until Ctrl-C.
+        #[arg(long)]
+        watch: bool,
+        #[command(flatten)]
+        debounce: DebounceArgs,
     },
+}
+
+/// The debounce timings of `--watch`, hidden: tests stretch them so that a burst written on a
+/// loaded machine is still one batch.
+#[derive(Debug, Args)]
+pub struct DebounceArgs {
+    #[arg(long, hide = true, value_name = "MS", default_value_t = crate::usecase::watch::QUIET.as_millis() as u64)]
+    pub watch_quiet_ms: u64,
+    #[arg(long, hide = true, value_name = "MS", default_value_t = crate::usecase::watch::MAX_WAIT.as_millis() as u64)]
+    pub watch_max_wait_ms: u64,
+}
+
+impl DebounceArgs {
+    pub fn timings(&self) -> crate::usecase::watch::Timings {
+        use std::time::Duration;
+        crate::usecase::watch::Timings {
+            quiet: Duration::from_millis(self.watch_quiet_ms),
+            max_wait: Duration::from_millis(self.watch_max_wait_ms),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -538,6 +568,16 @@ pub struct McpArgs {
     /// contract's.
     #[arg(long)]
     pub prompt_tools: bool,
+
+    /// Keep the VitaeGraph's index current while serving: index at start and again after every
+    /// batch of changes to the records, as `graph index --watch` does, so an edit is searchable
+    /// within about a second. Off by default because it writes: it replaces the files in the
+    /// graph's .generated/ folder.
+    #[arg(long)]
+    pub watch: bool,
+
+    #[command(flatten)]
+    pub debounce: DebounceArgs,
 }
 
 /// `vitaecontext register`.

@@ -87,7 +87,14 @@ fn run(cli: Cli) -> Outcome {
                     },
                 ),
                 GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
-                GraphCommand::Index { root } => commands::graph::index(&fs, &clock, &root_of(&root)),
+                GraphCommand::Index { root, watch: false, .. } => commands::graph::index(&fs, &clock, &root_of(&root)),
+                GraphCommand::Index { root, watch: true, debounce } => commands::watch::index(
+                    Arc::new(fs),
+                    Arc::new(clock),
+                    &watch_notify::NotifyWatcher,
+                    &root_of(&root),
+                    debounce.timings(),
+                ),
             }
         }
         Command::Register(args) => {
@@ -174,13 +181,32 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
         usecase::skills::Skills::new(Arc::clone(&fs), Arc::new(fs_std::SystemClock::default()), skill_sources)
     });
     let (source, sink) = stdio::stdio(args.max_frame_bytes);
+    let graph_root = sources.graph_root();
     let methods =
         Arc::new(mcp::methods::Methods::new(fs, sources).with_skills(skills).with_prompt_tools(args.prompt_tools));
-    if let Err(e) = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY) {
-        tracing::warn!("could not start watching the Career Context and VitaeGraph for changes: {e}");
-    }
+    let check_now = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY)
+        .inspect_err(|e| tracing::warn!("could not start watching the Career Context and VitaeGraph for changes: {e}"))
+        .ok();
+    let live = match (args.watch, graph_root) {
+        (false, _) => None,
+        (true, None) => {
+            tracing::warn!("--watch: there is no VitaeGraph root to watch (HOME is not set; pass --root)");
+            None
+        }
+        (true, Some(root)) => mcp::live_index::start(
+            &watch_notify::NotifyWatcher,
+            fs_std::StdFs::new(),
+            root,
+            args.debounce.timings(),
+            check_now,
+        ),
+    };
     let ended = runtime.block_on(mcp::serve(source, Arc::new(sink), methods));
     tracing::info!(?ended, "MCP server stopped");
+    if let Some(live) = live {
+        // A re-index under way finishes, so `.generated/` is not left with staged temporaries.
+        live.stop();
+    }
     // The reader thread may still be blocked on stdin; it must not keep the process alive.
     runtime.shutdown_background();
     Ok(ExitCode::SUCCESS)

@@ -7,5 +7,6 @@
 pub mod clock;
 pub mod fs;
 pub mod transport;
+pub mod watch;
 
 pub use clock::Clock;

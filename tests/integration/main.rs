@@ -24,3 +24,4 @@ mod skills_cli;
 mod skills_mcp;
 mod transport;
 mod util;
+mod watch;

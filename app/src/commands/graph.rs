@@ -1,4 +1,4 @@
-//! `vitaecontext graph init | validate | index`.
+//! `vitaecontext graph init | validate | index` (`index --watch` is in `watch.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,11 +27,11 @@ impl Progress for Stderr {
 }
 
 /// `--root` (or its alias), then `$VITAEGRAPH_ROOT`, then `~/.vitaecontext/vitaegraph`.
-fn root(sources: &Sources) -> Result<PathBuf, Failure> {
+pub(super) fn root(sources: &Sources) -> Result<PathBuf, Failure> {
     sources.graph_root().ok_or_else(|| Failure::usage(miette!(help = "pass --root DIR", "HOME is not set")))
 }
 
-fn graph_failure(e: GraphError) -> Failure {
+pub(super) fn graph_failure(e: GraphError) -> Failure {
     match e {
         GraphError::NoRoot(_) | GraphError::NotADir(_) => Failure::usage(miette!(help = "pass --root DIR", "{e}")),
         GraphError::Fs(_) => Failure::failed(miette!("{e}")),
@@ -43,7 +43,7 @@ fn graph_failure(e: GraphError) -> Failure {
 /// crafted graph with 100,000 findings from taking hours to print.
 const MAX_FINDINGS_WITH_SOURCE: usize = 200;
 
-fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphValidation) -> String {
+pub(super) fn render_findings(fs: &dyn FileSystem, root: &Path, v: &domain::graph::GraphValidation) -> String {
     use std::collections::HashMap;
     use std::sync::Arc;
     // Each file is read once, and its text shared by all of its findings.

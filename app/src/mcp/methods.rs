@@ -207,6 +207,17 @@ pub struct Methods {
     prompt_lists: std::sync::Mutex<Option<PromptList>>,
 }
 
+/// Asks the file poller of [`Methods::watch_files`] to check now rather than at its next tick.
+#[derive(Debug, Clone)]
+pub struct CheckNow(std::sync::mpsc::SyncSender<()>);
+
+impl CheckNow {
+    pub fn check(&self) {
+        // Full: a check is already pending, and it will see this change too.
+        let _ = self.0.try_send(());
+    }
+}
+
 impl std::fmt::Debug for Methods {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Methods").field("sources", &self.sources).finish_non_exhaustive()
@@ -285,12 +296,21 @@ impl Methods {
     /// holds the graph's records) while `methods` lives. Bounded cost: per tick, the Career
     /// Context selection and one metadata call for it, and one for `graph.json`; a file is read
     /// again only when its stamp changed, and a rewrite with identical bytes reports nothing.
-    pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<()> {
+    /// The returned [`CheckNow`] makes it look at once (after `mcp --watch` re-indexed), so the
+    /// poller stays the one place that decides what changed and nothing is reported twice.
+    pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<CheckNow> {
         let weak = Arc::downgrade(methods);
         let mut last = methods.watched();
+        // One pending wake-up is enough: the check looks at the files as they are then.
+        let (wake, woken) = std::sync::mpsc::sync_channel::<()>(1);
+        let check_now = CheckNow(wake);
+        let keep_open = check_now.clone();
         std::thread::Builder::new().name("watch-files".into()).spawn(move || {
+            // Held so the channel stays open (a timeout, never a disconnect) when nobody else
+            // holds a `CheckNow`.
+            let _keep_open = keep_open;
             loop {
-                std::thread::sleep(every);
+                let _ = woken.recv_timeout(every);
                 let Some(m) = weak.upgrade() else { return };
                 let now = m.watched();
                 if !now.0.same(&last.0) {
@@ -309,7 +329,7 @@ impl Methods {
                 last = now;
             }
         })?;
-        Ok(())
+        Ok(check_now)
     }
 
     #[allow(clippy::type_complexity, reason = "a tuple of the three things watched, read once")]

@@ -12,6 +12,7 @@
 
 pub mod completion;
 pub mod jsonrpc;
+pub mod live_index;
 pub mod methods;
 pub mod notify;
 pub mod pagination;

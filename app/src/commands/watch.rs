@@ -1,0 +1,116 @@
+//! `vitaecontext graph index --watch`: index, then re-index after every batch of changes until
+//! Ctrl-C, one line on stderr per index.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use ports::Clock;
+use ports::fs::{FileKind, FileSystem, FsErrorKind};
+use ports::watch::Watcher;
+
+use super::graph::{graph_failure, render_findings, root};
+use super::{Failure, Outcome, err};
+use crate::sources::Sources;
+use crate::usecase::graph::{GraphError, Progress};
+use crate::usecase::watch::{self as usecase, LiveIndex, Reindex, Stopper, Timings};
+
+/// Re-indexes report skipped files only: a progress line every 5,000 files on every edit would
+/// drown the one line that matters.
+struct Skips;
+
+impl Progress for Skips {
+    fn update(&self, _: usize, _: usize, _: std::time::Duration) {}
+
+    fn skipped(&self, path: &Path, why: &str) {
+        err(&format!("warning: skipped {}: {why}\n", path.display()));
+    }
+}
+
+pub fn index(
+    fs: Arc<dyn FileSystem>,
+    clock: Arc<dyn Clock>,
+    watcher: &dyn Watcher,
+    sources: &Sources,
+    timings: Timings,
+) -> Outcome {
+    let root = root(sources)?;
+    match fs.metadata(&root) {
+        Err(e) if e.kind == FsErrorKind::NotFound => return Err(graph_failure(GraphError::NoRoot(root))),
+        Ok(m) if m.kind != FileKind::Dir => return Err(graph_failure(GraphError::NotADir(root))),
+        _ => {}
+    }
+    let report = {
+        let (fs, root) = (Arc::clone(&fs), root.clone());
+        // Findings are shown in full at start and when the graph is invalid; a valid re-index
+        // only counts its warnings, so a graph with many stays one line per edit.
+        move |r: Reindex| {
+            if let Ok(done) = &r.result
+                && (r.changes == 0 || !done.validation.valid)
+                && !(done.validation.errors.is_empty() && done.validation.warnings.is_empty())
+            {
+                err(&render_findings(&*fs, &root, &done.validation));
+            }
+            err(&format!("{}\n", describe(&r)));
+        }
+    };
+    let live = usecase::start(
+        watcher,
+        LiveIndex { fs, clock, root: root.clone(), timings, progress: Box::new(Skips), report: Box::new(report) },
+    )
+    .map_err(|e| Failure::failed(miette::miette!(help = "on Linux, see fs.inotify.max_user_watches", "{e}")))?;
+    err(&format!("graph: watching {} for changes (Ctrl-C to stop)\n", root.display()));
+    stop_on_ctrl_c(live.stopper());
+    live.join();
+    err("graph: stopped watching\n");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The one line said about an index: what triggered it, what came of it, how long it took.
+pub fn describe(r: &Reindex) -> String {
+    let what = match r.changes {
+        0 => "graph: indexed at start".to_string(),
+        1 => "graph: re-indexed after 1 change".to_string(),
+        n => format!("graph: re-indexed after {n} changes"),
+    };
+    let took = format!("{:.1?}", r.took);
+    match &r.result {
+        Ok(done) if done.validation.valid => {
+            let warnings = match done.validation.warnings.len() {
+                0 => String::new(),
+                n => format!(", {n} warning(s)"),
+            };
+            format!("{what}: {} node(s){warnings} in {took}", done.nodes)
+        }
+        Ok(done) => format!(
+            "{what}: invalid, {} error(s), {} warning(s); wrote only {} ({took}); still watching",
+            done.validation.errors.len(),
+            done.validation.warnings.len(),
+            done.generated.join(domain::graph::DIAGNOSTICS_FILE).display()
+        ),
+        Err(e) => format!("{what}: failed: {e} ({took}); still watching"),
+    }
+}
+
+/// The first Ctrl-C stops after the re-index under way (so `.generated/` is left whole); a
+/// second one quits at once.
+fn stop_on_ctrl_c(stopper: Stopper) {
+    let spawned = std::thread::Builder::new().name("ctrl-c".into()).spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            return;
+        };
+        runtime.block_on(async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                return;
+            }
+            err("graph: stopping (Ctrl-C again to quit at once)\n");
+            stopper.stop();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        });
+    });
+    if let Err(e) = spawned {
+        tracing::warn!("Ctrl-C will end the watch abruptly: {e}");
+    }
+}

@@ -1,0 +1,74 @@
+//! `mcp --watch`: the server keeps the VitaeGraph's index current while it serves.
+//!
+//! Indexing runs on a thread of its own (never on the runtime's two workers, which answer
+//! requests) and reports through tracing on stderr only: stdout carries JSON-RPC frames. The
+//! `GraphStore` sees new generated files by their stamps on the next request, so search needs
+//! nothing from here; clients are told through the file poller, asked to look at once after
+//! each index, so `resources/updated` for `vitaegraph://index` (and `resources/list_changed`)
+//! are sent once, by the one component that decides what changed.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ports::watch::Watcher;
+
+use super::methods::CheckNow;
+use crate::usecase::graph::Progress;
+use crate::usecase::watch::{self, Live, LiveIndex, Reindex, Timings};
+
+/// Skipped files go to the log; progress does not.
+struct Log;
+
+impl Progress for Log {
+    fn update(&self, _: usize, _: usize, _: Duration) {}
+
+    fn skipped(&self, path: &std::path::Path, why: &str) {
+        tracing::warn!("graph index: skipped {}: {why}", path.display());
+    }
+}
+
+fn log(r: &Reindex) {
+    let trigger = match r.changes {
+        0 => "at start".to_string(),
+        n => format!("after {n} change(s)"),
+    };
+    match &r.result {
+        Ok(done) if done.validation.valid => {
+            tracing::info!("VitaeGraph indexed {trigger}: {} node(s) in {:.1?}", done.nodes, r.took);
+        }
+        Ok(done) => tracing::warn!(
+            "VitaeGraph index {trigger}: invalid, {} error(s), {} warning(s); search serves no records until \
+             they are fixed (run `vitaecontext graph validate` to see them)",
+            done.validation.errors.len(),
+            done.validation.warnings.len()
+        ),
+        Err(e) => tracing::warn!("VitaeGraph index {trigger} failed: {e}"),
+    }
+}
+
+/// Starts live indexing of `root`; `None` (with a warning) when it cannot watch, the server
+/// then serves whatever index is there.
+pub fn start(
+    watcher: &dyn Watcher,
+    fs: fs_std::StdFs,
+    root: PathBuf,
+    timings: Timings,
+    check_now: Option<CheckNow>,
+) -> Option<Live> {
+    let report = move |r: Reindex| {
+        log(&r);
+        if let Some(check) = &check_now {
+            check.check();
+        }
+    };
+    let live = LiveIndex {
+        fs: Arc::new(fs),
+        clock: Arc::new(fs_std::SystemClock::default()),
+        root,
+        timings,
+        progress: Box::new(Log),
+        report: Box::new(report),
+    };
+    watch::start(watcher, live).inspect_err(|e| tracing::warn!("--watch: the index will not follow changes: {e}")).ok()
+}

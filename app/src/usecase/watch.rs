@@ -1,0 +1,275 @@
+//! Live indexing: watch events in, one re-index per debounced batch out.
+//!
+//! The watcher (the `ports::watch` port) reports every change; saving one file can be a
+//! handful of events, and a checkout or a script writing a thousand records is a thousand. A
+//! batch closes once [`Timings::quiet`] passes without a new change, or [`Timings::max_wait`]
+//! after its first change, whichever is sooner: a burst is one re-index, and a constant stream
+//! still re-indexes regularly. Changes under the root's `.generated/` are ignored (the index
+//! writes there). The logic here is pure over an [`Events`] source and a [`Clock`], so it is
+//! tested with a scripted source and a fake clock.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use ports::Clock;
+use ports::fs::FileSystem;
+use ports::watch::{WatchError, WatchEvent, Watcher, Watching};
+
+use super::graph::{self, GraphError, Indexed, Progress};
+
+/// How long the debouncer waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timings {
+    /// A batch closes when this long passes with no new change.
+    pub quiet: Duration,
+    /// ...or this long after its first change, even while changes keep coming.
+    pub max_wait: Duration,
+}
+
+/// 200 ms covers an editor's save (write, rename, attribute change: a few ms apart) and a
+/// script writing files in a loop, while a single edit still starts its re-index soon.
+pub const QUIET: Duration = Duration::from_millis(200);
+/// Bounds how stale the index gets under a constant stream of changes.
+pub const MAX_WAIT: Duration = Duration::from_secs(1);
+
+impl Default for Timings {
+    fn default() -> Self {
+        Self { quiet: QUIET, max_wait: MAX_WAIT }
+    }
+}
+
+/// What a wait on the event source gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received {
+    Event(WatchEvent),
+    /// The wait's timeout passed with nothing received.
+    Timeout,
+    /// Stop watching: Ctrl-C, the server ending, or the source closed.
+    Stop,
+}
+
+/// Where events come from: a channel fed by the watcher in the program, a script in tests.
+pub trait Events {
+    /// The next event; waits at most `timeout`, or until one arrives when it is `None`.
+    fn recv(&mut self, timeout: Option<Duration>) -> Received;
+}
+
+/// What the watcher's sink and a stop request send into the loop's channel.
+pub type Message = Received;
+
+impl Events for mpsc::Receiver<Message> {
+    fn recv(&mut self, timeout: Option<Duration>) -> Received {
+        match timeout {
+            None => mpsc::Receiver::recv(self).unwrap_or(Received::Stop),
+            Some(t) => match self.recv_timeout(t) {
+                Ok(m) => m,
+                Err(mpsc::RecvTimeoutError::Timeout) => Received::Timeout,
+                Err(mpsc::RecvTimeoutError::Disconnected) => Received::Stop,
+            },
+        }
+    }
+}
+
+/// One debounced batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Batch {
+    /// How many paths changed (saving a file is several events for one path; a lost-track
+    /// event counts as one).
+    pub changes: usize,
+}
+
+/// The changes of a batch being gathered: distinct paths, so one save counts once.
+#[derive(Default)]
+struct Gathered {
+    paths: HashSet<PathBuf>,
+    unnamed: usize,
+}
+
+impl Gathered {
+    /// Adds what matters of `event` (paths outside `ignored`, the generated folder); whether
+    /// anything did. A path seen before still counts as activity: it is still being written.
+    fn add(&mut self, event: WatchEvent, ignored: &Path) -> bool {
+        match event {
+            WatchEvent::Changed(paths) if paths.is_empty() => self.unnamed += 1,
+            WatchEvent::Changed(paths) => {
+                let mut any = false;
+                for p in paths.into_iter().filter(|p| !p.starts_with(ignored)) {
+                    self.paths.insert(p);
+                    any = true;
+                }
+                return any;
+            }
+            WatchEvent::Lost(why) => {
+                tracing::warn!("the VitaeGraph watcher lost track of changes ({why}); re-indexing");
+                self.unnamed += 1;
+            }
+        }
+        true
+    }
+
+    fn count(&self) -> usize {
+        self.paths.len() + self.unnamed
+    }
+}
+
+/// Waits for the next batch of changes outside `ignored`; `None` when told to stop (a batch
+/// being gathered is then dropped: nobody is left to serve it).
+pub fn next_batch(events: &mut dyn Events, clock: &dyn Clock, timings: Timings, ignored: &Path) -> Option<Batch> {
+    let mut gathered = Gathered::default();
+    loop {
+        match events.recv(None) {
+            Received::Event(e) => {
+                if gathered.add(e, ignored) {
+                    break;
+                }
+            }
+            Received::Timeout => {}
+            Received::Stop => return None,
+        }
+    }
+    let first = clock.monotonic();
+    let mut last = first;
+    loop {
+        let close_at = (last + timings.quiet).min(first + timings.max_wait);
+        let now = clock.monotonic();
+        if now >= close_at {
+            return Some(Batch { changes: gathered.count() });
+        }
+        match events.recv(Some(close_at - now)) {
+            Received::Event(e) => {
+                if gathered.add(e, ignored) {
+                    last = clock.monotonic();
+                }
+            }
+            Received::Timeout => {}
+            Received::Stop => return None,
+        }
+    }
+}
+
+/// One re-index, for the edge to report.
+#[derive(Debug)]
+pub struct Reindex {
+    pub changes: usize,
+    pub result: Result<Indexed, GraphError>,
+    pub took: Duration,
+}
+
+/// The folder whose changes are ignored: where `graph::index` writes.
+pub fn generated_dir(root: &Path) -> PathBuf {
+    root.join(domain::graph::GENERATED_DIR)
+}
+
+/// Re-indexes `root` once per batch until told to stop, handing each outcome to `report`. The
+/// first full index is the caller's (it reports it its own way). A failed re-index (an invalid
+/// graph, an unreadable file) is reported and the watch goes on: the next edit may fix it.
+pub fn reindex_on_change(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    root: &Path,
+    events: &mut dyn Events,
+    timings: Timings,
+    progress: &dyn Progress,
+    report: &mut dyn FnMut(Reindex),
+) {
+    let ignored = generated_dir(root);
+    while let Some(batch) = next_batch(events, clock, timings, &ignored) {
+        let start = clock.monotonic();
+        let result = graph::index(fs, clock, root, progress);
+        report(Reindex { changes: batch.changes, result, took: clock.monotonic().saturating_sub(start) });
+    }
+}
+
+/// Live indexing running on its own thread (indexing blocks: it reads every record and uses
+/// every core, so it never runs on an async runtime's workers).
+pub struct Live {
+    stop: Stopper,
+    thread: std::thread::JoinHandle<()>,
+    _watching: Box<dyn Watching>,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live").finish_non_exhaustive()
+    }
+}
+
+/// Asks a [`Live`] to stop; a re-index under way finishes first, so `.generated/` is never
+/// left with staged temporaries.
+#[derive(Debug, Clone)]
+pub struct Stopper(mpsc::Sender<Message>);
+
+impl Stopper {
+    pub fn stop(&self) {
+        // Already stopped: nothing to do.
+        let _ = self.0.send(Received::Stop);
+    }
+}
+
+impl Live {
+    pub fn stopper(&self) -> Stopper {
+        self.stop.clone()
+    }
+
+    /// Waits until a [`Stopper`] has stopped it.
+    pub fn join(self) {
+        if self.thread.join().is_err() {
+            tracing::error!("the VitaeGraph watch thread panicked");
+        }
+    }
+
+    /// Stops it and waits for the re-index under way, if any.
+    pub fn stop(self) {
+        self.stop.stop();
+        self.join();
+    }
+}
+
+/// What [`start`] needs besides the watcher.
+pub struct LiveIndex {
+    pub fs: Arc<dyn FileSystem>,
+    pub clock: Arc<dyn Clock>,
+    pub root: PathBuf,
+    pub timings: Timings,
+    pub progress: Box<dyn Progress + Send>,
+    /// Called after every index: the first (with `changes` 0), then one per batch.
+    pub report: Box<dyn FnMut(Reindex) + Send>,
+}
+
+impl std::fmt::Debug for LiveIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveIndex").field("root", &self.root).field("timings", &self.timings).finish_non_exhaustive()
+    }
+}
+
+/// Starts watching `root`, then indexes it once and again after every batch of changes, on a
+/// thread of its own. The watch starts before the first index, so an edit made while it runs
+/// is not missed.
+pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError> {
+    let (tx, mut rx) = mpsc::channel::<Message>();
+    let sink = tx.clone();
+    let watching = watcher.watch(
+        &live.root,
+        Box::new(move |event| {
+            // The loop has ended: nobody needs the event.
+            let _ = sink.send(Received::Event(event));
+        }),
+    )?;
+    let LiveIndex { fs, clock, root, timings, progress, mut report } = live;
+    let path = root.clone();
+    let thread = std::thread::Builder::new()
+        .name("graph-watch".into())
+        .spawn(move || {
+            let start = clock.monotonic();
+            let result = graph::index(&*fs, &*clock, &root, &*progress);
+            report(Reindex { changes: 0, result, took: clock.monotonic().saturating_sub(start) });
+            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, &*progress, &mut *report);
+        })
+        .map_err(|e| WatchError { path, message: format!("could not start a thread: {e}") })?;
+    Ok(Live { stop: Stopper(tx), thread, _watching: watching })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,238 @@
+//! The debouncer over a scripted event source and a fake clock, and the re-index loop over the
+//! in-memory filesystem.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use fs_memory::MemoryFs;
+
+use super::*;
+
+const MS: Duration = Duration::from_millis(1);
+
+/// A clock the event source moves: time passes only while the debouncer waits.
+#[derive(Debug, Default)]
+struct FakeClock(Mutex<Duration>);
+
+impl FakeClock {
+    fn set(&self, to: Duration) {
+        let mut now = self.0.lock().unwrap();
+        *now = (*now).max(to);
+    }
+}
+
+impl Clock for FakeClock {
+    fn now(&self) -> std::time::SystemTime {
+        std::time::SystemTime::UNIX_EPOCH + *self.0.lock().unwrap()
+    }
+    fn monotonic(&self) -> Duration {
+        *self.0.lock().unwrap()
+    }
+}
+
+/// Events at fixed times; once the script is over, a wait without a timeout is `Stop`.
+struct Script {
+    clock: Arc<FakeClock>,
+    events: VecDeque<(Duration, Received)>,
+    /// Every timeout asked for, to check that no wait is longer than it needs to be.
+    waits: Vec<Option<Duration>>,
+}
+
+impl Script {
+    fn new(clock: &Arc<FakeClock>, events: impl IntoIterator<Item = (Duration, Received)>) -> Self {
+        Self { clock: Arc::clone(clock), events: events.into_iter().collect(), waits: Vec::new() }
+    }
+}
+
+impl Events for Script {
+    fn recv(&mut self, timeout: Option<Duration>) -> Received {
+        self.waits.push(timeout);
+        let now = self.clock.monotonic();
+        match (self.events.front(), timeout) {
+            (Some((at, _)), Some(t)) if *at > now + t => {
+                self.clock.set(now + t);
+                Received::Timeout
+            }
+            (Some(_), _) => {
+                let (at, r) = self.events.pop_front().unwrap();
+                self.clock.set(at);
+                r
+            }
+            (None, Some(t)) => {
+                self.clock.set(now + t);
+                Received::Timeout
+            }
+            (None, None) => Received::Stop,
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    PathBuf::from("/g")
+}
+
+fn change(path: &str) -> Received {
+    Received::Event(WatchEvent::Changed(vec![root().join(path)]))
+}
+
+/// Every batch until the script runs out, with the time each closed.
+fn batches(clock: &Arc<FakeClock>, script: &mut Script, timings: Timings) -> Vec<(usize, Duration)> {
+    let ignored = generated_dir(&root());
+    std::iter::from_fn(|| next_batch(script, &**clock, timings, &ignored).map(|b| (b.changes, clock.monotonic())))
+        .collect()
+}
+
+#[test]
+fn a_burst_of_a_thousand_changes_is_one_batch_closed_after_the_quiet_time() {
+    let clock = Arc::new(FakeClock::default());
+    // 1,000 files written 0.5 ms apart (half a second in all): the cap is not reached.
+    let burst = (0..1000).map(|i| (MS * i / 2, change(&format!("projects/p{i}.md"))));
+    let mut script = Script::new(&clock, burst);
+    let t = Timings::default();
+    assert_eq!(batches(&clock, &mut script, t), vec![(1000, MS * 999 / 2 + t.quiet)]);
+}
+
+#[test]
+fn changes_farther_apart_than_the_quiet_time_are_separate_batches() {
+    let clock = Arc::new(FakeClock::default());
+    let t = Timings::default();
+    let mut script = Script::new(
+        &clock,
+        [(MS * 10, change("a.md")), (MS * 20, change("a.md")), (MS * 20 + t.quiet + MS, change("b.md"))],
+    );
+    assert_eq!(batches(&clock, &mut script, t), vec![(1, MS * 20 + t.quiet), (1, MS * 21 + t.quiet * 2)]);
+}
+
+#[test]
+fn a_constant_stream_still_closes_a_batch_every_max_wait() {
+    let clock = Arc::new(FakeClock::default());
+    let t = Timings::default();
+    // A change every 50 ms for 5 s: never quiet for 200 ms.
+    let stream = (0..100).map(|i| (MS * 50 * i, change(&format!("busy-{i}.md"))));
+    let mut script = Script::new(&clock, stream);
+    let got = batches(&clock, &mut script, t);
+    assert!(got.len() >= 5, "{got:?}");
+    for pair in got.windows(2) {
+        assert!(pair[1].1 - pair[0].1 <= t.max_wait + MS * 50, "{got:?}");
+    }
+    assert_eq!(got.iter().map(|(n, _)| n).sum::<usize>(), 100, "no change is lost");
+}
+
+#[test]
+fn events_for_one_path_are_one_change_and_keep_the_batch_open() {
+    // An editor's save: write, close, rename, attribute change, each an event for the file.
+    let clock = Arc::new(FakeClock::default());
+    let t = Timings::default();
+    let saves = (0..8).map(|i| (MS * 100 * i, change("a.md")));
+    let mut script = Script::new(&clock, saves);
+    assert_eq!(batches(&clock, &mut script, t), vec![(1, MS * 700 + t.quiet)]);
+}
+
+#[test]
+fn changes_under_generated_never_start_a_batch() {
+    let clock = Arc::new(FakeClock::default());
+    let writes = (0..10).map(|i| (MS * i, change(".generated/search-index.json")));
+    let mut script = Script::new(&clock, writes);
+    assert_eq!(batches(&clock, &mut script, Timings::default()), vec![]);
+}
+
+#[test]
+fn changes_under_generated_do_not_keep_a_batch_open() {
+    let clock = Arc::new(FakeClock::default());
+    let t = Timings::default();
+    let mut events = vec![(Duration::ZERO, change("a.md"))];
+    events.extend((1..100).map(|i| (MS * 10 * i, change(".generated/graph.json"))));
+    let mut script = Script::new(&clock, events);
+    assert_eq!(batches(&clock, &mut script, t), vec![(1, t.quiet)]);
+}
+
+#[test]
+fn a_path_that_only_starts_with_the_generated_name_is_a_change() {
+    let clock = Arc::new(FakeClock::default());
+    let mut script = Script::new(&clock, [(Duration::ZERO, change(".generated-notes.md"))]);
+    assert_eq!(batches(&clock, &mut script, Timings::default()).len(), 1);
+}
+
+#[test]
+fn a_lost_watch_counts_as_a_change() {
+    let clock = Arc::new(FakeClock::default());
+    let mut script = Script::new(&clock, [(Duration::ZERO, Received::Event(WatchEvent::Lost("overflow".into())))]);
+    assert_eq!(batches(&clock, &mut script, Timings::default()), vec![(1, Timings::default().quiet)]);
+}
+
+#[test]
+fn stop_ends_the_wait_at_once_even_inside_a_batch() {
+    let clock = Arc::new(FakeClock::default());
+    let mut script = Script::new(&clock, [(Duration::ZERO, change("a.md")), (MS, Received::Stop)]);
+    assert_eq!(next_batch(&mut script, &*clock, Timings::default(), &generated_dir(&root())), None);
+    assert_eq!(clock.monotonic(), MS);
+}
+
+#[test]
+fn the_wait_for_a_first_change_has_no_timeout() {
+    // Waking up while nothing happens would cost CPU forever in a long-running server.
+    let clock = Arc::new(FakeClock::default());
+    let mut script = Script::new(&clock, [(MS * 5000, change("a.md"))]);
+    batches(&clock, &mut script, Timings::default());
+    assert_eq!(script.waits[0], None);
+}
+
+/// Progress nobody reads.
+struct Quiet;
+
+impl Progress for Quiet {
+    fn update(&self, _: usize, _: usize, _: Duration) {}
+}
+
+#[test]
+fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
+    let fs = MemoryFs::new();
+    let clock = Arc::new(FakeClock::default());
+    let root = root();
+    graph::init(&fs, &*clock, &root, false).unwrap();
+    fs.create_dir_all(&root.join("projects/a")).unwrap();
+    let record = root.join("projects/a/project.md");
+    fs.write_atomic(&record, b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n").unwrap();
+    let generated = generated_dir(&root);
+    let search = generated.join(domain::graph::SEARCH_INDEX_FILE);
+
+    /// What the scripted source does between waits: edit a file, as a person would.
+    struct Editing<'a> {
+        fs: &'a MemoryFs,
+        script: Script,
+        edits: VecDeque<(Duration, &'a Path, &'a [u8])>,
+    }
+    impl Events for Editing<'_> {
+        fn recv(&mut self, timeout: Option<Duration>) -> Received {
+            // The file is written, then its event arrives.
+            let received = self.script.recv(timeout);
+            if let (Received::Event(_), Some(&(at, path, bytes))) = (&received, self.edits.front())
+                && at == self.script.clock.monotonic()
+            {
+                self.fs.write_atomic(path, bytes).unwrap();
+                self.edits.pop_front();
+            }
+            received
+        }
+    }
+    let invalid: &[u8] = b"---\ntype: project\n---\nno id\n";
+    let fixed: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\nSecond.\n";
+    let mut events = Editing {
+        fs: &fs,
+        script: Script::new(
+            &clock,
+            [
+                (MS, change("projects/a/project.md")),
+                (MS * 2, change(".generated/graph.json")),
+                (MS * 1000, change("projects/a/project.md")),
+            ],
+        ),
+        edits: [(MS, record.as_path(), invalid), (MS * 1000, record.as_path(), fixed)].into(),
+    };
+    let mut reports = Vec::new();
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), &Quiet, &mut |r| {
+        let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
+        reports.push((r.changes, r.result.map(|i| i.validation.valid).ok(), text));
+    });
+    assert_eq!(reports, vec![(1, Some(false), None), (1, Some(true), Some(true))]);
+}

@@ -1,0 +1,213 @@
+// Live indexing over real files and processes: `graph index --watch` re-indexes once per burst
+// and stops cleanly on Ctrl-C; `mcp --watch` makes an edit searchable within a second, and
+// without --watch the server writes nothing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::util::{Cmd, RESPONSE_TIMEOUT, Server, copy_dir, example, tool_text};
+
+/// A copy of the example graph, not indexed.
+fn graph() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap().join("graph");
+    copy_dir(&example("vitaegraph"), &root);
+    fs::remove_dir_all(root.join(".generated")).unwrap();
+    (tmp, root)
+}
+
+/// `graph index --watch` on `root`, once it has indexed and is watching.
+fn watch(root: &Path, extra: &[&str]) -> Server {
+    let mut args = vec!["graph", "index", "--watch", "--root", root.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let s = Cmd::new(args).spawn();
+    s.wait_until("it indexed and watches", |s| {
+        let e = s.stderr();
+        e.contains("graph: watching") && e.contains("graph: indexed at start")
+    });
+    s
+}
+
+fn reindex_lines(s: &Server) -> Vec<String> {
+    s.stderr().lines().filter(|l| l.starts_with("graph: re-indexed")).map(String::from).collect()
+}
+
+/// The node count a `graph: ...: N node(s) ...` line reports.
+fn nodes(line: &str) -> usize {
+    let before = line.split(" node(s)").next().unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("no node count in {line:?}"))
+}
+
+fn interrupt(s: &mut Server) {
+    let pid = s.child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = s.wait_exit(RESPONSE_TIMEOUT);
+    assert!(status.success(), "Ctrl-C is a clean end: {status:?}\n{}", s.stderr());
+    assert!(s.stderr().ends_with("graph: stopped watching\n"), "{}", s.stderr());
+}
+
+fn search_index(root: &Path) -> String {
+    fs::read_to_string(root.join(".generated/search-index.json")).unwrap_or_default()
+}
+
+/// Only the three generated files: no staged temporary or kept old name is left behind.
+fn assert_generated_is_clean(root: &Path) {
+    let mut names: Vec<_> =
+        fs::read_dir(root.join(".generated")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["diagnostics.json", "graph.json", "search-index.json"]);
+}
+
+/// A project record at its canonical path, `projects/burst-I/project.md`.
+fn project(root: &Path, i: usize, body: &str) {
+    let dir = root.join(format!("projects/burst-{i}"));
+    fs::create_dir_all(&dir).unwrap();
+    let text = format!("---\ntype: project\nid: project:burst-{i}\ntitle: Burst {i}\n---\n{body}\n");
+    fs::write(dir.join("project.md"), text).unwrap();
+}
+
+#[test]
+fn graph_index_watch_reindexes_an_edit_and_stops_on_ctrl_c() {
+    let (_tmp, root) = graph();
+    let mut s = watch(&root, &[]);
+    assert!(search_index(&root).contains("cachewarden"), "the first index ran");
+    assert!(!search_index(&root).contains("zanzibarquokka"));
+    let record = root.join("projects/cachewarden/project.md");
+    let mut text = fs::read_to_string(&record).unwrap();
+    text.push_str("\nLater work in zanzibarquokka.\n");
+    fs::write(&record, text).unwrap();
+    s.wait_until("the edit is indexed", |_| search_index(&root).contains("zanzibarquokka"));
+    s.wait_until("the re-index is reported", |s| !reindex_lines(s).is_empty());
+    assert!(reindex_lines(&s)[0].starts_with("graph: re-indexed after 1 change: "), "{}", s.stderr());
+    interrupt(&mut s);
+    assert_generated_is_clean(&root);
+}
+
+#[test]
+fn graph_index_watch_reindexes_a_burst_of_a_thousand_files_once() {
+    let (_tmp, root) = graph();
+    // A long quiet time: on a loaded machine a burst may pause, and this test is about counting
+    // re-indexes, not about the default timings (the debouncer's unit tests cover those).
+    let mut s = watch(&root, &["--watch-quiet-ms", "1500", "--watch-max-wait-ms", "60000"]);
+    let start_line = s.stderr().lines().find(|l| l.starts_with("graph: indexed at start")).unwrap().to_string();
+    let before = nodes(&start_line);
+    // Each in a folder created after the start: the watch is recursive.
+    for i in 0..1000 {
+        project(&root, i, "Written in a burst.");
+    }
+    s.wait_until("the burst is indexed", |s| !reindex_lines(s).is_empty());
+    // A later edit is the next re-index: had the burst been split or re-indexed twice, the
+    // second line would be another one for the burst.
+    project(&root, 0, "Rewritten.");
+    s.wait_until("the later edit is indexed", |s| reindex_lines(s).len() >= 2);
+    let lines = reindex_lines(&s);
+    // The count is not asserted: a file written before the watch on its new folder is added
+    // is indexed (the re-index reads everything) but was never reported as a change.
+    assert_eq!(nodes(&lines[0]), before + 1000, "one re-index has the whole burst: {lines:?}");
+    assert!(!lines[0].contains("warning"), "{lines:?}");
+    assert!(lines[1].starts_with("graph: re-indexed after 1 change: "), "{lines:?}");
+    interrupt(&mut s);
+    assert_eq!(reindex_lines(&s).len(), 2, "{}", s.stderr());
+}
+
+#[test]
+fn graph_index_watch_reports_an_invalid_graph_and_keeps_watching() {
+    let (_tmp, root) = graph();
+    let mut s = watch(&root, &[]);
+    let broken = root.join("projects/broken.md");
+    fs::write(&broken, "no front matter\n").unwrap();
+    s.wait_until("the invalid graph is reported", |s| reindex_lines(s).iter().any(|l| l.contains("invalid")));
+    assert!(s.stderr().contains("projects/broken.md"), "the finding is shown: {}", s.stderr());
+    assert!(!root.join(".generated/search-index.json").exists(), "the stale index is removed");
+    fs::remove_file(&broken).unwrap();
+    s.wait_until("the fixed graph is indexed", |_| root.join(".generated/search-index.json").exists());
+    interrupt(&mut s);
+}
+
+fn search(s: &mut Server, query: &str) -> Value {
+    s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": query}}))
+}
+
+fn found(r: &Value, id: &str) -> bool {
+    r["isError"] != true && tool_text(r).contains(id)
+}
+
+#[test]
+fn mcp_watch_makes_an_edit_searchable_within_a_second() {
+    let (_tmp, root) = graph();
+    let mut s = Server::mcp(&["--watch", "--root", root.to_str().unwrap()]);
+    // The index at start: the graph was never indexed before.
+    let deadline = Instant::now() + RESPONSE_TIMEOUT;
+    while !found(&search(&mut s, "cachewarden"), "project:cachewarden") {
+        assert!(Instant::now() < deadline, "never indexed at start; stderr:\n{}", s.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let record = root.join("experience/quayside-devex/experience.md");
+    let mut text = fs::read_to_string(&record).unwrap();
+    text.push_str("\nAlso ran the okapiglider migration.\n");
+    let edited = Instant::now();
+    fs::write(&record, text).unwrap();
+    let took = loop {
+        if found(&search(&mut s, "okapiglider"), "experience:quayside-devex") {
+            break edited.elapsed();
+        }
+        // Polled well past the requirement, so a failure says how late it was.
+        assert!(edited.elapsed() < RESPONSE_TIMEOUT, "never found; stderr:\n{}", s.stderr());
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(took < Duration::from_secs(1), "found only after {took:?}");
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert_generated_is_clean(&root);
+}
+
+#[test]
+fn mcp_without_watch_writes_nothing() {
+    let (_tmp, root) = graph();
+    let mut s = Server::mcp(&["--root", root.to_str().unwrap()]);
+    let record = root.join("projects/cachewarden/project.md");
+    let mut text = fs::read_to_string(&record).unwrap();
+    text.push_str("\nMore.\n");
+    fs::write(&record, text).unwrap();
+    // Longer than a debounced re-index would take to start and finish on a small graph.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(search(&mut s, "cachewarden")["isError"], true, "no index, none built");
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(!root.join(".generated").exists(), "the server wrote into the graph");
+}
+
+#[test]
+fn mcp_watch_tells_a_subscriber_once_and_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap().join("graph");
+    // Indexed already: the index at start rewrites identical bytes, which is no change.
+    copy_dir(&example("vitaegraph"), &root);
+    let mut s = Server::start(&["mcp", "--watch", "--root", root.to_str().unwrap()]);
+    s.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "w", "version": "1"}}),
+    );
+    assert_eq!(s.ok("resources/subscribe", json!({"uri": "vitaegraph://index"})), json!({}));
+    // A new title changes graph.json (a body edit changes only the search index, which is
+    // not a subscribable resource).
+    let record = root.join("projects/cachewarden/project.md");
+    let text = fs::read_to_string(&record).unwrap();
+    let title = text.lines().find(|l| l.starts_with("title:")).unwrap();
+    let edited = Instant::now();
+    fs::write(&record, text.replace(title, "title: Cachewarden, renamed")).unwrap();
+    let mut got: Vec<String> = (0..2).map(|_| s.recv()["method"].as_str().unwrap().to_owned()).collect();
+    // The poller runs every 2 s; after a re-index it is asked to look at once.
+    assert!(edited.elapsed() < Duration::from_secs(1), "told after {:?}", edited.elapsed());
+    got.sort();
+    assert_eq!(got, ["notifications/resources/list_changed", "notifications/resources/updated"]);
+    // Past the poller's next tick: the change is not told twice (a notification here would
+    // arrive before the ping's answer, which `request` refuses).
+    std::thread::sleep(Duration::from_millis(2500));
+    s.request("after", "ping", json!({}));
+}
