@@ -24,88 +24,6 @@ use std::time::{Duration, Instant};
 /// The most the median 100,000-term query may take over stdio, at any size benched.
 const HUGE_QUERY_BOUND: Duration = Duration::from_secs(1);
 
-/// Writes a valid graph of about `n` records: per group of 10, 1 education with 2 courses and
-/// a thesis, 1 experience with 2 projects, 1 certification, 1 award, 1 publication.
-pub fn generate(root: &Path, n: usize) -> usize {
-    let mut rng = support::Rng(0x9E37_79B9_7F4A_7C15);
-    std::fs::write(root.join("VITAEGRAPH.md"), "# Synthetic VitaeGraph\n").expect("write");
-    std::fs::write(root.join("index.md"), "# Index\n").expect("write");
-    let mut count = 0;
-    let body = |rng: &mut support::Rng, title: &str| -> String {
-        let mut b = format!("# {title}\n\n");
-        for _ in 0..8 {
-            let line: Vec<&str> = (0..10).map(|_| rng.pick(support::WORDS)).collect();
-            b.push_str(&format!("- Worked on {} with {}% improvement.\n", line.join(" "), rng.next() % 100));
-        }
-        b
-    };
-    let mut write = |rel: String, fm: String, text: String| {
-        let path = root.join(&rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, format!("---\n{fm}---\n\n{text}")).expect("write");
-        count += 1;
-    };
-    for g in 0..n.div_ceil(10) {
-        let tags =
-            |rng: &mut support::Rng| format!("tags: [{}, {}]\n", rng.pick(support::WORDS), rng.pick(support::WORDS));
-        let edu = format!("education:edu-{g}");
-        write(
-            format!("education/edu-{g}/education.md"),
-            format!("type: education\nid: {edu}\ntitle: Degree {g}\n{}", tags(&mut rng)),
-            body(&mut rng, "Degree"),
-        );
-        for c in 0..2 {
-            write(
-                format!("education/edu-{g}/courses/c{c}.md"),
-                format!("type: course\nid: course:c{g}-{c}\ntitle: Course {g} {c}\nparent: {edu}\n{}", tags(&mut rng)),
-                body(&mut rng, "Course"),
-            );
-        }
-        write(
-            format!("education/edu-{g}/thesis.md"),
-            format!("type: thesis\nid: thesis:t-{g}\ntitle: Thesis {g}\nparent: {edu}\n"),
-            body(&mut rng, "Thesis"),
-        );
-        let exp = format!("experience:job-{g}");
-        write(
-            format!("experience/job-{g}/experience.md"),
-            format!("type: experience\nid: {exp}\ntitle: Role {g}\n{}", tags(&mut rng)),
-            body(&mut rng, "Role"),
-        );
-        for p in 0..2 {
-            write(
-                format!("projects/p-{g}-{p}/project.md"),
-                format!(
-                    "type: project\nid: project:p-{g}-{p}\ntitle: Project {g} {p} {}\nparent: {exp}\nrelated_records: [publication:pub-{g}]\n{}",
-                    rng.pick(support::WORDS),
-                    tags(&mut rng)
-                ),
-                body(&mut rng, "Project"),
-            );
-        }
-        write(
-            format!("certifications/cert-{g}.md"),
-            format!("type: certification\nid: certification:cert-{g}\ntitle: Cert {g}\n"),
-            body(&mut rng, "Cert"),
-        );
-        write(
-            format!("awards/award-{g}.md"),
-            format!("type: award\nid: award:award-{g}\ntitle: Award {g}\nrelated_records: [project:p-{g}-0]\n"),
-            body(&mut rng, "Award"),
-        );
-        write(
-            format!("publications/pub-{g}.md"),
-            format!(
-                "type: publication\nid: publication:pub-{g}\ntitle: Paper {g} on {}\n{}",
-                rng.pick(support::WORDS),
-                tags(&mut rng)
-            ),
-            body(&mut rng, "Paper"),
-        );
-    }
-    count
-}
-
 /// Runs `graph index` and returns (wall seconds, peak RSS in KiB).
 fn index_once(bin: &Path, root: &Path) -> (f64, u64) {
     let script = "import resource,subprocess,sys,time\nt=time.perf_counter()\nr=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)\nd=time.perf_counter()-t\nassert r.returncode==0, r.returncode\nprint(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
@@ -131,7 +49,7 @@ fn bench_size(n: usize) {
     let root = dir.path().join("graph");
     std::fs::create_dir_all(&root).expect("mkdir");
     let start = Instant::now();
-    let written = generate(&root, n);
+    let written = support::generate(&root, n);
     println!("\n== {written} records (generated in {:.2?})", start.elapsed());
 
     let runs: Vec<(f64, u64)> = (0..3).map(|_| index_once(&bin, &root)).collect();
@@ -189,7 +107,7 @@ fn main() {
         Some((std::path::PathBuf::from(d), n.parse::<usize>().ok()?))
     }) {
         std::fs::create_dir_all(&dir).expect("mkdir");
-        println!("wrote {} records to {}", generate(&dir, n), dir.display());
+        println!("wrote {} records to {}", support::generate(&dir, n), dir.display());
         return;
     }
     let sizes: Vec<usize> = std::env::var("VITAEGRAPH_BENCH_SIZES")

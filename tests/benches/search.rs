@@ -12,10 +12,6 @@
 
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
-#[allow(dead_code, reason = "only the graph generator is used here")]
-#[path = "graph.rs"]
-mod graph;
-#[allow(clippy::duplicate_mod, reason = "graph.rs includes the same helpers for itself")]
 #[path = "support.rs"]
 mod support;
 
@@ -61,7 +57,7 @@ fn index_memory(n: usize) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("graph");
     std::fs::create_dir_all(&root).expect("mkdir");
-    let written = graph::generate(&root, n);
+    let written = support::generate(&root, n);
     let out = std::process::Command::new(&bin).args(["graph", "index", "--root"]).arg(&root).output().expect("index");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let file = std::fs::metadata(root.join(".generated/search-index.json")).expect("search index").len();

@@ -131,8 +131,11 @@ fn read(
             progress.update(n, total, clock.monotonic().saturating_sub(start));
         }
         if let Some(prev) = previous {
-            // Unchanged by its stamp: not read at all.
-            let meta = fs.metadata_beneath(root, rel);
+            // Unchanged by its stamp: not read at all. One `lstat` by path is enough here: it
+            // only decides whether to reuse what an earlier confined read parsed (the stamp
+            // holds the inode and device, so no other file can pass for this one), and
+            // nothing it names is read.
+            let meta = fs.symlink_metadata(&root.join(rel));
             if let Ok(meta) = meta {
                 let same = |s: &Seen| s.len == meta.len && s.stamp == meta.stamp && !s.racy(prev.run_ns);
                 if meta.kind == ports::fs::FileKind::File {
@@ -394,6 +397,7 @@ pub fn index(
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
     let previous = previous_manifest(fs, root);
     let reading = read(fs, clock, root, progress, previous.as_ref())?;
+    drop(previous);
     let t1 = clock.monotonic();
     let records = &reading.records;
     let validation = validate_pages(fs, root, records);
@@ -404,12 +408,11 @@ pub fn index(
     let [graph_path, search_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let manifest_path = generated.join(MANIFEST_FILE);
     let diagnostics = json_bytes(&Diagnostics::of(&validation));
-    let cached = || {
+    let manifest = |out: &mut dyn Write| {
         let entries = reading.seen.iter().zip(records).filter_map(|(s, r)| Some((s.as_ref()?, r)));
         let entries: Vec<_> = entries.collect();
-        manifest::encode(run_ns, entries.into_iter())
+        manifest::write(run_ns, entries.into_iter(), out)
     };
-    let manifest = |out: &mut dyn Write| out.write_all(&cached());
     let done = |nodes| Indexed {
         validation: validation.clone(),
         nodes,

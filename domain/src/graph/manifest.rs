@@ -56,26 +56,48 @@ pub struct Manifest {
 
 /// The manifest of a run that started at `run_ns`, with `entries` in path order.
 pub fn encode<'a>(run_ns: i64, entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + entries.len() * 1024);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&run_ns.to_le_bytes());
-    put_u32(&mut out, entries.len());
+    let mut out = Vec::new();
+    write(run_ns, entries, &mut out).expect("writing to memory cannot fail");
+    out
+}
+
+/// [`encode`], written to `out` in pieces of about 1 MiB as it is made: a 100,000-record
+/// manifest is never held whole.
+pub fn write<'a>(
+    run_ns: i64,
+    entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    const PIECE: usize = 1 << 20;
+    let mut hash = Sha256::new();
+    let mut buf = Vec::with_capacity(PIECE + 64 * 1024);
+    let mut flush = |buf: &mut Vec<u8>, out: &mut dyn std::io::Write| {
+        hash.update(&buf[..]);
+        let done = out.write_all(buf);
+        buf.clear();
+        done
+    };
+    buf.extend_from_slice(MAGIC);
+    buf.extend_from_slice(&run_ns.to_le_bytes());
+    put_u32(&mut buf, entries.len());
     for (e, record) in entries {
-        out.extend_from_slice(&e.len.to_le_bytes());
-        out.extend_from_slice(&e.stamp.to_le_bytes());
+        buf.extend_from_slice(&e.len.to_le_bytes());
+        buf.extend_from_slice(&e.stamp.to_le_bytes());
         match e.modified_ns {
             Some(ns) => {
-                out.push(1);
-                out.extend_from_slice(&ns.to_le_bytes());
+                buf.push(1);
+                buf.extend_from_slice(&ns.to_le_bytes());
             }
-            None => out.push(0),
+            None => buf.push(0),
         }
-        out.extend_from_slice(&e.sha256);
-        put_record(&mut out, record);
+        buf.extend_from_slice(&e.sha256);
+        put_record(&mut buf, record);
+        if buf.len() >= PIECE {
+            flush(&mut buf, out)?;
+        }
     }
-    let digest: [u8; 32] = Sha256::digest(&out).into();
-    out.extend_from_slice(&digest);
-    out
+    flush(&mut buf, out)?;
+    out.write_all(&hash.finalize())
 }
 
 /// The entries of a manifest, or `None` for anything that is not one whole manifest of this
@@ -146,8 +168,7 @@ fn put_record(out: &mut Vec<u8>, r: &Record) {
         None => out.push(0),
     }
     put_u32(out, p.key_lines.len());
-    for (k, line) in &p.key_lines {
-        put_str(out, k);
+    for line in &p.key_lines {
         put_u32(out, *line);
     }
     match &p.title {
@@ -233,7 +254,7 @@ impl<'a> Reader<'a> {
         let n = self.len()?;
         let mut key_lines = Vec::with_capacity(n);
         for _ in 0..n {
-            key_lines.push((self.str()?, usize::try_from(u32::from_le_bytes(self.array()?)).ok()?));
+            key_lines.push(usize::try_from(u32::from_le_bytes(self.array()?)).ok()?);
         }
         let title = match self.byte()? {
             0 => None,

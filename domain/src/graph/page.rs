@@ -14,8 +14,9 @@ pub struct Page {
     pub path: String,
     pub attributes: Option<Attributes>,
     pub body: String,
-    /// 1-based line of each front-matter key (for diagnostics people read).
-    pub key_lines: Vec<(String, usize)>,
+    /// 1-based line of each front-matter key, in the order of the attributes' entries (for
+    /// diagnostics people read).
+    pub key_lines: Vec<usize>,
     /// `title` from the front matter, else the body's first `# ` heading.
     pub title: Option<FmValue>,
     /// Link targets (`[text](target)`, images included), trimmed.
@@ -55,7 +56,7 @@ impl Page {
                         first_line.entry(&line[..colon]).or_insert(i + 1);
                     }
                 }
-                a.entries().iter().map(|(k, _)| (k.clone(), first_line.get(k.as_str()).copied().unwrap_or(1))).collect()
+                a.entries().iter().map(|(k, _)| first_line.get(k.as_str()).copied().unwrap_or(1)).collect()
             }
             None => Vec::new(),
         };
@@ -100,7 +101,7 @@ impl Page {
     /// The line of a front-matter key (`key_lines` is in the order of the attributes).
     pub fn line_of(&self, key: &str) -> Option<usize> {
         let i = self.attributes.as_ref()?.position(key)?;
-        self.key_lines.get(i).map(|(_, l)| *l)
+        self.key_lines.get(i).copied()
     }
 
     pub fn first_dir(&self) -> &str {
@@ -125,7 +126,9 @@ mod tests {
     #[test]
     fn key_lines_name_the_first_line_of_each_key() {
         let p = Page::parse("a.md", "---\nid: a:b\ntags:\n  - x\nid: c:d\nnot a key\ntitle: T: u\n---\nid: body\n");
-        assert_eq!(p.key_lines, [("id".to_string(), 2), ("tags".to_string(), 3), ("title".to_string(), 7)]);
+        let keys: Vec<&str> = p.attributes.as_ref().unwrap().entries().iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["id", "tags", "title"]);
+        assert_eq!(p.key_lines, [2, 3, 7]);
         assert_eq!(p.line_of("title"), Some(7));
         assert_eq!(p.line_of("absent"), None);
     }

@@ -1,0 +1,218 @@
+//! Benchmark: the VitaeGraph at scale, as a table (issue 12's figures, ours only).
+//!
+//! Method, per size (default 1,000, 10,000 and 100,000 records; `VITAEGRAPH_BENCH_SIZES` picks):
+//! a synthetic graph (the generator of `support.rs`: every record type, ~600-byte bodies) is
+//! written to a temp dir, then each figure is the median of `RUNS` runs with the spread
+//! (min-max), wall time, measured around the release binary as a child process:
+//! - read floor: every record file read once in-process (walk + `std::fs::read`), nothing else;
+//! - `graph index`, full: no manifest (`.generated/manifest.bin` removed before each run);
+//! - `graph index` after one edit: one record's body changed before each run (the manifest of
+//!   the run before is used; only that record is parsed);
+//! - peak RSS of `graph index` (full and incremental), from `getrusage` via python3;
+//! - first search: spawn `vitaecontext mcp`, `initialize`, first `search_vitaegraph`, timed from
+//!   the spawn to the answer;
+//! - warm search: 200 two-word queries on one server, median;
+//! - server peak RSS: `VmHWM` after the searches.
+//!
+//! "cold" runs drop the page cache first (`echo 3 > /proc/sys/vm/drop_caches`, root only; the
+//! column says "n/a" when it cannot be dropped), "warm" runs follow a run that read everything.
+//! Run on an idle machine: `scripts/bench --bench scale`.
+
+#![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+
+#[path = "support.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 3;
+
+/// Median and spread of a few samples.
+#[derive(Debug, Clone, Default)]
+struct Figure(Vec<f64>);
+
+impl Figure {
+    fn show(&self, unit: &str) -> String {
+        if self.0.is_empty() {
+            return "n/a".into();
+        }
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        let fmt = |x: f64| match unit {
+            "s" if x < 0.01 => format!("{:.2} ms", x * 1000.0),
+            "s" if x < 1.0 => format!("{:.0} ms", x * 1000.0),
+            "s" => format!("{x:.2} s"),
+            _ => format!("{x:.0} MB"),
+        };
+        format!("{} ({}-{})", fmt(v[v.len() / 2]), fmt(v[0]), fmt(v[v.len() - 1]))
+    }
+}
+
+fn drop_caches() -> bool {
+    Command::new("sync").status().is_ok_and(|s| s.success())
+        && std::fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok()
+}
+
+/// Runs `graph index` and returns (wall seconds, peak RSS in MB).
+fn index_once(root: &Path) -> (f64, f64) {
+    let script = "import resource,subprocess,sys,time\nt=time.perf_counter()\nr=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)\nd=time.perf_counter()-t\nassert r.returncode==0, r.returncode\nprint(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(support::bin())
+        .args(["graph", "index", "--root"])
+        .arg(root)
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace().map(|s| s.parse::<f64>().expect("a number"));
+    (parts.next().expect("seconds"), parts.next().expect("rss") / 1024.0)
+}
+
+/// Every `.md` file below `dir`, `.generated/` aside.
+fn records(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let (path, kind) = (entry.path(), entry.file_type().expect("file type"));
+        if kind.is_dir() && entry.file_name() != ".generated" {
+            out.extend(records(&path));
+        } else if kind.is_file() && path.extension().is_some_and(|x| x == "md") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The floor: every record read once, and nothing else.
+fn read_floor(root: &Path) -> f64 {
+    let start = Instant::now();
+    let bytes: usize = records(root).iter().map(|p| std::fs::read(p).map_or(0, |b| b.len())).sum();
+    std::hint::black_box(bytes);
+    start.elapsed().as_secs_f64()
+}
+
+fn search(q: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"search_vitaegraph","arguments":{{"query":"{q}"}}}}}}"#
+    )
+}
+
+/// Spawn, initialize, first search: seconds from the spawn to the answer.
+fn first_search(root: &Path, home: &Path) -> f64 {
+    let start = Instant::now();
+    let mut server = support::McpChild::start(&["--root".as_ref(), root.as_os_str()], home);
+    server.call(&search("rust latency"));
+    start.elapsed().as_secs_f64()
+}
+
+#[derive(Default)]
+struct Row {
+    floor: [Figure; 2],
+    full: [Figure; 2],
+    full_rss: Figure,
+    edit: Figure,
+    edit_rss: Figure,
+    first: [Figure; 2],
+    warm_search: Figure,
+    server_rss: Figure,
+}
+
+fn bench(n: usize) -> (usize, Row) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("graph");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let written = support::generate(&root, n);
+    eprintln!("== {written} records");
+    let mut row = Row::default();
+    let can_drop = drop_caches();
+    let manifest = root.join(".generated/manifest.bin");
+    for cold in [true, false] {
+        let c = usize::from(!cold);
+        if cold && !can_drop {
+            continue;
+        }
+        for _ in 0..RUNS {
+            if cold {
+                drop_caches();
+            } else {
+                read_floor(&root);
+            }
+            row.floor[c].0.push(read_floor(&root));
+        }
+        for _ in 0..RUNS {
+            let _ = std::fs::remove_file(&manifest);
+            if cold {
+                drop_caches();
+            }
+            let (secs, rss) = index_once(&root);
+            row.full[c].0.push(secs);
+            row.full_rss.0.push(rss);
+        }
+    }
+    // A changed body in one record per run (the first run after the full ones writes the
+    // manifest; it is not counted).
+    index_once(&root);
+    let files = records(&root);
+    for i in 0..RUNS {
+        let file = &files[(i * 7919) % files.len()];
+        let mut text = std::fs::read_to_string(file).expect("record");
+        text.push_str(&format!("\nEdited in run {i}.\n"));
+        std::fs::write(file, text).expect("edit");
+        // Past the racily-clean window of the run before, as a person's next edit would be.
+        std::thread::sleep(Duration::from_millis(2100));
+        let (secs, rss) = index_once(&root);
+        row.edit.0.push(secs);
+        row.edit_rss.0.push(rss);
+    }
+    for cold in [true, false] {
+        let c = usize::from(!cold);
+        if cold && !can_drop {
+            continue;
+        }
+        for _ in 0..RUNS {
+            if cold {
+                drop_caches();
+            }
+            row.first[c].0.push(first_search(&root, dir.path()));
+        }
+    }
+    let mut server = support::McpChild::start(&["--root".as_ref(), root.as_os_str()], dir.path());
+    let mut rng = support::Rng(42);
+    let queries: Vec<String> =
+        (0..210).map(|_| format!("{} {}", rng.pick(support::WORDS), rng.pick(support::WORDS))).collect();
+    let mut qi = queries.iter().cycle();
+    let stats = support::time(200, 10, || server.call(&search(qi.next().expect("cycle"))));
+    eprintln!("{}", stats.line("search_vitaegraph warm, 2-word queries"));
+    row.warm_search.0.push(stats.samples[stats.samples.len() / 2].as_secs_f64());
+    row.server_rss.0.push(support::status_kib(server.pid(), "VmHWM:") as f64 / 1024.0);
+    (written, row)
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("VITAEGRAPH_BENCH_SIZES")
+        .unwrap_or_else(|_| "1000,10000,100000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let rows: Vec<(usize, Row)> = sizes.iter().map(|&n| bench(n)).collect();
+    let header: Vec<String> = rows.iter().map(|(n, _)| format!("{n} records")).collect();
+    println!("\n| median (min-max) of {RUNS} | {} |", header.join(" | "));
+    println!("|---|{}", "---|".repeat(rows.len()));
+    let line = |what: &str, cell: &dyn Fn(&Row) -> String| {
+        let cells: Vec<String> = rows.iter().map(|(_, r)| cell(r)).collect();
+        println!("| {what} | {} |", cells.join(" | "));
+    };
+    line("read floor, cold", &|r| r.floor[0].show("s"));
+    line("read floor, warm", &|r| r.floor[1].show("s"));
+    line("`graph index` (full), cold", &|r| r.full[0].show("s"));
+    line("`graph index` (full), warm", &|r| r.full[1].show("s"));
+    line("`graph index` peak RSS, full", &|r| r.full_rss.show("MB"));
+    line("`graph index` after one edit, warm", &|r| r.edit.show("s"));
+    line("`graph index` peak RSS, after one edit", &|r| r.edit_rss.show("MB"));
+    line("first search from a fresh start, cold", &|r| r.first[0].show("s"));
+    line("first search from a fresh start, warm", &|r| r.first[1].show("s"));
+    line("warm search, median of 200", &|r| r.warm_search.show("s"));
+    line("server peak RSS after searches", &|r| r.server_rss.show("MB"));
+}
