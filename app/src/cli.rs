@@ -432,6 +432,10 @@ pub enum GraphCommand {
     /// (atomically, byte-identical on reruns). An invalid graph removes the stale graph and
     /// search index and writes only diagnostics.json.
     ///
+    /// Incremental: .generated/manifest.bin remembers what each file held, so a rerun parses
+    /// only the records that changed (the output is the same as a full run's). Deleting the
+    /// manifest is safe: the next run parses everything.
+    ///
     /// With --watch, it keeps running: after the first index, every batch of changes to the
     /// records (a burst is one batch: it closes 200 ms after the last change, or 1 s after the
     /// first) is re-indexed, with one line on stderr each. An invalid graph is reported and the
