@@ -31,7 +31,14 @@ pub struct Metadata {
     /// A stamp that changes when the file's content is replaced (mtime in nanoseconds plus
     /// identity where the platform has one). Only compared for equality.
     pub stamp: u128,
+    /// When the content was last written, in nanoseconds since the epoch (the in-memory
+    /// adapter counts writes instead): only ever compared for order between two files.
+    pub modified: i128,
 }
+
+/// A file opened by [`FileSystem::open_beneath`], read later through this handle (on another
+/// thread if need be), whatever happens to its name meanwhile.
+pub type OpenFile = Box<dyn std::io::Read + Send>;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
@@ -110,6 +117,15 @@ pub trait FileSystem: Send + Sync {
     /// same way and refusing the same things, without reading and without a size cap (a cache
     /// can tell whether the file changed).
     fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError>;
+
+    /// Opens the regular file [`FileSystem::read_beneath`] would read, reached the same way and
+    /// refusing the same things, and returns a handle on it with its metadata: the caller
+    /// reads it when it chooses (a digest checked after an answer). The default reads the whole
+    /// file now.
+    fn open_beneath(&self, root: &Path, relative: &Path) -> Result<(OpenFile, Metadata), FsError> {
+        let (bytes, meta) = self.read_beneath(root, relative, u64::MAX)?;
+        Ok((Box::new(std::io::Cursor::new(bytes)), meta))
+    }
 
     /// Metadata, following symlinks.
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError>;

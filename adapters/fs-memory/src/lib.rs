@@ -39,11 +39,13 @@ impl Node {
 
     fn metadata(&self) -> Metadata {
         match self {
-            Node::File { bytes, stamp } => Metadata { kind: FileKind::File, len: bytes.len() as u64, stamp: *stamp },
-            Node::Symlink(target) => {
-                Metadata { kind: FileKind::Symlink, len: target.as_os_str().len() as u64, stamp: 0 }
+            Node::File { bytes, stamp } => {
+                Metadata { kind: FileKind::File, len: bytes.len() as u64, stamp: *stamp, modified: *stamp as i128 }
             }
-            other => Metadata { kind: other.kind(), len: 0, stamp: 0 },
+            Node::Symlink(target) => {
+                Metadata { kind: FileKind::Symlink, len: target.as_os_str().len() as u64, stamp: 0, modified: 0 }
+            }
+            other => Metadata { kind: other.kind(), len: 0, stamp: 0, modified: 0 },
         }
     }
 }

@@ -44,7 +44,7 @@ fn kind_of(ft: fs::FileType) -> FileKind {
 fn meta_of(m: &fs::Metadata) -> Metadata {
     let mtime_ns = (m.mtime() as i128) * 1_000_000_000 + m.mtime_nsec() as i128;
     let stamp = ((m.ino() as u128) << 64) ^ (mtime_ns as u128) ^ ((m.dev() as u128) << 96);
-    Metadata { kind: kind_of(m.file_type()), len: m.len(), stamp }
+    Metadata { kind: kind_of(m.file_type()), len: m.len(), stamp, modified: mtime_ns }
 }
 
 fn err(path: &Path, e: io::Error) -> FsError {
@@ -163,11 +163,16 @@ fn read_beneath_with(
 }
 
 fn metadata_beneath_with(root: &Path, relative: &Path, how: Beneath) -> Result<Metadata, FsError> {
+    opened_beneath(root, relative, how).map(|(_, m)| m)
+}
+
+/// A regular file opened beneath the root, with its metadata.
+fn opened_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<(File, Metadata), FsError> {
     let path = root.join(relative);
     let file = open_beneath(root, relative, how)?;
     let m = meta_of(&file.metadata().map_err(|e| err(&path, e))?);
     match m.kind {
-        FileKind::File => Ok(m),
+        FileKind::File => Ok((file, m)),
         FileKind::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
         _ => Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
     }
@@ -234,6 +239,11 @@ impl FileSystem for StdFs {
 
     fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError> {
         metadata_beneath_with(root, relative, Beneath::Openat2)
+    }
+
+    fn open_beneath(&self, root: &Path, relative: &Path) -> Result<(ports::fs::OpenFile, Metadata), FsError> {
+        let (file, m) = opened_beneath(root, relative, Beneath::Openat2)?;
+        Ok((Box::new(file), m))
     }
 
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError> {

@@ -6,7 +6,8 @@ use std::time::Duration;
 use domain::graph::index::{self, Diagnostics};
 use domain::graph::new_record::NewRecord;
 use domain::graph::{
-    DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType, SEARCH_INDEX_FILE,
+    DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType,
+    SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,
 };
 use ports::Clock;
 use ports::fs::{Change, FileSystem, FsError, FsErrorKind};
@@ -133,11 +134,23 @@ pub struct Indexed {
     pub generated: PathBuf,
 }
 
-/// What `index` writes, in `.generated/`.
-pub const GENERATED_FILES: [&str; 3] = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE];
+/// What `index` writes, in `.generated/`. The sidecar follows the search index it is built
+/// from, so that its mtime is never older than the JSON's (the server checks that).
+pub const GENERATED_FILES: [&str; 4] = [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE];
+
+/// The search-index sidecar for `documents` (in the order they are written to the JSON),
+/// naming `json`, the exact bytes of the `search-index.json` written beside it.
+pub fn sidecar_for<'a>(documents: impl IntoIterator<Item = &'a index::Document>, json: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    let mut b = domain::graph::sidecar::SidecarBuilder::default();
+    for d in documents {
+        b.add(d);
+    }
+    b.finish(json.len() as u64, sha2::Sha256::digest(json).into())
+}
 
 /// Validates and writes `.generated/`; a failed validation removes the stale graph and search
-/// index and writes only the diagnostics. The three files change together or not at all
+/// index (and its sidecar) and writes only the diagnostics. The files change together or not at all
 /// ([`FileSystem::write_atomic_set`]): a failure (a full disk) leaves the previous set whole.
 /// The graph goes first, so that while the renames run a reader sees either no graph (the
 /// invalid case) or a graph whose search index follows a few renames later, never a search
@@ -156,12 +169,13 @@ pub fn index(
     tracing::debug!(pages = pages.len(), read = ?(t1 - t0), validate = ?(t2 - t1), "graph index: read and validated");
     let generated = root.join(GENERATED_DIR);
     fs.create_dir_all(&generated)?;
-    let [graph_path, search_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
+    let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let diagnostics = json_bytes(&Diagnostics::of(&validation));
     if !validation.valid {
         fs.write_atomic_set(&[
             Change::Remove(&graph_path),
             Change::Remove(&search_path),
+            Change::Remove(&sidecar_path),
             Change::Write(&diagnostics_path, &diagnostics),
         ])?;
         return Ok(Indexed { validation, nodes: 0, generated });
@@ -174,10 +188,12 @@ pub fn index(
         let i = json_bytes(&search);
         (g.join().expect("serialiser thread"), i)
     });
+    let sidecar = sidecar_for(&search.documents, &search_bytes);
     let t5 = clock.monotonic();
     fs.write_atomic_set(&[
         Change::Write(&graph_path, &graph_bytes),
         Change::Write(&search_path, &search_bytes),
+        Change::Write(&sidecar_path, &sidecar),
         Change::Write(&diagnostics_path, &diagnostics),
     ])?;
     let t6 = clock.monotonic();
@@ -350,12 +366,10 @@ mod tests {
         let root = Path::new("/g");
         graph(&fs, root);
         index(&fs, &FixedClock, root, &Quiet).unwrap();
-        let first: Vec<_> = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE]
-            .iter()
-            .map(|f| read(&fs, &root.join(GENERATED_DIR).join(f)).unwrap())
-            .collect();
+        let first: Vec<_> =
+            GENERATED_FILES.iter().map(|f| read(&fs, &root.join(GENERATED_DIR).join(f)).unwrap()).collect();
         index(&fs, &FixedClock, root, &Quiet).unwrap();
-        for (f, before) in [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE].iter().zip(&first) {
+        for (f, before) in GENERATED_FILES.iter().zip(&first) {
             assert_eq!(&read(&fs, &root.join(GENERATED_DIR).join(f)).unwrap(), before, "{f}");
         }
         assert!(String::from_utf8_lossy(&first[0]).ends_with("}\n"));
@@ -384,7 +398,7 @@ mod tests {
         assert!(String::from_utf8_lossy(&read(&fs, &search).unwrap()).contains("Changed"));
     }
 
-    /// The three generated files (absent ones as `None`) and every other name in `.generated/`.
+    /// The generated files (absent ones as `None`) and every other name in `.generated/`.
     fn generated_state(fs: &MemoryFs, root: &Path) -> (Vec<Option<Vec<u8>>>, Vec<String>) {
         let dir = root.join(GENERATED_DIR);
         let files = GENERATED_FILES.iter().map(|f| read(fs, &dir.join(f))).collect();
@@ -400,8 +414,8 @@ mod tests {
 
     /// Regression: on a nearly full disk the new graph.json landed beside the old search index
     /// and diagnostics, and the server served records that search could not find. Every step
-    /// of the set write, failing for any of the three files, from a valid index to a changed
-    /// valid graph and to an invalid one, must leave the previous three files byte-identical
+    /// of the set write, failing for any of the files, from a valid index to a changed
+    /// valid graph and to an invalid one, must leave the previous files byte-identical
     /// and no temporary behind.
     #[test]
     fn a_failure_at_any_step_leaves_the_previous_set_whole() {
@@ -450,6 +464,7 @@ mod tests {
         assert!(!done.validation.valid);
         assert!(read(&fs, &root.join(GENERATED_DIR).join(GRAPH_FILE)).is_none());
         assert!(read(&fs, &root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE)).is_none());
+        assert!(read(&fs, &root.join(GENERATED_DIR).join(SEARCH_SIDECAR_FILE)).is_none(), "no sidecar left behind");
         let diag = String::from_utf8(read(&fs, &root.join(GENERATED_DIR).join(DIAGNOSTICS_FILE)).unwrap()).unwrap();
         assert!(diag.contains("missing_frontmatter") && diag.contains("\"valid\": false"));
     }
