@@ -287,12 +287,23 @@ impl Methods {
     /// again only when its stamp changed, and a rewrite with identical bytes reports nothing.
     pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<()> {
         let weak = Arc::downgrade(methods);
-        let mut last = methods.watched();
+        // graph.json (~30 MB at 100,000 records) is first loaded on the watcher's thread, so that
+        // it does not hold up `initialize` and the first search; its stamp is taken now, so that
+        // a change made meanwhile is still reported.
+        let (career, _, skills) = methods.watched(false);
+        let graph_at_start = methods.graph.stamp(methods.fs());
+        let first = Arc::clone(methods);
         std::thread::Builder::new().name("watch-files".into()).spawn(move || {
+            let (_, mut graph, _) = first.watched(true);
+            if first.graph.stamp(first.fs()) != graph_at_start {
+                graph = Watched::Missing("changed since the server started".into());
+            }
+            drop(first);
+            let mut last = (career, graph, skills);
             loop {
                 std::thread::sleep(every);
                 let Some(m) = weak.upgrade() else { return };
-                let now = m.watched();
+                let now = m.watched(true);
                 if !now.0.same(&last.0) {
                     m.notifier().notify(Change::ResourceUpdated(resources::CAREER_CONTEXT_URI.into()));
                 }
@@ -313,16 +324,19 @@ impl Methods {
     }
 
     #[allow(clippy::type_complexity, reason = "a tuple of the three things watched, read once")]
+    /// What the watcher compares; with `graph` false, the graph is left unread (`Missing`).
     fn watched(
         &self,
+        graph: bool,
     ) -> (Watched<crate::usecase::career::Loaded>, Watched<crate::graph_store::LoadedGraph>, Watched<SkillSet>) {
         let career = match self.career_context() {
             Current::Loaded(loaded) => Watched::Loaded(loaded),
             Current::Unavailable(notice) => Watched::Missing(notice),
         };
-        let graph = match self.graph.graph(self.fs()) {
-            Ok(g) => Watched::Loaded(g),
-            Err(e) => Watched::Missing(e.to_string()),
+        let graph = match graph.then(|| self.graph.graph(self.fs())) {
+            Some(Ok(g)) => Watched::Loaded(g),
+            Some(Err(e)) => Watched::Missing(e.to_string()),
+            None => Watched::Missing(String::new()),
         };
         let skills = match self.skills() {
             Some(set) => Watched::Loaded(set),
