@@ -198,6 +198,13 @@ impl GraphStore {
         }
     }
 
+    /// The stamp and length of `graph.json` now (`None` when it cannot be reached), without
+    /// reading it: lets the watcher tell whether it changed while it was being loaded.
+    pub fn stamp(&self, fs: &dyn FileSystem) -> Option<(u128, u64)> {
+        let (root, path) = self.confined(fs, &generated_path(GRAPH_FILE)).ok()?;
+        fs.metadata_beneath(&root, path.relative()).ok().map(|m| (m.stamp, m.len))
+    }
+
     pub fn graph(&self, fs: &dyn FileSystem) -> Result<Arc<LoadedGraph>, Unavailable> {
         self.load(fs, &self.graph, &generated_path(GRAPH_FILE), |bytes| {
             let raw = String::from_utf8(bytes)
@@ -230,7 +237,7 @@ impl GraphStore {
         }
         let (mut json, mut meta) = fs.open_beneath(&root, path.relative())?;
         if c.distrusted != Some((meta.stamp, meta.len)) {
-            match self.from_sidecar(fs, &meta) {
+            match self.sidecar_searcher(fs, &meta) {
                 Ok((searcher, sha256)) => match verify_after(json, sha256) {
                     Some(verify) => {
                         let value = Arc::new(searcher);
@@ -272,7 +279,7 @@ impl GraphStore {
 
     /// The searcher in the sidecar beside a JSON with metadata `json`, and the JSON digest it
     /// names; why not, otherwise. Confined like every other read.
-    fn from_sidecar(&self, fs: &dyn FileSystem, json: &Metadata) -> Result<(Searcher, [u8; 32]), String> {
+    fn sidecar_searcher(&self, fs: &dyn FileSystem, json: &Metadata) -> Result<(Searcher, [u8; 32]), String> {
         use domain::graph::sidecar;
         let (root, path) = self.confined(fs, &generated_path(SEARCH_SIDECAR_FILE)).map_err(|e| e.to_string())?;
         let start = std::time::Instant::now();
