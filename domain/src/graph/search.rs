@@ -636,17 +636,12 @@ impl Searcher {
         terms.dedup();
         terms.truncate(MAX_QUERY_TERMS);
         let mut scores = vec![0.0f64; self.n];
-        let mut touched: Vec<u32> = Vec::new();
         for term in &terms {
             if let Some((idf, entries)) = self.postings(term) {
                 for e in entries.chunks_exact(8) {
-                    let doc = le_u32(e, 0);
-                    let w = f32::from_bits(le_u32(e, 4));
-                    let s = &mut scores[doc as usize];
-                    if *s == 0.0 {
-                        touched.push(doc);
+                    if let Some(s) = scores.get_mut(le_u32(e, 0) as usize) {
+                        *s += idf * f64::from(f32::from_bits(le_u32(e, 4)));
                     }
-                    *s += idf * f64::from(w);
                 }
             }
         }
@@ -662,25 +657,29 @@ impl Searcher {
                 let doc = self.doc_at(pos);
                 if last_needle[doc] != k as u16 {
                     last_needle[doc] = k as u16;
-                    if scores[doc] == 0.0 {
-                        touched.push(doc as u32);
-                    }
                     scores[doc] += ID_PATH_WEIGHT;
                 }
             }
         }
-        let mut ranked: Vec<(u32, f64)> = touched
-            .into_iter()
-            .map(|d| (d, scores[d as usize]))
-            .filter(|&(d, s)| s > 0.0 && self.passes(d as usize, q, tag))
-            .collect();
-        let match_count = ranked.len();
+        // The best MAX_RESULTS by score then id, kept sorted while every match is counted: one
+        // pass over the dense scores, most candidates refused by one comparison with the last.
         let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if ranked.len() > MAX_RESULTS {
-            ranked.select_nth_unstable_by(MAX_RESULTS - 1, order);
+        let filtered = q.kind.is_some() || tag.is_some();
+        let mut match_count = 0;
+        let mut ranked: Vec<(u32, f64)> = Vec::with_capacity(MAX_RESULTS + 1);
+        for (d, &s) in scores.iter().enumerate() {
+            if s.is_nan() || s <= 0.0 || (filtered && !self.passes(d, q, tag)) {
+                continue;
+            }
+            match_count += 1;
+            let c = (d as u32, s);
+            if ranked.len() == MAX_RESULTS && order(&c, &ranked[MAX_RESULTS - 1]).is_ge() {
+                continue;
+            }
+            let at = ranked.partition_point(|x| order(x, &c).is_lt());
+            ranked.insert(at, c);
             ranked.truncate(MAX_RESULTS);
         }
-        ranked.sort_by(order);
         let finder = Needles::new(&needles);
         let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &finder)).collect();
         Results { match_count, records }
