@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use domain::graph::confine::{self, ConfinedPath, Deny};
 use domain::graph::index::Graph;
 use domain::graph::search::Searcher;
-use domain::graph::{GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, generated_path};
-use ports::fs::{ConfineView, FileSystem};
+use domain::graph::{GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path};
+use ports::fs::{ConfineView, FileSystem, Metadata, OpenFile};
 use sha2::{Digest, Sha256};
 
 /// The largest generated file loaded (a 100,000-record search index is a few hundred MB).
@@ -76,11 +76,46 @@ struct Failed {
     error: Arc<Unavailable>,
 }
 
+/// The searcher and what it was loaded from. The search index is known by the JSON's stamp and
+/// length alone: no digest of the whole file comes before the first answer.
+#[derive(Default)]
+struct SearchSlot {
+    loaded: Option<LoadedSearch>,
+    failed: Option<Failed>,
+    /// A JSON (stamp, length) whose sidecar failed the digest check: loaded from the JSON.
+    distrusted: Option<(u128, u64)>,
+}
+
+struct LoadedSearch {
+    stamp: u128,
+    len: u64,
+    value: Arc<Searcher>,
+    /// For a searcher from the sidecar: the SHA-256 of the JSON, compared with the one the
+    /// sidecar names, on its own thread after the answer. `false` drops the searcher.
+    verify: Option<std::thread::JoinHandle<bool>>,
+}
+
+impl SearchSlot {
+    /// Takes the verdict of a finished digest check (with `wait`, of a running one): a
+    /// searcher from a sidecar that does not match the JSON is dropped.
+    fn settle(&mut self, wait: bool) {
+        let Some(hit) = self.loaded.as_mut() else { return };
+        let Some(ok) = hit.verify.take_if(|v| wait || v.is_finished()).map(|v| v.join().unwrap_or(false)) else {
+            return;
+        };
+        if !ok {
+            tracing::warn!("{SEARCH_SIDECAR_FILE} does not match {SEARCH_INDEX_FILE}: loading the JSON");
+            self.distrusted = Some((hit.stamp, hit.len));
+            self.loaded = None;
+        }
+    }
+}
+
 pub struct GraphStore {
     root: Option<PathBuf>,
     canonical: Mutex<Option<PathBuf>>,
     graph: Mutex<Slot<LoadedGraph>>,
-    search: Mutex<Slot<Searcher>>,
+    search: Mutex<SearchSlot>,
 }
 
 impl std::fmt::Debug for GraphStore {
@@ -163,6 +198,13 @@ impl GraphStore {
         }
     }
 
+    /// The stamp and length of `graph.json` now (`None` when it cannot be reached), without
+    /// reading it: lets the watcher tell whether it changed while it was being loaded.
+    pub fn stamp(&self, fs: &dyn FileSystem) -> Option<(u128, u64)> {
+        let (root, path) = self.confined(fs, &generated_path(GRAPH_FILE)).ok()?;
+        fs.metadata_beneath(&root, path.relative()).ok().map(|m| (m.stamp, m.len))
+    }
+
     pub fn graph(&self, fs: &dyn FileSystem) -> Result<Arc<LoadedGraph>, Unavailable> {
         self.load(fs, &self.graph, &generated_path(GRAPH_FILE), |bytes| {
             let raw = String::from_utf8(bytes)
@@ -175,14 +217,92 @@ impl GraphStore {
         })
     }
 
+    /// The searcher for `search-index.json`: from its sidecar when the sidecar names the
+    /// JSON's current length, is not older than it and is whole (checksum and structure), the
+    /// JSON's digest then checked against the sidecar's on another thread, after the answer;
+    /// otherwise streamed from the JSON. A sidecar is never trusted beyond that: a mismatch
+    /// drops the searcher and the next request loads the JSON.
     pub fn searcher(&self, fs: &dyn FileSystem) -> Result<Arc<Searcher>, Unavailable> {
-        self.load(fs, &self.search, &generated_path(SEARCH_INDEX_FILE), |bytes| {
+        let stored = generated_path(SEARCH_INDEX_FILE);
+        let (root, path) = self.confined(fs, &stored)?;
+        let mut guard = lock(&self.search);
+        let c = &mut *guard;
+        let seen = fs.metadata_beneath(&root, path.relative())?;
+        c.settle(false);
+        if let Some(hit) = c.loaded.as_ref().filter(|h| h.stamp == seen.stamp && h.len == seen.len) {
+            return Ok(Arc::clone(&hit.value));
+        }
+        if let Some(failed) = c.failed.as_ref().filter(|f| f.stamp == seen.stamp && f.len == seen.len) {
+            return Err(Unavailable::Remembered(Arc::clone(&failed.error)));
+        }
+        let (mut json, mut meta) = fs.open_beneath(&root, path.relative())?;
+        if c.distrusted != Some((meta.stamp, meta.len)) {
+            match self.sidecar_searcher(fs, &meta) {
+                Ok((searcher, sha256)) => match verify_after(json, sha256) {
+                    Some(verify) => {
+                        let value = Arc::new(searcher);
+                        let verify = Some(verify);
+                        c.loaded =
+                            Some(LoadedSearch { stamp: meta.stamp, len: meta.len, value: Arc::clone(&value), verify });
+                        c.failed = None;
+                        return Ok(value);
+                    }
+                    // Unverifiable, so not used: the JSON, opened again.
+                    None => (json, meta) = fs.open_beneath(&root, path.relative())?,
+                },
+                Err(why) => tracing::debug!("{SEARCH_SIDECAR_FILE} not used: {why}"),
+            }
+        }
+        tracing::info!(file = stored, bytes = meta.len, "loading the VitaeGraph search index");
+        let parsed = read_capped(&mut json, &root.join(path.relative()), meta.len).and_then(|bytes| {
             // Streamed into the searcher one document at a time (no full document list).
             let mut de = serde_json::Deserializer::from_slice(&bytes);
             let searcher = domain::graph::search::deserialize(&mut de)?;
             de.end()?;
             Ok(searcher)
-        })
+        });
+        match parsed {
+            Ok(searcher) => {
+                let value = Arc::new(searcher);
+                c.loaded =
+                    Some(LoadedSearch { stamp: meta.stamp, len: meta.len, value: Arc::clone(&value), verify: None });
+                c.failed = None;
+                Ok(value)
+            }
+            Err(error) => {
+                let error = Arc::new(error);
+                c.failed = Some(Failed { stamp: meta.stamp, len: meta.len, error: Arc::clone(&error) });
+                Err(Unavailable::Remembered(error))
+            }
+        }
+    }
+
+    /// The searcher in the sidecar beside a JSON with metadata `json`, and the JSON digest it
+    /// names; why not, otherwise. Confined like every other read.
+    fn sidecar_searcher(&self, fs: &dyn FileSystem, json: &Metadata) -> Result<(Searcher, [u8; 32]), String> {
+        use domain::graph::sidecar;
+        let (root, path) = self.confined(fs, &generated_path(SEARCH_SIDECAR_FILE)).map_err(|e| e.to_string())?;
+        let start = std::time::Instant::now();
+        let (bytes, meta) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES).map_err(|e| e.to_string())?;
+        tracing::debug!(read = ?start.elapsed(), "read {SEARCH_SIDECAR_FILE}");
+        if meta.modified_ns < json.modified_ns {
+            return Err(format!("older than {SEARCH_INDEX_FILE}"));
+        }
+        let named = sidecar::source(&bytes).map_err(|e| e.to_string())?;
+        if named.json_len != json.len {
+            return Err(format!("built from a {SEARCH_INDEX_FILE} of {} bytes, not {}", named.json_len, json.len));
+        }
+        let start = std::time::Instant::now();
+        let (searcher, named) = sidecar::decode(bytes).map_err(|e| e.to_string())?;
+        tracing::debug!(bytes = meta.len, decode = ?start.elapsed(), "search index from {SEARCH_SIDECAR_FILE}");
+        Ok((searcher, named.json_sha256))
+    }
+
+    /// Waits for the digest check of a searcher loaded from the sidecar, if one is running
+    /// (tests; the server never waits).
+    #[cfg(test)]
+    fn settle(&self) {
+        lock(&self.search).settle(true);
     }
 
     /// Reads a record's file: confined, opened beneath the root with no symlink followed, a
@@ -196,6 +316,52 @@ impl GraphStore {
             return Err(RecordError::Binary);
         }
         String::from_utf8(bytes).map_err(|_| RecordError::NotUtf8)
+    }
+}
+
+/// Reads an opened index file whole: at most `MAX_INDEX_BYTES`, the size it had when opened
+/// as a capacity hint.
+fn read_capped(file: &mut OpenFile, path: &std::path::Path, len: u64) -> Result<Vec<u8>, Unavailable> {
+    use std::io::Read;
+    let fail = |detail: String| Unavailable::Fs(ports::fs::FsError::new(ports::fs::FsErrorKind::Other, path, detail));
+    if len > MAX_INDEX_BYTES {
+        return Err(Unavailable::Fs(ports::fs::FsError::new(
+            ports::fs::FsErrorKind::TooLarge,
+            path,
+            format!("file is larger than {MAX_INDEX_BYTES} bytes"),
+        )));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes).map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_INDEX_BYTES {
+        return Err(fail(format!("file grew past {MAX_INDEX_BYTES} bytes")));
+    }
+    Ok(bytes)
+}
+
+/// Hashes the opened JSON on its own thread, in 1 MiB reads (never the whole file in memory),
+/// and tells whether it is the one the sidecar was built from.
+fn verify_after(mut json: OpenFile, want: [u8; 32]) -> Option<std::thread::JoinHandle<bool>> {
+    let check = move || {
+        let mut hash = Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            match std::io::Read::read(&mut json, &mut buf) {
+                Ok(0) => break,
+                Ok(k) => hash.update(&buf[..k]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        <[u8; 32]>::from(hash.finalize()) == want
+    };
+    let thread = std::thread::Builder::new().name("search-index digest".into());
+    match thread.spawn(check) {
+        Ok(handle) => Some(handle),
+        Err(e) => {
+            tracing::warn!("no thread to check {SEARCH_INDEX_FILE} after answering ({e}); the sidecar is not used");
+            None
+        }
     }
 }
 
@@ -216,6 +382,19 @@ mod tests {
     use fs_memory::MemoryFs;
 
     use super::*;
+
+    /// The sidecar `graph index` writes for `documents`, naming `json` as the JSON beside it.
+    fn sidecar_for<'a>(
+        documents: impl IntoIterator<Item = &'a domain::graph::index::Document>,
+        json: &[u8],
+    ) -> Vec<u8> {
+        use sha2::Digest;
+        let mut b = domain::graph::sidecar::SidecarBuilder::default();
+        for d in documents {
+            b.add(d);
+        }
+        b.finish(json.len() as u64, sha2::Sha256::digest(json).into())
+    }
 
     // The search index is streamed into the searcher document by document; it must answer
     // exactly as one built from the whole parsed file (files from 2.x list ids out of order).
@@ -278,5 +457,119 @@ mod tests {
         assert_eq!(fs.reads(), 2);
         assert!(store.graph(&fs).is_ok());
         assert_eq!(fs.reads(), 2, "a valid file is not read again either");
+    }
+
+    fn sample_index(texts: &[&str]) -> domain::graph::SearchIndex {
+        use domain::graph::index::{Document, Tag, term_counts};
+        let documents = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Document {
+                id: format!("project:p{i}"),
+                kind: "Project".into(),
+                title: format!("Project {i}"),
+                path: format!("projects/p{i}.md"),
+                text: (*text).into(),
+                tags: vec![Tag::Str("rust".into())],
+                terms: term_counts(&format!("Project {i} rust {text}")),
+            })
+            .collect();
+        domain::graph::SearchIndex { version: "2.0.0".into(), algorithm: "lexical-term-frequency".into(), documents }
+    }
+
+    const JSON: &str = "/g/.generated/search-index.json";
+    const BIN: &str = "/g/.generated/search-index.bin";
+
+    fn store_with(fs: &MemoryFs) -> GraphStore {
+        fs.create_dir_all(Path::new("/g/.generated")).unwrap();
+        GraphStore::new(Some(PathBuf::from("/g")))
+    }
+
+    fn ids(s: &Searcher, text: &str) -> Vec<String> {
+        let q = domain::graph::search::Query { text: Some(text), ..Default::default() };
+        s.search(&q).records.into_iter().map(|h| h.id).collect()
+    }
+
+    // The sidecar answers first; the JSON's digest, checked after, decides whether it stays.
+    #[test]
+    fn a_sidecar_that_names_another_json_is_dropped_after_the_digest_check() {
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        let index = sample_index(&["kafka streams", "bazel caches"]);
+        let json = crate::usecase::graph::json_bytes(&index);
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        // Same length, other documents, other digest: only the digest can tell.
+        let other = sample_index(&["bazel streams", "kafka caches"]);
+        let mut sidecar = sidecar_for(&other.documents, &json);
+        sidecar[24] ^= 1;
+        fs.write_atomic(Path::new(BIN), &sidecar).unwrap();
+        let first = store.searcher(&fs).unwrap();
+        assert_eq!(ids(&first, "kafka"), ["project:p1"], "the sidecar answered first");
+        store.settle();
+        let next = store.searcher(&fs).unwrap();
+        assert_eq!(ids(&next, "kafka"), ["project:p0"], "then the JSON, once the digest disagreed");
+        assert!(Arc::ptr_eq(&next, &store.searcher(&fs).unwrap()), "and it stays loaded");
+    }
+
+    #[test]
+    fn a_good_sidecar_answers_like_the_json_and_stays() {
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        let index = sample_index(&["kafka streams", "bazel caches", "rust rust"]);
+        let json = crate::usecase::graph::json_bytes(&index);
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        fs.write_atomic(Path::new(BIN), &sidecar_for(&index.documents, &json)).unwrap();
+        let from_sidecar = store.searcher(&fs).unwrap();
+        let reads = fs.reads();
+        store.settle();
+        assert!(Arc::ptr_eq(&from_sidecar, &store.searcher(&fs).unwrap()), "the digest agreed: kept");
+        assert_eq!(fs.reads(), reads, "and nothing read again");
+        let parsed = Searcher::new(index);
+        for text in ["kafka", "rust", "p1", "caches streams"] {
+            assert_eq!(ids(&from_sidecar, text), ids(&parsed, text), "{text}");
+        }
+    }
+
+    // A sidecar that is damaged, older than the JSON or built for another length is ignored.
+    #[test]
+    fn a_corrupt_or_stale_sidecar_is_ignored() {
+        let index = sample_index(&["kafka streams", "bazel caches"]);
+        let json = crate::usecase::graph::json_bytes(&index);
+        let good = sidecar_for(&index.documents, &json);
+        let other = sample_index(&["bazel streams", "kafka caches"]);
+        let lying = sidecar_for(&other.documents, &json);
+        let mut flipped = lying.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        let mut truncated = lying.clone();
+        truncated.truncate(lying.len() - 9);
+        let mut version = lying.clone();
+        version[8] = 9;
+        // VitaeContext 2.3.0 rewrites the JSON (same documents, compact) and leaves the sidecar.
+        let compact = serde_json::to_vec(&index).unwrap();
+        let cases: [(&str, &[u8], &[u8], bool); 5] = [
+            ("flipped", &flipped, &json, false),
+            ("truncated", &truncated, &json, false),
+            ("version", &version, &json, false),
+            ("other length", &lying, &compact, true),
+            ("older", &lying, &json, true),
+        ];
+        for (what, sidecar, json, json_after) in cases {
+            let fs = MemoryFs::new();
+            let store = store_with(&fs);
+            if json_after {
+                fs.write_atomic(Path::new(BIN), sidecar).unwrap();
+                fs.write_atomic(Path::new(JSON), json).unwrap();
+            } else {
+                fs.write_atomic(Path::new(JSON), json).unwrap();
+                fs.write_atomic(Path::new(BIN), sidecar).unwrap();
+            }
+            assert_eq!(ids(&store.searcher(&fs).unwrap(), "kafka"), ["project:p0"], "{what}: the JSON answers");
+        }
+        // No JSON: nothing is served, whatever the sidecar.
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        fs.write_atomic(Path::new(BIN), &good).unwrap();
+        assert!(store.searcher(&fs).is_err(), "the JSON is the contract");
     }
 }

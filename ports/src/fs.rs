@@ -46,6 +46,10 @@ pub struct Metadata {
     pub modified_ns: Option<i64>,
 }
 
+/// A file opened by [`FileSystem::open_beneath`], read later through this handle (on another
+/// thread if need be), whatever happens to its name meanwhile.
+pub type OpenFile = Box<dyn std::io::Read + Send>;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
     /// The entry's own name, byte for byte (it need not be UTF-8).
@@ -149,6 +153,15 @@ pub trait FileSystem: Send + Sync {
     /// same way and refusing the same things, without reading and without a size cap (a cache
     /// can tell whether the file changed).
     fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError>;
+
+    /// Opens the regular file [`FileSystem::read_beneath`] would read, reached the same way and
+    /// refusing the same things, and returns a handle on it with its metadata: the caller
+    /// reads it when it chooses (a digest checked after an answer). The default reads the whole
+    /// file now.
+    fn open_beneath(&self, root: &Path, relative: &Path) -> Result<(OpenFile, Metadata), FsError> {
+        let (bytes, meta) = self.read_beneath(root, relative, u64::MAX)?;
+        Ok((Box::new(std::io::Cursor::new(bytes)), meta))
+    }
 
     /// Metadata, following symlinks.
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError>;

@@ -54,7 +54,7 @@ pub fn bin() -> PathBuf {
 }
 
 /// A field of `/proc/<pid>/status` in KiB (Linux; 0 when unreadable).
-#[allow(dead_code, reason = "only the search bench reads memory")]
+#[allow(dead_code, reason = "only the search and graph benches read memory")]
 pub fn status_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
@@ -93,7 +93,7 @@ impl McpChild {
     }
 
     /// The child's process id (for `/proc/<pid>/status`).
-    #[allow(dead_code, reason = "only the search bench reads memory")]
+    #[allow(dead_code, reason = "only the search and graph benches read memory")]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

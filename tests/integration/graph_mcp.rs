@@ -316,3 +316,50 @@ fn search_ranks_filters_and_validates_arguments() {
         json!({"type": "object", "properties": {"query": {"type": "string"}, "type": {"type": "string"}, "tag": {"type": "string"}}, "additionalProperties": false})
     );
 }
+
+/// Every query's whole answer from a fresh server over `root`.
+fn answers(root: &std::path::Path, queries: &[Value]) -> Vec<Value> {
+    let mut s = Server::mcp(&["--root", root.to_str().unwrap()]);
+    queries
+        .iter()
+        .map(|args| {
+            let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": args}));
+            serde_json::from_str(tool_text(&r)).unwrap()
+        })
+        .collect()
+}
+
+// `graph index` writes the search-index sidecar; a server answers the same with it, without
+// it, and with a damaged or stale one (which it ignores: the JSON is the contract).
+#[test]
+fn a_search_answers_the_same_with_and_without_the_sidecar() {
+    let f = Fixture::new();
+    let (st, _, err) = Cmd::new(["graph", "index", "--root", f.root.to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    let bin = f.root.join(".generated/search-index.bin");
+    let sidecar = fs::read(&bin).expect("graph index writes the sidecar");
+    assert_eq!(&sidecar[..8], b"VCSIDX\r\n");
+    let queries = [
+        json!({"query": "rust"}),
+        json!({"query": "cache build"}),
+        json!({"query": "ci", "type": "project"}),
+        json!({"tag": "rust"}),
+        json!({"query": "cachewarden"}),
+        json!({}),
+    ];
+    let with = answers(&f.root, &queries);
+    assert!(with[0]["matchCount"].as_u64().unwrap() > 0, "{}", with[0]);
+    fs::remove_file(&bin).unwrap();
+    assert_eq!(answers(&f.root, &queries), with, "without the sidecar");
+    let mut damaged = sidecar.clone();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 0x55;
+    fs::write(&bin, &damaged).unwrap();
+    assert_eq!(answers(&f.root, &queries), with, "with a damaged sidecar");
+    // A sidecar of another graph, written after the JSON: its length does not match.
+    let json = f.root.join(".generated/search-index.json");
+    let compact: Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    fs::write(&json, serde_json::to_vec(&compact).unwrap()).unwrap();
+    fs::write(&bin, &sidecar).unwrap();
+    assert_eq!(answers(&f.root, &queries), with, "with a stale sidecar");
+}

@@ -164,11 +164,16 @@ fn read_beneath_with(
 }
 
 fn metadata_beneath_with(root: &Path, relative: &Path, how: Beneath) -> Result<Metadata, FsError> {
+    opened_beneath(root, relative, how).map(|(_, m)| m)
+}
+
+/// A regular file opened beneath the root, with its metadata.
+fn opened_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<(File, Metadata), FsError> {
     let path = root.join(relative);
     let file = open_beneath(root, relative, how)?;
     let m = meta_of(&file.metadata().map_err(|e| err(&path, e))?);
     match m.kind {
-        FileKind::File => Ok(m),
+        FileKind::File => Ok((file, m)),
         FileKind::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
         _ => Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
     }
@@ -242,6 +247,11 @@ impl FileSystem for StdFs {
 
     fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError> {
         metadata_beneath_with(root, relative, Beneath::Openat2)
+    }
+
+    fn open_beneath(&self, root: &Path, relative: &Path) -> Result<(ports::fs::OpenFile, Metadata), FsError> {
+        let (file, m) = opened_beneath(root, relative, Beneath::Openat2)?;
+        Ok((Box::new(file), m))
     }
 
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError> {

@@ -300,7 +300,12 @@ impl Methods {
     /// poller stays the one place that decides what changed and nothing is reported twice.
     pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<CheckNow> {
         let weak = Arc::downgrade(methods);
-        let mut last = methods.watched();
+        // graph.json (~30 MB at 100,000 records) is first loaded on the watcher's thread, so that
+        // it does not hold up `initialize` and the first search; its stamp is taken now, so that
+        // a change made meanwhile is still reported.
+        let (career, _, skills) = methods.watched(false);
+        let graph_at_start = methods.graph.stamp(methods.fs());
+        let first = Arc::clone(methods);
         // One pending wake-up is enough: the check looks at the files as they are then.
         let (wake, woken) = std::sync::mpsc::sync_channel::<()>(1);
         let check_now = CheckNow(wake);
@@ -309,10 +314,16 @@ impl Methods {
             // Held so the channel stays open (a timeout, never a disconnect) when nobody else
             // holds a `CheckNow`.
             let _keep_open = keep_open;
+            let (_, mut graph, _) = first.watched(true);
+            if first.graph.stamp(first.fs()) != graph_at_start {
+                graph = Watched::Missing("changed since the server started".into());
+            }
+            drop(first);
+            let mut last = (career, graph, skills);
             loop {
                 let _ = woken.recv_timeout(every);
                 let Some(m) = weak.upgrade() else { return };
-                let now = m.watched();
+                let now = m.watched(true);
                 if !now.0.same(&last.0) {
                     m.notifier().notify(Change::ResourceUpdated(resources::CAREER_CONTEXT_URI.into()));
                 }
@@ -333,16 +344,19 @@ impl Methods {
     }
 
     #[allow(clippy::type_complexity, reason = "a tuple of the three things watched, read once")]
+    /// What the watcher compares; with `graph` false, the graph is left unread (`Missing`).
     fn watched(
         &self,
+        graph: bool,
     ) -> (Watched<crate::usecase::career::Loaded>, Watched<crate::graph_store::LoadedGraph>, Watched<SkillSet>) {
         let career = match self.career_context() {
             Current::Loaded(loaded) => Watched::Loaded(loaded),
             Current::Unavailable(notice) => Watched::Missing(notice),
         };
-        let graph = match self.graph.graph(self.fs()) {
-            Ok(g) => Watched::Loaded(g),
-            Err(e) => Watched::Missing(e.to_string()),
+        let graph = match graph.then(|| self.graph.graph(self.fs())) {
+            Some(Ok(g)) => Watched::Loaded(g),
+            Some(Err(e)) => Watched::Missing(e.to_string()),
+            None => Watched::Missing(String::new()),
         };
         let skills = match self.skills() {
             Some(set) => Watched::Loaded(set),

@@ -10,8 +10,10 @@ use std::time::Duration;
 use domain::graph::index::{self, Diagnostics, Plan, Record};
 use domain::graph::manifest::{self, MANIFEST_FILE, Manifest, Seen};
 use domain::graph::new_record::NewRecord;
+use domain::graph::sidecar::SidecarBuilder;
 use domain::graph::{
-    DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType, SEARCH_INDEX_FILE,
+    DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType,
+    SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,
 };
 use ports::Clock;
 use ports::fs::{Change, FileSystem, FsError, FsErrorKind};
@@ -355,8 +357,10 @@ pub struct Indexed {
     pub files: usize,
 }
 
-/// What `index` writes, in `.generated/` (the manifest aside, which is a cache).
-pub const GENERATED_FILES: [&str; 3] = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE];
+/// What `index` writes, in `.generated/` (the manifest aside, which is a cache). The sidecar
+/// follows the search index it is built from, so that its mtime is never older than the
+/// JSON's (the server checks that).
+pub const GENERATED_FILES: [&str; 4] = [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE];
 
 /// The largest manifest read: the records' text and front matter, a few hundred MB at most.
 const MAX_MANIFEST_BYTES: u64 = 1 << 31;
@@ -405,7 +409,7 @@ pub fn index(
     tracing::debug!(records = records.len(), parsed = reading.parsed, read = ?(t1 - t0), validate = ?(t2 - t1), "graph index: read and validated");
     let generated = root.join(GENERATED_DIR);
     fs.create_dir_all(&generated)?;
-    let [graph_path, search_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
+    let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let manifest_path = generated.join(MANIFEST_FILE);
     let diagnostics = json_bytes(&Diagnostics::of(&validation));
     let manifest = |out: &mut dyn Write| {
@@ -423,8 +427,12 @@ pub fn index(
     // An unchanged manifest is not rewritten (at 100,000 records it is tens of MB).
     let manifest_change = (!reading.unchanged).then_some(Change::Stream(&manifest_path, &manifest));
     if !validation.valid {
-        let set =
-            [Change::Remove(&graph_path), Change::Remove(&search_path), Change::Write(&diagnostics_path, &diagnostics)];
+        let set = [
+            Change::Remove(&graph_path),
+            Change::Remove(&search_path),
+            Change::Remove(&sidecar_path),
+            Change::Write(&diagnostics_path, &diagnostics),
+        ];
         fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
         return Ok(done(0));
     }
@@ -435,10 +443,27 @@ pub fn index(
         index::write_graph(&plan.graph, &mut bytes);
         out.write_all(&bytes)
     };
-    let search = |out: &mut dyn Write| write_search_index(&plan, out);
+    // The sidecar is made while the search index streams and handed over when it ends; the
+    // set stages its files in order or all at once, so the sidecar's content waits for it. The
+    // sender is taken out, so that a failed search index drops it and the wait ends.
+    let (sidecar_tx, sidecar_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (sidecar_tx, sidecar_rx) = (Mutex::new(Some(sidecar_tx)), Mutex::new(sidecar_rx));
+    let search = |out: &mut dyn Write| {
+        let tx = sidecar_tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let sidecar = write_search_index(&plan, out)?;
+        if let Some(tx) = tx {
+            let _ = tx.send(sidecar);
+        }
+        Ok(())
+    };
+    let sidecar = |out: &mut dyn Write| {
+        let bytes = sidecar_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+        out.write_all(&bytes.map_err(|_| std::io::Error::other("the search index was not written"))?)
+    };
     let set = [
         Change::Stream(&graph_path, &graph),
         Change::Stream(&search_path, &search),
+        Change::Stream(&sidecar_path, &sidecar),
         Change::Write(&diagnostics_path, &diagnostics),
     ];
     fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
@@ -448,10 +473,13 @@ pub fn index(
 }
 
 /// Writes `search-index.json` for the plan: documents rendered in batches on every core and
-/// written in id order as they come, so at most a few batches are held at once.
-pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+/// written in id order as they come, so at most a few batches are held at once. Returns the
+/// search sidecar built from the same documents, naming the bytes written.
+pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<Vec<u8>> {
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
+    let mut out = Digesting { out, sha256: Sha256::new(), len: 0 };
+    let mut sidecar = SidecarBuilder::default();
     let mut head = Vec::new();
     index::write_search_head(&mut head, n == 0);
     out.write_all(&head)?;
@@ -459,7 +487,7 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
         let workers = threads().min(batches);
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(workers * 2);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>, Vec<index::Document>)>(workers * 2);
         for _ in 0..workers {
             let tx = tx.clone();
             let next = &next;
@@ -470,10 +498,10 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
                         return;
                     }
                     let mut buf = Vec::with_capacity(BATCH * 3 * 1024);
-                    for i in b * BATCH..((b + 1) * BATCH).min(n) {
-                        index::write_document(plan, i, i == 0, &mut buf);
-                    }
-                    if tx.send((b, buf)).is_err() {
+                    let docs = (b * BATCH..((b + 1) * BATCH).min(n))
+                        .map(|i| index::write_document(plan, i, i == 0, &mut buf))
+                        .collect();
+                    if tx.send((b, buf, docs)).is_err() {
                         return; // the writer failed and stopped listening
                     }
                 }
@@ -483,10 +511,11 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         // Batches arrive in any order; each is written as soon as all before it are.
         let mut waiting = std::collections::BTreeMap::new();
         let mut due = 0;
-        for (b, buf) in rx {
-            waiting.insert(b, buf);
-            while let Some(buf) = waiting.remove(&due) {
+        for (b, buf, docs) in rx {
+            waiting.insert(b, (buf, docs));
+            while let Some((buf, docs)) = waiting.remove(&due) {
                 out.write_all(&buf)?;
+                docs.iter().for_each(|d| sidecar.add(d));
                 due += 1;
             }
         }
@@ -494,7 +523,28 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
     })?;
     let mut tail = Vec::new();
     index::write_search_tail(&mut tail, n == 0);
-    out.write_all(&tail)
+    out.write_all(&tail)?;
+    Ok(sidecar.finish(out.len, out.sha256.finalize().into()))
+}
+
+/// A writer that passes bytes on and keeps their count and SHA-256.
+struct Digesting<'a> {
+    out: &'a mut dyn Write,
+    sha256: Sha256,
+    len: u64,
+}
+
+impl Write for Digesting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.sha256.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// What `graph init` did, part by part.
@@ -713,7 +763,7 @@ mod tests {
     }
 
     /// Every file `index` writes in one set.
-    const WRITTEN: [&str; 4] = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE];
+    const WRITTEN: [&str; 5] = [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE];
 
     /// Regression: on a nearly full disk the new graph.json landed beside the old search index
     /// and diagnostics, and the server served records that search could not find. Every step

@@ -517,9 +517,9 @@ pub fn write_search_tail(out: &mut Vec<u8>, empty: bool) {
 }
 
 /// Document `i` of the plan, as `search-index.json` holds it (preceded by its separator;
-/// `first` for the first document). The terms are counted here, on whichever thread renders
-/// the document, and never held beyond it.
-pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>) {
+/// `first` for the first document), and as a value (for the search sidecar). The terms are
+/// counted here, once, on whichever thread renders the document.
+pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>) -> Document {
     let n = &plan.graph.nodes[i];
     let text = plan.texts[i];
     out.extend_from_slice(if first { b"\n    {" } else { b",\n    {" });
@@ -547,12 +547,14 @@ pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>)
         all.push((u64::from_be_bytes(head), t));
     });
     all.sort_unstable();
+    let mut terms = Vec::with_capacity(all.len());
     if all.is_empty() {
         out.extend_from_slice(b"{}");
     } else {
         out.push(b'{');
         let mut first_term = true;
         for same in all.chunk_by(|a, b| a.1 == b.1) {
+            terms.push((same[0].1.to_owned(), u32::try_from(same.len()).unwrap_or(u32::MAX)));
             push_field(out, IN8, same[0].1, first_term);
             first_term = false;
             let mut digits = [0u8; 10];
@@ -571,6 +573,15 @@ pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>)
         out.extend_from_slice(b"\n      }");
     }
     out.extend_from_slice(b"\n    }");
+    Document {
+        id: n.id.clone(),
+        kind: n.kind.clone(),
+        title: n.label.clone(),
+        path: n.path.clone(),
+        text: text.to_owned(),
+        tags: n.tags.clone(),
+        terms: Terms(terms),
+    }
 }
 
 #[cfg(test)]
@@ -650,7 +661,8 @@ mod tests {
         let mut search = Vec::new();
         write_search_head(&mut search, n == 0);
         for i in 0..n {
-            write_document(&plan, i, i == 0, &mut search);
+            let d = write_document(&plan, i, i == 0, &mut search);
+            assert_eq!(d, plan.document(i), "the value is the document rendered");
         }
         write_search_tail(&mut search, n == 0);
         (graph, search)

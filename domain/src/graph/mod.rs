@@ -11,6 +11,7 @@ pub mod new_record;
 pub mod page;
 pub mod record_type;
 pub mod search;
+pub mod sidecar;
 pub mod validate;
 
 pub use code::GraphCode;
@@ -25,6 +26,10 @@ pub const GENERATED_DIR: &str = ".generated";
 pub const GRAPH_FILE: &str = "graph.json";
 /// The generated search index, in [`GENERATED_DIR`].
 pub const SEARCH_INDEX_FILE: &str = "search-index.json";
+/// The search index's binary sidecar, in [`GENERATED_DIR`]: the searcher's flat layout, built
+/// from [`SEARCH_INDEX_FILE`] and used only while it names that file's length and digest
+/// ([`sidecar`]).
+pub const SEARCH_SIDECAR_FILE: &str = "search-index.bin";
 /// The generated validation result, in [`GENERATED_DIR`].
 pub const DIAGNOSTICS_FILE: &str = "diagnostics.json";
 

@@ -21,36 +21,161 @@ pub const MAX_RESULTS: usize = 20;
 pub const MAX_QUERY_TERMS: usize = 64;
 pub const EXCERPT_CHARS: usize = 320;
 
-#[derive(Debug)]
-struct Doc {
-    id: String,
-    kind: String,
-    title: String,
-    path: String,
-    text: String,
-    tags: Vec<Tag>,
-    tag_lower: Vec<String>,
-}
-
-/// The documents containing one term, with each document's weight for it: the BM25
-/// term-frequency part plus the title and tag boosts. A query adds `idf * weight`.
-#[derive(Debug)]
-struct Posting {
-    idf: f64,
-    entries: Vec<(u32, f32)>,
-}
-
-/// A search index ready to answer queries: postings per term with precomputed weights, and
-/// every id and path in one lower-cased haystack for substring matching.
+/// A search index ready to answer queries, held as one flat little-endian byte layout (the
+/// body of the sidecar file, see [`crate::graph::sidecar`]): the documents' strings in one
+/// arena, a sorted term table searched by binary search, each term's postings as contiguous
+/// `(u32 document, f32 weight)` pairs, and every id and path in one lower-cased haystack for
+/// substring matching. Built from the JSON or read from the sidecar, it is the same bytes, so
+/// both answer alike; a load validates every offset and count once ([`Searcher::from_body`]),
+/// after which no access can go out of bounds.
 #[derive(Debug)]
 pub struct Searcher {
-    /// In id order, so "by score then id" is "by score then index".
-    docs: Vec<Doc>,
-    postings: HashMap<String, Posting>,
+    blob: Vec<u8>,
+    /// Documents, in id order, so "by score then id" is "by score then index".
+    n: usize,
+    /// Five strings per document: id, type, title, path, text.
+    docs: StrTable,
+    /// `n + 1` u32: document i's tags are `tag_first[i]..tag_first[i + 1]`.
+    tag_first: usize,
+    /// One byte per tag: 0 string, 1 boolean, 2 null.
+    tag_kind: usize,
+    /// Two strings per tag: its text (`Tag::text`) and that text lower-cased.
+    tags: StrTable,
+    /// Terms in byte order.
+    terms: StrTable,
+    /// f64 per term.
+    idf: usize,
+    /// `terms + 1` u64: term k's postings are `post[k]..post[k + 1]`.
+    post: usize,
+    /// `(u32 doc, f32 weight)` pairs: the BM25 term-frequency part plus the title and tag
+    /// boosts. A query adds `idf * weight`.
+    postings: usize,
+    /// u32 per document: where its part of the haystack starts.
+    starts: usize,
     /// `id \0 path \0` of every document, lower-cased, in document order.
-    haystack: Vec<u8>,
-    /// Where each document's part of the haystack starts.
-    starts: Vec<u32>,
+    haystack: std::ops::Range<usize>,
+}
+
+/// A table of `count` strings in the blob: `count + 1` u64 offsets (the first 0), then the bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct StrTable {
+    offs: usize,
+    count: usize,
+    bytes: usize,
+}
+
+fn le_u32(blob: &[u8], at: usize) -> u32 {
+    blob.get(at..at + 4).and_then(|b| b.try_into().ok()).map_or(0, u32::from_le_bytes)
+}
+
+fn le_u64(blob: &[u8], at: usize) -> u64 {
+    blob.get(at..at + 8).and_then(|b| b.try_into().ok()).map_or(0, u64::from_le_bytes)
+}
+
+impl StrTable {
+    fn range(&self, blob: &[u8], i: usize) -> std::ops::Range<usize> {
+        let at = self.offs + 8 * i;
+        let (a, b) = (le_u64(blob, at) as usize, le_u64(blob, at + 8) as usize);
+        self.bytes + a..self.bytes + b
+    }
+
+    fn bytes<'a>(&self, blob: &'a [u8], i: usize) -> &'a [u8] {
+        blob.get(self.range(blob, i)).unwrap_or_default()
+    }
+
+    /// Validated as UTF-8 when the searcher was loaded.
+    fn str<'a>(&self, blob: &'a [u8], i: usize) -> &'a str {
+        std::str::from_utf8(self.bytes(blob, i)).unwrap_or_default()
+    }
+
+    /// The index of `key`, the table being sorted.
+    fn find(&self, blob: &[u8], key: &[u8]) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.bytes(blob, mid).cmp(key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+}
+
+/// Why a body cannot be a [`Searcher`]: the first inconsistency found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the search structures are inconsistent: {0}")]
+pub struct Corrupt(pub &'static str);
+
+/// Reads a body front to back, every length checked against what is left.
+struct Reader<'a> {
+    blob: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, len: Option<usize>, what: &'static str) -> Result<usize, Corrupt> {
+        let start = self.at;
+        let end = len.and_then(|l| start.checked_add(l)).filter(|&e| e <= self.blob.len()).ok_or(Corrupt(what))?;
+        self.at = end;
+        Ok(start)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, Corrupt> {
+        let at = self.take(Some(4), what)?;
+        Ok(le_u32(self.blob, at))
+    }
+
+    fn u64(&mut self, what: &'static str) -> Result<u64, Corrupt> {
+        let at = self.take(Some(8), what)?;
+        Ok(le_u64(self.blob, at))
+    }
+
+    fn array(&mut self, count: usize, width: usize, what: &'static str) -> Result<usize, Corrupt> {
+        self.take(count.checked_mul(width), what)
+    }
+
+    /// A string table of `count` strings: offsets non-decreasing from 0, every string UTF-8.
+    fn table(&mut self, count: usize, what: &'static str) -> Result<StrTable, Corrupt> {
+        let offs = self.array(count.checked_add(1).ok_or(Corrupt(what))?, 8, what)?;
+        let len = le_u64(self.blob, offs + 8 * count);
+        let bytes = self.take(usize::try_from(len).ok(), what)?;
+        let t = StrTable { offs, count, bytes };
+        let mut prev = 0;
+        for i in 0..count {
+            let (a, b) = (le_u64(self.blob, offs + 8 * i), le_u64(self.blob, offs + 8 * i + 8));
+            if a != prev || b < a || b > len {
+                return Err(Corrupt(what));
+            }
+            prev = b;
+            std::str::from_utf8(t.bytes(self.blob, i)).map_err(|_| Corrupt(what))?;
+        }
+        if count == 0 && len != 0 || le_u64(self.blob, offs) != 0 {
+            return Err(Corrupt(what));
+        }
+        Ok(t)
+    }
+
+    /// `count` u32 or u64 values, non-decreasing from 0 to `last`.
+    fn bounds(&mut self, count: usize, width: usize, last: u64, what: &'static str) -> Result<usize, Corrupt> {
+        let at = self.array(count, width, what)?;
+        let get = |i: usize| {
+            if width == 4 { u64::from(le_u32(self.blob, at + 4 * i)) } else { le_u64(self.blob, at + 8 * i) }
+        };
+        let mut prev = 0;
+        for i in 0..count {
+            let v = get(i);
+            if v < prev || (i == 0 && v != 0) {
+                return Err(Corrupt(what));
+            }
+            prev = v;
+        }
+        if count > 0 && prev != last {
+            return Err(Corrupt(what));
+        }
+        Ok(at)
+    }
 }
 
 /// A record as the index holds it.
@@ -122,12 +247,21 @@ struct Entry {
     in_tag: bool,
 }
 
-/// Builds a [`Searcher`] one document at a time. Each document's term map is folded into
-/// interned term ids as it arrives and then dropped, so loading an index never holds every
-/// document's term strings at once (with serde, see [`deserialize`]).
+/// Builds a [`Searcher`] one document at a time. Each document's strings go into flat arenas
+/// and its term map is folded into interned term ids as it arrives and then dropped, so loading
+/// an index never holds every document's term strings at once (with serde, see
+/// [`deserialize`]). The same builder writes the sidecar ([`crate::graph::sidecar`]).
 #[derive(Debug, Default)]
 pub struct SearcherBuilder {
-    docs: Vec<Doc>,
+    /// Five strings per document (id, type, title, path, text), and where each ends.
+    doc_bytes: Vec<u8>,
+    doc_ends: Vec<u64>,
+    /// Where each document's tags start in `tag_kind`.
+    tag_first: Vec<u32>,
+    tag_kind: Vec<u8>,
+    /// Two strings per tag (its text and that lower-cased), and where each ends.
+    tag_bytes: Vec<u8>,
+    tag_ends: Vec<u64>,
     lens: Vec<f64>,
     vocab: HashMap<Box<str>, u32>,
     /// Every document's entries, one after the other; `bounds[i]..bounds[i + 1]` are doc i's.
@@ -135,8 +269,31 @@ pub struct SearcherBuilder {
     bounds: Vec<usize>,
 }
 
+fn push_str(bytes: &mut Vec<u8>, ends: &mut Vec<u64>, s: &str) {
+    bytes.extend_from_slice(s.as_bytes());
+    ends.push(bytes.len() as u64);
+}
+
+fn nth<'a>(bytes: &'a [u8], ends: &[u64], i: usize) -> &'a [u8] {
+    let a = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &bytes[a..ends[i] as usize]
+}
+
+/// Writes a string table: `count + 1` offsets from 0, then the strings' bytes.
+fn write_table<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a [u8]> + Clone) {
+    let mut off = 0u64;
+    out.extend_from_slice(&off.to_le_bytes());
+    for s in items.clone() {
+        off += s.len() as u64;
+        out.extend_from_slice(&off.to_le_bytes());
+    }
+    for s in items {
+        out.extend_from_slice(s);
+    }
+}
+
 impl SearcherBuilder {
-    pub fn add(&mut self, d: Document) {
+    pub fn add(&mut self, d: &Document) {
         if self.bounds.is_empty() {
             self.bounds.push(0);
         }
@@ -149,7 +306,8 @@ impl SearcherBuilder {
             }
         }
         let title_terms = expand_all(tokens(&d.title));
-        let tag_lower: Vec<String> = d.tags.iter().map(|t| t.text().to_lowercase()).collect();
+        let tag_text: Vec<String> = d.tags.iter().map(Tag::text).collect();
+        let tag_lower: Vec<String> = tag_text.iter().map(|t| t.to_lowercase()).collect();
         let tag_terms = expand_all(tokens(&tag_lower.join(" ")));
         let has = |terms: &[String], t: &str| terms.binary_search_by(|x| x.as_str().cmp(t)).is_ok();
         for (t, tf) in counts {
@@ -159,17 +317,47 @@ impl SearcherBuilder {
         }
         self.bounds.push(self.entries.len());
         self.lens.push(len);
-        let Document { id, kind, title, path, text, tags, terms: _ } = d;
-        self.docs.push(Doc { id, kind, title, path, text, tags, tag_lower });
+        for s in [&d.id, &d.kind, &d.title, &d.path, &d.text] {
+            push_str(&mut self.doc_bytes, &mut self.doc_ends, s);
+        }
+        self.tag_first.push(self.tag_kind.len() as u32);
+        for ((tag, text), lower) in d.tags.iter().zip(&tag_text).zip(&tag_lower) {
+            self.tag_kind.push(match tag {
+                Tag::Str(_) => TAG_STR,
+                Tag::Bool(_) => TAG_BOOL,
+                Tag::Null => TAG_NULL,
+            });
+            push_str(&mut self.tag_bytes, &mut self.tag_ends, text);
+            push_str(&mut self.tag_bytes, &mut self.tag_ends, lower);
+        }
     }
 
     pub fn finish(self) -> Searcher {
-        let SearcherBuilder { docs, lens, vocab, entries, bounds } = self;
+        Searcher::from_body(self.body(), 0).expect("the builder writes a consistent body")
+    }
+
+    /// The searcher's flat layout (the sidecar's body; its format is described there).
+    pub(crate) fn body(self) -> Vec<u8> {
+        let SearcherBuilder {
+            doc_bytes,
+            doc_ends,
+            tag_first,
+            tag_kind,
+            tag_bytes,
+            tag_ends,
+            lens,
+            vocab,
+            entries,
+            bounds,
+        } = self;
+        let n = lens.len();
+        let field = |i: usize, f: usize| nth(&doc_bytes, &doc_ends, 5 * i + f);
+        let tags_of = |i: usize| tag_first[i] as usize..tag_first.get(i + 1).map_or(tag_kind.len(), |&b| b as usize);
         // Documents in id order (stable, as a sort of the whole list was).
-        let mut order: Vec<usize> = (0..docs.len()).collect();
-        order.sort_by(|&a, &b| docs[a].id.cmp(&docs[b].id));
-        let n = docs.len() as f64;
-        let avg_len = if docs.is_empty() { 1.0 } else { (order.iter().map(|&i| lens[i]).sum::<f64>() / n).max(1.0) };
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| field(a, 0).cmp(field(b, 0)));
+        let nf = n as f64;
+        let avg_len = if n == 0 { 1.0 } else { (order.iter().map(|&i| lens[i]).sum::<f64>() / nf).max(1.0) };
         // Exact capacities: postings are most of a loaded index.
         let mut df = vec![0u32; vocab.len()];
         for e in &entries {
@@ -191,26 +379,57 @@ impl SearcherBuilder {
             }
         }
         drop(entries);
-        let mut postings: HashMap<String, Posting> = HashMap::with_capacity(vocab.len());
-        for (term, id) in vocab {
-            let entries = std::mem::take(&mut lists[id as usize]);
-            let df = entries.len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            postings.insert(term.into_string(), Posting { idf, entries });
+        let mut terms: Vec<(Box<str>, u32)> = vocab.into_iter().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let n_postings: usize = lists.iter().map(Vec::len).sum();
+        let mut out = Vec::with_capacity(doc_bytes.len() + 2 * tag_bytes.len() + 9 * n_postings + 64 * n + 1024);
+        for count in [n, tag_kind.len(), terms.len(), 0] {
+            out.extend_from_slice(&(count as u32).to_le_bytes());
         }
-        let mut slots: Vec<Option<Doc>> = docs.into_iter().map(Some).collect();
-        let docs: Vec<Doc> = order.iter().map(|&i| slots[i].take().expect("each document once")).collect();
+        out.extend_from_slice(&(n_postings as u64).to_le_bytes());
+        write_table(&mut out, order.iter().flat_map(|&i| (0..5).map(move |f| field(i, f))));
+        let mut first = 0u32;
+        out.extend_from_slice(&first.to_le_bytes());
+        for &i in &order {
+            first += tags_of(i).len() as u32;
+            out.extend_from_slice(&first.to_le_bytes());
+        }
+        for &i in &order {
+            out.extend(tags_of(i).map(|t| tag_kind[t]));
+        }
+        let tag = |t: usize| [nth(&tag_bytes, &tag_ends, 2 * t), nth(&tag_bytes, &tag_ends, 2 * t + 1)];
+        write_table(&mut out, order.iter().flat_map(|&i| tags_of(i)).flat_map(tag));
+        write_table(&mut out, terms.iter().map(|(t, _)| t.as_bytes()));
+        for (_, id) in &terms {
+            let df = lists[*id as usize].len() as f64;
+            let idf = (1.0 + (nf - df + 0.5) / (df + 0.5)).ln();
+            out.extend_from_slice(&idf.to_le_bytes());
+        }
+        let mut at = 0u64;
+        out.extend_from_slice(&at.to_le_bytes());
+        for (_, id) in &terms {
+            at += lists[*id as usize].len() as u64;
+            out.extend_from_slice(&at.to_le_bytes());
+        }
+        for (_, id) in &terms {
+            for &(doc, w) in &std::mem::take(&mut lists[*id as usize]) {
+                out.extend_from_slice(&doc.to_le_bytes());
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        drop(lists);
+        let lower = |b: &[u8]| std::str::from_utf8(b).unwrap_or_default().to_lowercase();
         let mut haystack = Vec::new();
-        let mut starts = Vec::with_capacity(docs.len());
-        for d in &docs {
-            starts.push(haystack.len() as u32);
-            haystack.extend(d.id.to_lowercase().bytes());
+        for &i in &order {
+            out.extend_from_slice(&(haystack.len() as u32).to_le_bytes());
+            haystack.extend(lower(field(i, 0)).bytes());
             haystack.push(0);
-            haystack.extend(d.path.to_lowercase().bytes());
+            haystack.extend(lower(field(i, 3)).bytes());
             haystack.push(0);
         }
-        haystack.shrink_to_fit();
-        Searcher { docs, postings, haystack, starts }
+        out.extend_from_slice(&(haystack.len() as u64).to_le_bytes());
+        out.extend_from_slice(&haystack);
+        out
     }
 }
 
@@ -236,7 +455,7 @@ pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Searcher, D
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SearcherBuilder, A::Error> {
                 let mut b = SearcherBuilder::default();
                 while let Some(doc) = seq.next_element::<Document>()? {
-                    b.add(doc);
+                    b.add(&doc);
                 }
                 Ok(b)
             }
@@ -247,32 +466,158 @@ pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Searcher, D
     Ok(file.documents.finish())
 }
 
+const TAG_STR: u8 = 0;
+const TAG_BOOL: u8 = 1;
+const TAG_NULL: u8 = 2;
+
 impl Searcher {
     pub fn new(index: SearchIndex) -> Self {
         let mut b = SearcherBuilder::default();
-        for d in index.documents {
+        for d in &index.documents {
             b.add(d);
         }
         b.finish()
     }
 
+    /// A searcher over the layout that starts at `start` in `blob` and runs to its end, every
+    /// count, offset and string checked: anything inconsistent is an error, never a panic or
+    /// an allocation sized by the bytes.
+    pub fn from_body(blob: Vec<u8>, start: usize) -> Result<Searcher, Corrupt> {
+        let mut r = Reader { blob: &blob, at: start };
+        let n = r.u32("document count")? as usize;
+        let n_tags = r.u32("tag count")? as usize;
+        let n_terms = r.u32("term count")? as usize;
+        if r.u32("reserved")? != 0 {
+            return Err(Corrupt("reserved"));
+        }
+        let n_postings = usize::try_from(r.u64("posting count")?).map_err(|_| Corrupt("posting count"))?;
+        let docs = r.table(n.checked_mul(5).ok_or(Corrupt("documents"))?, "documents")?;
+        for i in 1..n {
+            if docs.bytes(&blob, 5 * (i - 1)) > docs.bytes(&blob, 5 * i) {
+                return Err(Corrupt("documents out of id order"));
+            }
+        }
+        let tag_first = r.bounds(n + 1, 4, n_tags as u64, "tag ranges")?;
+        let tag_kind = r.array(n_tags, 1, "tag kinds")?;
+        if blob[tag_kind..tag_kind + n_tags].iter().any(|&k| k > TAG_NULL) {
+            return Err(Corrupt("tag kinds"));
+        }
+        let tags = r.table(n_tags.checked_mul(2).ok_or(Corrupt("tags"))?, "tags")?;
+        let terms = r.table(n_terms, "terms")?;
+        for k in 1..n_terms {
+            if terms.bytes(&blob, k - 1) >= terms.bytes(&blob, k) {
+                return Err(Corrupt("terms out of order"));
+            }
+        }
+        let idf = r.array(n_terms, 8, "idf")?;
+        let post = r.bounds(n_terms + 1, 8, n_postings as u64, "posting ranges")?;
+        let postings = r.array(n_postings, 8, "postings")?;
+        if blob[postings..postings + 8 * n_postings].chunks_exact(8).any(|p| le_u32(p, 0) as usize >= n) {
+            return Err(Corrupt("posting of no document"));
+        }
+        let starts = r.array(n, 4, "haystack starts")?;
+        let hay_len = r.u64("haystack length")?;
+        let hay = r.take(usize::try_from(hay_len).ok(), "haystack")?;
+        // Every position in the haystack must belong to a document: the first starts at 0.
+        let mut prev = 0;
+        for i in 0..n {
+            let s = u64::from(le_u32(&blob, starts + 4 * i));
+            if s < prev || s > hay_len || (i == 0 && s != 0) {
+                return Err(Corrupt("haystack starts"));
+            }
+            prev = s;
+        }
+        if n == 0 && hay_len != 0 {
+            return Err(Corrupt("haystack without documents"));
+        }
+        if r.at != blob.len() {
+            return Err(Corrupt("trailing bytes"));
+        }
+        let haystack = hay..hay + hay_len as usize;
+        Ok(Searcher { blob, n, docs, tag_first, tag_kind, tags, terms, idf, post, postings, starts, haystack })
+    }
+
+    /// The flat layout's bytes (with whatever preceded it in the file read).
+    pub fn heap_bytes(&self) -> usize {
+        self.blob.capacity()
+    }
+
+    fn field(&self, i: usize, f: usize) -> &str {
+        self.docs.str(&self.blob, 5 * i + f)
+    }
+
+    fn tag_range(&self, i: usize) -> std::ops::Range<usize> {
+        le_u32(&self.blob, self.tag_first + 4 * i) as usize..le_u32(&self.blob, self.tag_first + 4 * i + 4) as usize
+    }
+
+    fn tags_of(&self, i: usize) -> Vec<Tag> {
+        self.tag_range(i)
+            .map(|k| {
+                let text = self.tags.str(&self.blob, 2 * k);
+                match self.blob.get(self.tag_kind + k) {
+                    Some(&TAG_STR) => Tag::Str(text.to_owned()),
+                    Some(&TAG_BOOL) => Tag::Bool(text == "true"),
+                    _ => Tag::Null,
+                }
+            })
+            .collect()
+    }
+
     /// A record's title, path and plain text, by id (for checking facts against it).
     pub fn document(&self, id: &str) -> Option<DocumentText<'_>> {
-        let i = self.docs.binary_search_by(|d| d.id.as_str().cmp(id)).ok()?;
-        let d = &self.docs[i];
-        Some(DocumentText { id: &d.id, title: &d.title, path: &d.path, text: &d.text })
+        let (mut lo, mut hi) = (0, self.n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.docs.bytes(&self.blob, 5 * mid).cmp(id.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    return Some(DocumentText {
+                        id: self.field(mid, 0),
+                        title: self.field(mid, 2),
+                        path: self.field(mid, 3),
+                        text: self.field(mid, 4),
+                    });
+                }
+            }
+        }
+        None
     }
 
     pub fn len(&self) -> usize {
-        self.docs.len()
+        self.n
     }
 
     pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
+        self.n == 0
     }
 
-    fn passes(&self, d: &Doc, q: &Query<'_>, tag: Option<&str>) -> bool {
-        q.kind.is_none_or(|k| d.kind == k) && tag.is_none_or(|t| d.tag_lower.iter().any(|x| x == t))
+    fn passes(&self, i: usize, q: &Query<'_>, tag: Option<&str>) -> bool {
+        q.kind.is_none_or(|k| self.field(i, 1) == k)
+            && tag.is_none_or(|t| self.tag_range(i).any(|k| self.tags.bytes(&self.blob, 2 * k + 1) == t.as_bytes()))
+    }
+
+    /// The postings of `term`: its idf and its `(doc, weight)` pairs as 8-byte chunks.
+    fn postings(&self, term: &str) -> Option<(f64, &[u8])> {
+        let k = self.terms.find(&self.blob, term.as_bytes())?;
+        let idf = f64::from_bits(le_u64(&self.blob, self.idf + 8 * k));
+        let (a, b) =
+            (le_u64(&self.blob, self.post + 8 * k) as usize, le_u64(&self.blob, self.post + 8 * k + 8) as usize);
+        Some((idf, self.blob.get(self.postings + 8 * a..self.postings + 8 * b).unwrap_or_default()))
+    }
+
+    /// The document whose part of the haystack holds byte `pos`.
+    fn doc_at(&self, pos: usize) -> usize {
+        let (mut lo, mut hi) = (0, self.n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if le_u32(&self.blob, self.starts + 4 * mid) as usize <= pos {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo.saturating_sub(1)
     }
 
     pub fn search(&self, q: &Query<'_>) -> Results {
@@ -280,7 +625,7 @@ impl Searcher {
         let tag = tag.as_deref();
         let text = q.text.map(str::trim).filter(|t| !t.is_empty());
         let Some(text) = text else {
-            let matching: Vec<usize> = (0..self.docs.len()).filter(|&i| self.passes(&self.docs[i], q, tag)).collect();
+            let matching: Vec<usize> = (0..self.n).filter(|&i| self.passes(i, q, tag)).collect();
             return Results {
                 match_count: matching.len(),
                 records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &Needles::none())).collect(),
@@ -290,16 +635,13 @@ impl Searcher {
         terms.sort();
         terms.dedup();
         terms.truncate(MAX_QUERY_TERMS);
-        let mut scores = vec![0.0f64; self.docs.len()];
-        let mut touched: Vec<u32> = Vec::new();
+        let mut scores = vec![0.0f64; self.n];
         for term in &terms {
-            if let Some(p) = self.postings.get(term) {
-                for &(doc, w) in &p.entries {
-                    let s = &mut scores[doc as usize];
-                    if *s == 0.0 {
-                        touched.push(doc);
+            if let Some((idf, entries)) = self.postings(term) {
+                for e in entries.chunks_exact(8) {
+                    if let Some(s) = scores.get_mut(le_u32(e, 0) as usize) {
+                        *s += idf * f64::from(f32::from_bits(le_u32(e, 4)));
                     }
-                    *s += p.idf * f64::from(w);
                 }
             }
         }
@@ -308,46 +650,50 @@ impl Searcher {
         let lower = text.to_lowercase();
         let needles: Vec<&str> =
             if terms.is_empty() { vec![lower.as_str()] } else { terms.iter().map(String::as_str).collect() };
-        let mut last_needle = vec![u16::MAX; if needles.is_empty() { 0 } else { self.docs.len() }];
+        let mut last_needle = vec![u16::MAX; if needles.is_empty() { 0 } else { self.n }];
+        let haystack = self.blob.get(self.haystack.clone()).unwrap_or_default();
         for (k, needle) in needles.iter().enumerate().filter(|(_, n)| !n.is_empty() && !n.contains('\0')) {
-            for pos in memchr::memmem::find_iter(&self.haystack, needle.as_bytes()) {
-                let doc = self.starts.partition_point(|&s| s as usize <= pos) - 1;
+            for pos in memchr::memmem::find_iter(haystack, needle.as_bytes()) {
+                let doc = self.doc_at(pos);
                 if last_needle[doc] != k as u16 {
                     last_needle[doc] = k as u16;
-                    if scores[doc] == 0.0 {
-                        touched.push(doc as u32);
-                    }
                     scores[doc] += ID_PATH_WEIGHT;
                 }
             }
         }
-        let mut ranked: Vec<(u32, f64)> = touched
-            .into_iter()
-            .map(|d| (d, scores[d as usize]))
-            .filter(|&(d, s)| s > 0.0 && self.passes(&self.docs[d as usize], q, tag))
-            .collect();
-        let match_count = ranked.len();
+        // The best MAX_RESULTS by score then id, kept sorted while every match is counted: one
+        // pass over the dense scores, most candidates refused by one comparison with the last.
         let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if ranked.len() > MAX_RESULTS {
-            ranked.select_nth_unstable_by(MAX_RESULTS - 1, order);
+        let filtered = q.kind.is_some() || tag.is_some();
+        let mut match_count = 0;
+        let mut ranked: Vec<(u32, f64)> = Vec::with_capacity(MAX_RESULTS + 1);
+        for (d, &s) in scores.iter().enumerate() {
+            if s.is_nan() || s <= 0.0 || (filtered && !self.passes(d, q, tag)) {
+                continue;
+            }
+            match_count += 1;
+            let c = (d as u32, s);
+            if ranked.len() == MAX_RESULTS && order(&c, &ranked[MAX_RESULTS - 1]).is_ge() {
+                continue;
+            }
+            let at = ranked.partition_point(|x| order(x, &c).is_lt());
+            ranked.insert(at, c);
             ranked.truncate(MAX_RESULTS);
         }
-        ranked.sort_by(order);
         let finder = Needles::new(&needles);
         let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &finder)).collect();
         Results { match_count, records }
     }
 
     fn hit(&self, i: usize, score: f64, needles: &Needles) -> Hit {
-        let d = &self.docs[i];
         Hit {
-            id: d.id.clone(),
-            kind: d.kind.clone(),
-            title: d.title.clone(),
-            path: d.path.clone(),
-            tags: d.tags.clone(),
+            id: self.field(i, 0).to_owned(),
+            kind: self.field(i, 1).to_owned(),
+            title: self.field(i, 2).to_owned(),
+            path: self.field(i, 3).to_owned(),
+            tags: self.tags_of(i),
             score: (score * 10_000.0).round() / 10_000.0,
-            excerpt: excerpt_with(&d.text, needles, &mut 0),
+            excerpt: excerpt_with(self.field(i, 4), needles, &mut 0),
         }
     }
 }
@@ -426,6 +772,10 @@ fn excerpt_with(text: &str, needles: &Needles, work: &mut usize) -> String {
     }
     out
 }
+
+#[cfg(test)]
+#[path = "search_reference.rs"]
+mod reference;
 
 #[cfg(test)]
 mod tests {
@@ -628,5 +978,87 @@ mod tests {
         let e = excerpt(&text, &["needle"]);
         assert!(e.starts_with('…') && e.ends_with('…') && e.contains("needle"));
         assert_eq!(e.chars().count(), EXCERPT_CHARS + 2);
+    }
+
+    /// Documents drawn from a small vocabulary so that terms, compounds, tags and ids collide.
+    fn arb_documents() -> impl proptest::strategy::Strategy<Value = Vec<Document>> {
+        use proptest::prelude::*;
+        let word =
+            prop::sample::select(vec!["rust", "go", "build-cache", "node.js", "ci", "C++", "Été", "İstanbul", "x"]);
+        let kind = prop::sample::select(vec!["project", "experience", "publication", "award"]);
+        let tag = prop_oneof![
+            word.clone().prop_map(|w| Tag::Str(w.to_uppercase())),
+            any::<bool>().prop_map(Tag::Bool),
+            Just(Tag::Null),
+        ];
+        let one = (
+            kind,
+            "[a-z0-9-]{1,6}",
+            prop::collection::vec(word.clone(), 0..4),
+            prop::collection::vec(tag, 0..3),
+            prop::collection::vec(word, 0..30),
+        );
+        prop::collection::vec(one, 0..12).prop_map(|docs| {
+            docs.into_iter()
+                .map(|(kind, slug, title, tags, text)| {
+                    let mut d = doc(&format!("{kind}:{slug}"), &title.join(" "), &[], &text.join(" "));
+                    let tag_text: Vec<String> = tags.iter().map(Tag::text).collect();
+                    d.terms = term_counts(&format!("{} {} {}", d.title, tag_text.join(" "), d.text));
+                    d.tags = tags;
+                    d
+                })
+                .collect()
+        })
+    }
+
+    fn queries() -> Vec<Query<'static>> {
+        let mut out = Vec::new();
+        for text in [
+            None,
+            Some("rust"),
+            Some("cache"),
+            Some("build-cache node"),
+            Some("c++ été"),
+            Some("İstanbul"),
+            Some("project"),
+            Some("-"),
+            Some("true null"),
+        ] {
+            for kind in [None, Some("Project")] {
+                for tag in [None, Some("rust"), Some("TRUE"), Some("null")] {
+                    out.push(Query { text, kind, tag });
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        // The flat searcher, built from the documents or decoded from a sidecar of them, answers
+        // exactly as the searcher it replaced (per-document strings, a HashMap of postings).
+        #[test]
+        fn the_flat_searcher_answers_like_the_reference(docs in arb_documents()) {
+            let reference = reference::Searcher::new(docs.clone());
+            let flat = Searcher::new(SearchIndex { version: "2.0.0".into(), algorithm: "x".into(), documents: docs.clone() });
+            let mut b = crate::graph::sidecar::SidecarBuilder::default();
+            for d in &docs {
+                b.add(d);
+            }
+            let (decoded, src) = crate::graph::sidecar::decode(b.finish(7, [9; 32])).expect("decodes");
+            proptest::prop_assert_eq!(src.json_len, 7);
+            for q in queries() {
+                let want = reference.search(&q);
+                proptest::prop_assert_eq!(&flat.search(&q), &want, "{:?}", q);
+                proptest::prop_assert_eq!(&decoded.search(&q), &want, "{:?}", q);
+            }
+            for d in docs.iter().filter(|d| docs.iter().filter(|e| e.id == d.id).count() == 1) {
+                let want = Some(DocumentText { id: &d.id, title: &d.title, path: &d.path, text: &d.text });
+                proptest::prop_assert_eq!(flat.document(&d.id), want);
+                proptest::prop_assert_eq!(decoded.document(&d.id), want);
+            }
+            proptest::prop_assert_eq!(flat.document("project:absent!"), None);
+            proptest::prop_assert_eq!(flat.len(), docs.len());
+        }
     }
 }

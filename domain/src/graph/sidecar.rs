@@ -1,0 +1,247 @@
+//! The search-index sidecar (`.generated/search-index.bin`): the [`Searcher`]'s flat layout
+//! written by `graph index` beside `search-index.json`, so the server can answer its first
+//! search without parsing hundreds of megabytes of JSON. The JSON stays the contract: the
+//! sidecar names the JSON it was built from (length and SHA-256) and is used only while that
+//! holds; a sidecar that is missing, stale or corrupt is ignored, never trusted.
+//!
+//! Format, version 1, every integer little-endian:
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 8 | magic `VCSIDX\r\n` (the CR LF catches a text-mode copy) |
+//! | 4 | format version, `1` |
+//! | 4 | reserved, `0` |
+//! | 8 | byte length of the `search-index.json` it was built from |
+//! | 32 | SHA-256 of that `search-index.json` |
+//! | 8 | byte length of the body |
+//! | 8 | checksum of the body ([`checksum`]) |
+//! | … | body: the searcher's layout, to the end of the file |
+//!
+//! The body: u32 document count `n`, u32 tag count, u32 term count, u32 `0`, u64 posting count;
+//! then a string table of the documents (five strings each: id, type, title, path, text; in id
+//! order); `n + 1` u32 tag ranges; a kind byte per tag (0 string, 1 boolean, 2 null); a string
+//! table of the tags (text and lower-cased text each); a string table of the terms (byte
+//! order); an f64 idf per term; `terms + 1` u64 posting ranges; the postings, `(u32 document,
+//! f32 weight)` each; a u32 haystack start per document; a u64 haystack length and the
+//! haystack (`id \0 path \0` of each document, lower-cased). A string table is `count + 1` u64
+//! offsets from 0, then the bytes. Decoding checks every count against the bytes there are,
+//! every range, order and string ([`Searcher::from_body`]) before the searcher is used.
+
+use super::index::Document;
+use super::search::{Corrupt, Searcher, SearcherBuilder};
+
+pub const MAGIC: [u8; 8] = *b"VCSIDX\r\n";
+pub const FORMAT_VERSION: u32 = 1;
+/// The fixed header before the body.
+pub const HEADER_LEN: usize = 72;
+
+/// What the sidecar says about the JSON it was built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    pub json_len: u64,
+    pub json_sha256: [u8; 32],
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SidecarError {
+    #[error("not a search-index sidecar (no magic number)")]
+    Magic,
+    #[error("sidecar format version {0}, this build reads {FORMAT_VERSION}")]
+    Version(u32),
+    #[error("the sidecar is truncated or has bytes after its body")]
+    Length,
+    #[error("the sidecar's checksum does not match its body")]
+    Checksum,
+    #[error("{0}")]
+    Corrupt(#[from] Corrupt),
+}
+
+/// Builds a sidecar from the documents `graph index` writes, in the order it writes them.
+#[derive(Debug, Default)]
+pub struct SidecarBuilder(SearcherBuilder);
+
+impl SidecarBuilder {
+    pub fn add(&mut self, d: &Document) {
+        self.0.add(d);
+    }
+
+    /// The sidecar's bytes, naming the JSON it stands beside.
+    pub fn finish(self, json_len: u64, json_sha256: [u8; 32]) -> Vec<u8> {
+        let body = self.0.body();
+        let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&json_len.to_le_bytes());
+        out.extend_from_slice(&json_sha256);
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&checksum(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+}
+
+/// The JSON a sidecar names, from its header alone (no checksum, no body checked): lets a
+/// caller see that a sidecar is stale before checking the rest.
+pub fn source(bytes: &[u8]) -> Result<Source, SidecarError> {
+    let header = bytes.get(..HEADER_LEN).ok_or(SidecarError::Length)?;
+    if header[..8] != MAGIC {
+        return Err(SidecarError::Magic);
+    }
+    let version = u32::from_le_bytes(header[8..12].try_into().unwrap_or_default());
+    if version != FORMAT_VERSION || header[12..16] != [0; 4] {
+        return Err(SidecarError::Version(version));
+    }
+    let json_len = u64::from_le_bytes(header[16..24].try_into().unwrap_or_default());
+    let json_sha256 = header[24..56].try_into().unwrap_or_default();
+    Ok(Source { json_len, json_sha256 })
+}
+
+/// A searcher from a sidecar's bytes, and the JSON it names: header, length, checksum and
+/// every structure checked. Takes the bytes so the searcher holds them without a copy.
+pub fn decode(bytes: Vec<u8>) -> Result<(Searcher, Source), SidecarError> {
+    let src = source(&bytes)?;
+    let body_len = u64::from_le_bytes(bytes[56..64].try_into().unwrap_or_default());
+    let sum = u64::from_le_bytes(bytes[64..72].try_into().unwrap_or_default());
+    if (bytes.len() - HEADER_LEN) as u64 != body_len {
+        return Err(SidecarError::Length);
+    }
+    if checksum(&bytes[HEADER_LEN..]) != sum {
+        return Err(SidecarError::Checksum);
+    }
+    Ok((Searcher::from_body(bytes, HEADER_LEN)?, src))
+}
+
+/// A fast 64-bit checksum against a damaged file (xxHash64's round on four lanes, then a
+/// final mix). Not a defence against a crafted file: the decoder's checks are.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    const P1: u64 = 0x9E37_79B1_85EB_CA87;
+    const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    const P3: u64 = 0x1656_67B1_9E37_79F9;
+    let round = |acc: u64, w: u64| acc.wrapping_add(w.wrapping_mul(P2)).rotate_left(31).wrapping_mul(P1);
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
+    let mut lanes = [P1.wrapping_add(P2), P2, 0, P1.wrapping_neg()];
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            *lane = round(*lane, word(&block[8 * i..8 * i + 8]));
+        }
+    }
+    let mut h = lanes[0].rotate_left(1) ^ lanes[1].rotate_left(7) ^ lanes[2].rotate_left(12) ^ lanes[3].rotate_left(18);
+    h = h.wrapping_add(bytes.len() as u64);
+    let rest = blocks.remainder();
+    let mut words = rest.chunks_exact(8);
+    for w in &mut words {
+        h = (h ^ round(0, word(w))).rotate_left(27).wrapping_mul(P1).wrapping_add(P3);
+    }
+    for &b in words.remainder() {
+        h = (h ^ u64::from(b).wrapping_mul(P3)).rotate_left(11).wrapping_mul(P1);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(P2);
+    h ^= h >> 29;
+    h = h.wrapping_mul(P3);
+    h ^ (h >> 32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::index::{Tag, term_counts};
+    use crate::graph::search::Query;
+
+    fn doc(id: &str, title: &str, text: &str) -> Document {
+        Document {
+            id: id.into(),
+            kind: "Project".into(),
+            title: title.into(),
+            path: format!("projects/{}.md", &id[8..]),
+            text: text.into(),
+            tags: vec![Tag::Str("Rust".into()), Tag::Bool(false), Tag::Null],
+            terms: term_counts(&format!("{title} rust false null {text}")),
+        }
+    }
+
+    fn sidecar() -> Vec<u8> {
+        let mut b = SidecarBuilder::default();
+        for d in [doc("project:b", "Build-cache warden", "Audits caches. node.js"), doc("project:a", "Lens", "CI logs")]
+        {
+            b.add(&d);
+        }
+        b.finish(1234, [7; 32])
+    }
+
+    /// Rewrites the body checksum, so that a change reaches the structural checks.
+    fn resum(mut bytes: Vec<u8>) -> Vec<u8> {
+        if bytes.len() >= HEADER_LEN {
+            let sum = checksum(&bytes[HEADER_LEN..]);
+            bytes[64..72].copy_from_slice(&sum.to_le_bytes());
+        }
+        bytes
+    }
+
+    /// Decoding must never panic; whatever decodes must answer queries without panicking.
+    fn exercise(bytes: Vec<u8>) -> Result<(), SidecarError> {
+        let (s, _) = decode(bytes)?;
+        for text in [Some("rust"), Some("cache"), Some("a"), None] {
+            let _ = s.search(&Query { text, tag: Some("rust"), ..Default::default() });
+        }
+        let _ = s.document("project:a");
+        Ok(())
+    }
+
+    #[test]
+    fn a_sidecar_round_trips() {
+        let (s, src) = decode(sidecar()).expect("decodes");
+        assert_eq!(src, Source { json_len: 1234, json_sha256: [7; 32] });
+        assert_eq!(s.len(), 2);
+        let r = s.search(&Query { text: Some("cache"), ..Default::default() });
+        assert_eq!(r.records[0].id, "project:b");
+        assert_eq!(r.records[0].tags, [Tag::Str("Rust".into()), Tag::Bool(false), Tag::Null]);
+        assert_eq!(s.document("project:a").map(|d| d.text), Some("CI logs"));
+    }
+
+    #[test]
+    fn damaged_sidecars_are_refused() {
+        let good = sidecar();
+        let mut magic = good.clone();
+        magic[0] ^= 1;
+        assert_eq!(decode(magic).err(), Some(SidecarError::Magic));
+        let mut version = good.clone();
+        version[8] = 2;
+        assert_eq!(decode(version).err(), Some(SidecarError::Version(2)));
+        assert_eq!(decode(good[..HEADER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
+        assert_eq!(decode(good[..good.len() - 1].to_vec()).err(), Some(SidecarError::Length));
+        let mut flipped = good.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x20;
+        assert_eq!(decode(flipped).err(), Some(SidecarError::Checksum));
+        // Absurd counts with a valid checksum: refused by the structure checks, with nothing
+        // allocated by the count.
+        for (at, value) in [(0usize, u32::MAX), (4, u32::MAX), (8, u32::MAX), (12, 1)] {
+            let mut absurd = good.clone();
+            absurd[HEADER_LEN + at..HEADER_LEN + at + 4].copy_from_slice(&value.to_le_bytes());
+            assert!(matches!(decode(resum(absurd)), Err(SidecarError::Corrupt(_))), "count at {at}");
+        }
+        let mut postings = good.clone();
+        postings[HEADER_LEN + 16..HEADER_LEN + 24].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(matches!(decode(resum(postings)), Err(SidecarError::Corrupt(_))));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        // Any bytes changed, with the checksum made to match, are refused or answer queries:
+        // never a panic, never an out-of-bounds read.
+        #[test]
+        fn a_crafted_sidecar_never_panics(edits in proptest::collection::vec((0usize..4096, proptest::prelude::any::<u8>()), 1..6), cut in 0usize..4096) {
+            let mut bytes = sidecar();
+            for (at, b) in edits {
+                let at = HEADER_LEN + at % (bytes.len() - HEADER_LEN);
+                bytes[at] = b;
+            }
+            let _ = exercise(resum(bytes.clone()));
+            bytes.truncate(bytes.len().saturating_sub(cut % 64));
+            let _ = exercise(resum(bytes));
+        }
+    }
+}
