@@ -476,28 +476,32 @@ pub fn index(
 /// written in id order as they come, so at most a few batches are held at once. Returns the
 /// search sidecar built from the same documents, naming the bytes written.
 pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<Vec<u8>> {
+    use std::sync::mpsc;
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
     let mut out = Digesting { out, sha256: Sha256::new(), len: 0 };
-    let mut sidecar = SidecarBuilder::default();
     let mut head = Vec::new();
     index::write_search_head(&mut head, n == 0);
     out.write_all(&head)?;
     let batches = n.div_ceil(BATCH);
     let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
+    // Written buffers go back to the renderers, which reuse them (no fresh pages per batch).
+    let (give_back, pool) = mpsc::channel::<Vec<u8>>();
+    let pool = Mutex::new(pool);
+    let sidecar = std::thread::scope(|s| {
         let workers = threads().min(batches);
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>, Vec<index::Document>)>(workers * 2);
+        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Vec<index::Document>)>(workers * 2);
         for _ in 0..workers {
-            let tx = tx.clone();
-            let next = &next;
+            let (tx, next, pool) = (tx.clone(), &next, &pool);
             s.spawn(move || {
                 loop {
                     let b = next.fetch_add(1, Ordering::Relaxed);
                     if b >= batches {
                         return;
                     }
-                    let mut buf = Vec::with_capacity(BATCH * 3 * 1024);
+                    let reused = pool.lock().unwrap_or_else(|p| p.into_inner()).try_recv();
+                    let mut buf = reused.unwrap_or_else(|_| Vec::with_capacity(BATCH * 3 * 1024));
+                    buf.clear();
                     let docs = (b * BATCH..((b + 1) * BATCH).min(n))
                         .map(|i| index::write_document(plan, i, i == 0, &mut buf))
                         .collect();
@@ -508,6 +512,16 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
             });
         }
         drop(tx);
+        // The sidecar is built on a thread of its own from the documents in written order, so
+        // the writer only writes.
+        let (docs_tx, docs_rx) = mpsc::channel::<Vec<index::Document>>();
+        let builder = s.spawn(move || {
+            let mut b = SidecarBuilder::default();
+            for docs in docs_rx {
+                docs.iter().for_each(|d| b.add(d));
+            }
+            b
+        });
         // Batches arrive in any order; each is written as soon as all before it are.
         let mut waiting = std::collections::BTreeMap::new();
         let mut due = 0;
@@ -515,11 +529,13 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
             waiting.insert(b, (buf, docs));
             while let Some((buf, docs)) = waiting.remove(&due) {
                 out.write_all(&buf)?;
-                docs.iter().for_each(|d| sidecar.add(d));
+                let _ = give_back.send(buf);
+                let _ = docs_tx.send(docs);
                 due += 1;
             }
         }
-        Ok::<(), std::io::Error>(())
+        drop(docs_tx);
+        Ok::<SidecarBuilder, std::io::Error>(builder.join().expect("the sidecar builder panicked"))
     })?;
     let mut tail = Vec::new();
     index::write_search_tail(&mut tail, n == 0);

@@ -263,7 +263,7 @@ pub struct SearcherBuilder {
     tag_bytes: Vec<u8>,
     tag_ends: Vec<u64>,
     lens: Vec<f64>,
-    vocab: HashMap<Box<str>, u32>,
+    vocab: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
     /// Every document's entries, one after the other; `bounds[i]..bounds[i + 1]` are doc i's.
     entries: Vec<Entry>,
     bounds: Vec<usize>,
@@ -297,7 +297,7 @@ impl SearcherBuilder {
         if self.bounds.is_empty() {
             self.bounds.push(0);
         }
-        let mut counts: HashMap<&str, u32> = HashMap::new();
+        let mut counts: HashMap<&str, u32, foldhash::fast::FixedState> = HashMap::default();
         let mut len = 0.0;
         for (term, count) in d.terms.iter() {
             len += f64::from(count);
