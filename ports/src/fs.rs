@@ -37,8 +37,9 @@ pub struct Metadata {
     pub kind: FileKind,
     /// Size in bytes for a regular file; unspecified for anything else.
     pub len: u64,
-    /// A stamp that changes when the file's content is replaced (mtime in nanoseconds plus
-    /// identity where the platform has one). Only compared for equality.
+    /// A stamp that changes when the file's content is replaced or its metadata changes
+    /// (mtime and ctime in nanoseconds, device and inode, where the platform has them). Only
+    /// compared for equality, within one build.
     pub stamp: u128,
     /// Last modification, in nanoseconds since the epoch, where the filesystem keeps one. With
     /// the stamp it tells whether a file may have changed within one timestamp tick of a read

@@ -40,8 +40,9 @@ impl Node {
     fn metadata(&self) -> Metadata {
         match self {
             Node::File { bytes, stamp } => {
-                // The stamp counts writes; as a time it is a few nanoseconds after the epoch.
-                let modified_ns = i64::try_from(*stamp).ok();
+                // The stamp counts writes; as a time, the in-memory clock moves one second per
+                // write (so "modified long before" and "just before" can both be modelled).
+                let modified_ns = i64::try_from(*stamp).ok().and_then(|s| s.checked_mul(1_000_000_000));
                 Metadata { kind: FileKind::File, len: bytes.len() as u64, stamp: *stamp, modified_ns }
             }
             Node::Symlink(target) => {

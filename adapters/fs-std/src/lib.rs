@@ -42,8 +42,18 @@ fn kind_of(ft: fs::FileType) -> FileKind {
 }
 
 fn meta_of(m: &fs::Metadata) -> Metadata {
+    use std::hash::{Hash, Hasher};
     let mtime_ns = (m.mtime() as i128) * 1_000_000_000 + m.mtime_nsec() as i128;
-    let stamp = ((m.ino() as u128) << 64) ^ (mtime_ns as u128) ^ ((m.dev() as u128) << 96);
+    let ctime_ns = (m.ctime() as i128) * 1_000_000_000 + m.ctime_nsec() as i128;
+    // Device, inode, mtime and ctime, mixed into 128 bits (two fixed-key SipHashes, stable
+    // within a build; a new build that mixes differently only costs one cache miss). ctime
+    // catches what mtime misses: an mtime set back (`touch -d`, `rsync -a`), a chmod.
+    let part = |salt: u8| {
+        let mut h = std::hash::DefaultHasher::new();
+        (salt, m.dev(), m.ino(), mtime_ns, ctime_ns).hash(&mut h);
+        h.finish()
+    };
+    let stamp = (u128::from(part(1)) << 64) | u128::from(part(2));
     let modified_ns = i64::try_from(mtime_ns).ok();
     Metadata { kind: kind_of(m.file_type()), len: m.len(), stamp, modified_ns }
 }

@@ -71,15 +71,16 @@ pub struct Reading {
 
 /// The previous run's manifest, ready to hand out its records (each at most once).
 struct Previous {
-    run_ns: i64,
+    /// The manifest file's modification time: the reference for "racily clean".
+    written_ns: Option<i64>,
     by_path: HashMap<String, (Seen, Mutex<Option<Record>>)>,
 }
 
 impl Previous {
-    fn new(m: Manifest) -> Self {
+    fn new(m: Manifest, written_ns: Option<i64>) -> Self {
         let by_path =
             m.entries.into_iter().map(|(seen, r)| (r.page.path.clone(), (seen, Mutex::new(Some(r))))).collect();
-        Previous { run_ns: m.run_ns, by_path }
+        Previous { written_ns, by_path }
     }
 
     /// The cached record of `path` when `fits` accepts what was seen of it.
@@ -127,24 +128,23 @@ fn read(
     let done = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
     let same_as_before = AtomicUsize::new(0);
-    let read_one = |&(name, rel): &(&str, &Path)| -> Result<(Record, Option<Seen>), GraphError> {
+    let read_one = |&(name, rel): &(&str, &Path)| -> Result<Option<(Record, Option<Seen>)>, GraphError> {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         if n % 5000 == 0 {
             progress.update(n, total, clock.monotonic().saturating_sub(start));
         }
         if let Some(prev) = previous {
-            // Unchanged by its stamp: not read at all. One `lstat` by path is enough here: it
-            // only decides whether to reuse what an earlier confined read parsed (the stamp
-            // holds the inode and device, so no other file can pass for this one), and
-            // nothing it names is read.
-            let meta = fs.symlink_metadata(&root.join(rel));
+            // Unchanged by its stamp: not read at all. The metadata is reached exactly as the
+            // read would reach the file (beneath the root, no symlink followed), so a file the
+            // read would refuse is not served from the cache either.
+            let meta = fs.metadata_beneath(root, rel);
             if let Ok(meta) = meta {
-                let same = |s: &Seen| s.len == meta.len && s.stamp == meta.stamp && !s.racy(prev.run_ns);
+                let same = |s: &Seen| s.len == meta.len && s.stamp == meta.stamp && !s.racy(prev.written_ns);
                 if meta.kind == ports::fs::FileKind::File {
                     if let Some((seen, _)) = prev.by_path.get(name).filter(|(s, _)| same(s)) {
                         if let Some(record) = prev.take(name, |_| true) {
                             same_as_before.fetch_add(1, Ordering::Relaxed);
-                            return Ok((record, Some(*seen)));
+                            return Ok(Some((record, Some(*seen))));
                         }
                     }
                 }
@@ -155,7 +155,13 @@ fn read(
             Ok(read) => read,
             Err(e) if e.kind == FsErrorKind::TooLarge => {
                 parsed.fetch_add(1, Ordering::Relaxed);
-                return Ok((Record::new(Page::oversized(name)), None));
+                return Ok(Some((Record::new(Page::oversized(name)), None)));
+            }
+            // Removed (or renamed away by an editor) since the walk: as if the walk had not
+            // seen it; a watch sees the change and indexes again.
+            Err(e) if e.kind == FsErrorKind::NotFound => {
+                progress.skipped(&root.join(rel), "it was removed while the graph was being read");
+                return Ok(None);
             }
             Err(e) => return Err(e.into()),
         };
@@ -166,14 +172,14 @@ fn read(
             if previous.is_some_and(|p| p.by_path.get(name).is_some_and(|(s, _)| *s == seen)) {
                 same_as_before.fetch_add(1, Ordering::Relaxed);
             }
-            return Ok((record, Some(seen)));
+            return Ok(Some((record, Some(seen))));
         }
         parsed.fetch_add(1, Ordering::Relaxed);
         let page = match String::from_utf8(bytes) {
             Ok(text) => Page::parse(name, &text),
             Err(e) => Page::parse(name, &String::from_utf8_lossy(e.as_bytes())),
         };
-        Ok((Record::new(page), Some(seen)))
+        Ok(Some((Record::new(page), Some(seen))))
     };
     let results = parallel_map(&files, read_one);
     if total >= 5000 {
@@ -182,11 +188,13 @@ fn read(
     let mut records = Vec::with_capacity(total);
     let mut seen = Vec::with_capacity(total);
     for r in results {
-        let (record, s) = r?;
-        records.push(record);
-        seen.push(s);
+        if let Some((record, s)) = r? {
+            records.push(record);
+            seen.push(s);
+        }
     }
-    let unchanged = previous.is_some_and(|p| p.by_path.len() == total && same_as_before.into_inner() == total);
+    let unchanged =
+        previous.is_some_and(|p| p.by_path.len() == records.len() && same_as_before.into_inner() == records.len());
     Ok(Reading { records, seen, parsed: parsed.into_inner(), unchanged })
 }
 
@@ -358,22 +366,30 @@ pub struct Indexed {
 }
 
 /// What `index` writes, in `.generated/` (the manifest aside, which is a cache). The sidecar
-/// follows the search index it is built from, so that its mtime is never older than the
-/// JSON's (the server checks that).
+/// is written after the others, so that its mtime is never older than the JSON's (the server
+/// checks that).
 pub const GENERATED_FILES: [&str; 4] = [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE];
 
 /// The largest manifest read: the records' text and front matter, a few hundred MB at most.
 const MAX_MANIFEST_BYTES: u64 = 1 << 31;
 
 /// The previous run's manifest, when there is a whole one of this version.
-fn previous_manifest(fs: &dyn FileSystem, root: &Path) -> Option<Previous> {
+/// The previous run's manifest of this root (`identity`: the canonical root), when there is a
+/// whole one of this version.
+fn previous_manifest(fs: &dyn FileSystem, root: &Path, identity: &str) -> Option<Previous> {
     let rel = Path::new(GENERATED_DIR).join(MANIFEST_FILE);
-    let (bytes, _) = fs.read_beneath(root, &rel, MAX_MANIFEST_BYTES).ok()?;
-    let decoded = manifest::decode(&bytes);
-    if decoded.is_none() {
-        tracing::info!("graph index: the manifest is not one this version wrote whole; reading every record");
+    let (bytes, meta) = fs.read_beneath(root, &rel, MAX_MANIFEST_BYTES).ok()?;
+    match manifest::decode(&bytes) {
+        Some(m) if m.root == identity => Some(Previous::new(m, meta.modified_ns)),
+        Some(_) => {
+            tracing::info!("graph index: the manifest describes another root; reading every record");
+            None
+        }
+        None => {
+            tracing::info!("graph index: the manifest is not one this version wrote whole; reading every record");
+            None
+        }
     }
-    decoded.map(Previous::new)
 }
 
 /// Validates and writes `.generated/`; a failed validation removes the stale graph and search
@@ -395,11 +411,10 @@ pub fn index(
     progress: &dyn Progress,
 ) -> Result<Indexed, GraphError> {
     let t0 = clock.monotonic();
-    let run_ns = clock
-        .now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    let previous = previous_manifest(fs, root);
+    // The canonical root names the graph the manifest describes (a manifest copied beside
+    // another graph is ignored).
+    let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+    let previous = previous_manifest(fs, root, &identity);
     let reading = read(fs, clock, root, progress, previous.as_ref())?;
     drop(previous);
     let t1 = clock.monotonic();
@@ -415,7 +430,7 @@ pub fn index(
     let manifest = |out: &mut dyn Write| {
         let entries = reading.seen.iter().zip(records).filter_map(|(s, r)| Some((s.as_ref()?, r)));
         let entries: Vec<_> = entries.collect();
-        manifest::write(run_ns, entries.into_iter(), out)
+        manifest::write(&identity, entries.into_iter(), out)
     };
     let done = |nodes| Indexed {
         validation: validation.clone(),
@@ -443,30 +458,27 @@ pub fn index(
         index::write_graph(&plan.graph, &mut bytes);
         out.write_all(&bytes)
     };
-    // The sidecar is made while the search index streams and handed over when it ends; the
-    // set stages its files in order or all at once, so the sidecar's content waits for it. The
-    // sender is taken out, so that a failed search index drops it and the wait ends.
-    let (sidecar_tx, sidecar_rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    let (sidecar_tx, sidecar_rx) = (Mutex::new(Some(sidecar_tx)), Mutex::new(sidecar_rx));
+    // The sidecar is made while the search index streams, and written once the set is in
+    // place: the set removes the old one, so no reader pairs the new JSON with it, and a
+    // sidecar that cannot be written costs only speed (the server reads the JSON).
+    let sidecar = Mutex::new(None);
     let search = |out: &mut dyn Write| {
-        let tx = sidecar_tx.lock().unwrap_or_else(|p| p.into_inner()).take();
-        let sidecar = write_search_index(&plan, out)?;
-        if let Some(tx) = tx {
-            let _ = tx.send(sidecar);
-        }
+        let bytes = write_search_index(&plan, out)?;
+        *sidecar.lock().unwrap_or_else(|p| p.into_inner()) = Some(bytes);
         Ok(())
-    };
-    let sidecar = |out: &mut dyn Write| {
-        let bytes = sidecar_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-        out.write_all(&bytes.map_err(|_| std::io::Error::other("the search index was not written"))?)
     };
     let set = [
         Change::Stream(&graph_path, &graph),
         Change::Stream(&search_path, &search),
-        Change::Stream(&sidecar_path, &sidecar),
+        Change::Remove(&sidecar_path),
         Change::Write(&diagnostics_path, &diagnostics),
     ];
     fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
+    if let Some(bytes) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        if let Err(e) = fs.write_atomic(&sidecar_path, &bytes) {
+            tracing::warn!("the search sidecar was not written ({e}); the server will read search-index.json instead");
+        }
+    }
     let t4 = clock.monotonic();
     tracing::debug!(plan = ?(t3 - t2), write = ?(t4 - t3), "graph index: planned and written");
     Ok(done(plan.graph.nodes.len()))
@@ -485,6 +497,11 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
     out.write_all(&head)?;
     let batches = n.div_ceil(BATCH);
     let next = AtomicUsize::new(0);
+    // Renderers stay at most WINDOW batches ahead of the writer (`due`), so the batches held
+    // waiting for an earlier one are bounded; `stop` releases them when the writer fails.
+    const WINDOW: usize = 8;
+    let due_shared = AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
     // Written buffers go back to the renderers, which reuse them (no fresh pages per batch).
     let (give_back, pool) = mpsc::channel::<Vec<u8>>();
     let pool = Mutex::new(pool);
@@ -492,12 +509,18 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         let workers = threads().min(batches);
         let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Vec<index::Document>)>(workers * 2);
         for _ in 0..workers {
-            let (tx, next, pool) = (tx.clone(), &next, &pool);
+            let (tx, next, pool, due_shared, stop) = (tx.clone(), &next, &pool, &due_shared, &stop);
             s.spawn(move || {
                 loop {
                     let b = next.fetch_add(1, Ordering::Relaxed);
                     if b >= batches {
                         return;
+                    }
+                    while b >= due_shared.load(Ordering::Acquire) + WINDOW {
+                        if stop.load(Ordering::Acquire) {
+                            return;
+                        }
+                        std::thread::sleep(std::time::Duration::from_micros(100));
                     }
                     let reused = pool.lock().unwrap_or_else(|p| p.into_inner()).try_recv();
                     let mut buf = reused.unwrap_or_else(|_| Vec::with_capacity(BATCH * 3 * 1024));
@@ -514,7 +537,7 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         drop(tx);
         // The sidecar is built on a thread of its own from the documents in written order, so
         // the writer only writes.
-        let (docs_tx, docs_rx) = mpsc::channel::<Vec<index::Document>>();
+        let (docs_tx, docs_rx) = mpsc::sync_channel::<Vec<index::Document>>(WINDOW);
         let builder = s.spawn(move || {
             let mut b = SidecarBuilder::default();
             for docs in docs_rx {
@@ -525,16 +548,24 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         // Batches arrive in any order; each is written as soon as all before it are.
         let mut waiting = std::collections::BTreeMap::new();
         let mut due = 0;
-        for (b, buf, docs) in rx {
-            waiting.insert(b, (buf, docs));
-            while let Some((buf, docs)) = waiting.remove(&due) {
-                out.write_all(&buf)?;
-                let _ = give_back.send(buf);
-                let _ = docs_tx.send(docs);
-                due += 1;
+        let written = (|| {
+            for (b, buf, docs) in rx {
+                waiting.insert(b, (buf, docs));
+                while let Some((buf, docs)) = waiting.remove(&due) {
+                    out.write_all(&buf)?;
+                    let _ = give_back.send(buf);
+                    let _ = docs_tx.send(docs);
+                    due += 1;
+                    due_shared.store(due, Ordering::Release);
+                }
             }
+            Ok::<(), std::io::Error>(())
+        })();
+        if written.is_err() {
+            stop.store(true, Ordering::Release);
         }
         drop(docs_tx);
+        written?;
         Ok::<SidecarBuilder, std::io::Error>(builder.join().expect("the sidecar builder panicked"))
     })?;
     let mut tail = Vec::new();
@@ -805,8 +836,9 @@ mod tests {
                     let failed = index(&fs, &FixedClock, root, &Quiet).is_err();
                     let after = generated_state(&fs, root);
                     // An invalid graph writes no graph or search index: there is no temporary
-                    // to fail for them, only their kept names and their removal.
-                    let reaches = next == changed
+                    // to fail for them, only their kept names and their removal. The set only
+                    // removes the sidecar (it is written after the set), likewise.
+                    let reaches = (next == changed && file != SEARCH_SIDECAR_FILE)
                         || file == DIAGNOSTICS_FILE
                         || file == MANIFEST_FILE
                         || matches!(step, SetStep::Keep | SetStep::Apply);
@@ -862,19 +894,6 @@ mod tests {
         big.truncate(usize::try_from(MAX_RECORD_BYTES).unwrap());
         fs.write_atomic(&root.join("projects/big/project.md"), &big).unwrap();
         assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().validation.valid, "exactly the cap is accepted");
-    }
-
-    /// A clock long after the in-memory files' modification times, so that unchanged files
-    /// are trusted by their stamp (the fast path).
-    struct LaterClock;
-
-    impl Clock for LaterClock {
-        fn now(&self) -> std::time::SystemTime {
-            std::time::UNIX_EPOCH + Duration::from_secs(1_000_000)
-        }
-        fn monotonic(&self) -> Duration {
-            Duration::ZERO
-        }
     }
 
     fn generated(fs: &MemoryFs, root: &Path) -> Vec<Option<Vec<u8>>> {
@@ -952,11 +971,11 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
         /// After any sequence of edits, an incremental index (with the manifest of the runs
-        /// before) writes exactly the bytes a full index writes, with stamps trusted (a later
-        /// clock) and with every file racily clean (a clock at the epoch).
+        /// before) writes exactly the bytes a full index writes. The in-memory clock moves one
+        /// second per write, so files both trusted by their stamp and racily clean occur.
         #[test]
-        fn an_incremental_index_equals_a_full_one(edits in proptest::collection::vec(edit(), 1..14), later in proptest::bool::ANY) {
-            let clock: &dyn Clock = if later { &LaterClock } else { &FixedClock };
+        fn an_incremental_index_equals_a_full_one(edits in proptest::collection::vec(edit(), 1..14)) {
+            let clock: &dyn Clock = &FixedClock;
             let (inc, full) = (MemoryFs::new(), MemoryFs::new());
             let root = Path::new("/g");
             for fs in [&inc, &full] {
@@ -984,21 +1003,21 @@ mod tests {
         for slug in 0..20 {
             apply(&fs, root, &Edit::Write(slug, 0));
         }
-        let first = index(&fs, &LaterClock, root, &Quiet).unwrap();
+        let first = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!((first.parsed, first.files), (23, 23), "the first run parses everything");
         let manifest = root.join(GENERATED_DIR).join(MANIFEST_FILE);
         let written = fs.metadata(&manifest).unwrap().stamp;
-        let again = index(&fs, &LaterClock, root, &Quiet).unwrap();
+        let again = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!(again.parsed, 0, "nothing changed, nothing parsed");
         assert_eq!(fs.metadata(&manifest).unwrap().stamp, written, "an unchanged manifest is not rewritten");
         apply(&fs, root, &Edit::Write(7, 1));
         apply(&fs, root, &Edit::Touch(8));
         let reads = fs.reads();
-        let edited = index(&fs, &LaterClock, root, &Quiet).unwrap();
+        let edited = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!(edited.parsed, 1, "one edited record parsed; the touched one is read but not parsed");
         assert_eq!(fs.reads() - reads, 3, "the manifest, the edited and the touched record are read");
         apply(&fs, root, &Edit::CorruptManifest);
-        assert_eq!(index(&fs, &LaterClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
+        assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
     }
 
     /// Keeps the paths and reasons `skipped` was told.

@@ -174,11 +174,12 @@ mod tests {
             flag in proptest::option::of("[a-z/~.]{1,12}"),
             env in proptest::option::of("[a-z/~.]{1,12}"),
             canonical in any::<bool>(),
-            files in proptest::collection::vec("[a-z]{1,4}(-career-context|\\.context|)\\.md", 0..5),
+            // A folder's names are distinct.
+            files in proptest::collection::btree_set("[a-z]{1,4}(-career-context|\\.context|)\\.md", 0..5),
         ) {
             let i = SelectionInput {
                 flag: flag.clone(), env: env.clone(), home: Some("/h".into()), cwd: "/c".into(),
-                canonical_exists: canonical, default_dir_files: files.clone(),
+                canonical_exists: canonical, default_dir_files: files.iter().cloned().collect(),
             };
             let s = select(&i);
             let n = files.iter().filter(|f| is_candidate_name(f)).collect::<std::collections::BTreeSet<_>>().len();

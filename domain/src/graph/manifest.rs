@@ -19,8 +19,12 @@ use super::page::Page;
 
 /// The file's name in `.generated/`.
 pub const MANIFEST_FILE: &str = "manifest.bin";
-/// Names the format and its version; another version is ignored, not misread.
-const MAGIC: &[u8; 16] = b"vitaecontext-mf1";
+/// Names the format and its layout version; another layout is ignored, not misread.
+const MAGIC: &[u8; 16] = b"vitaecontext-mf2";
+/// The version of what a manifest caches: the parsed page and its plain text. Bump it with
+/// any change to `Page::parse`, the front-matter grammar or `plain_text`, so that records
+/// cached by an older parser are parsed again, never served as they were.
+pub const PARSE_VERSION: u32 = 1;
 
 /// What was seen of one file when it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,33 +42,39 @@ pub struct Seen {
 pub const RACY_NS: i64 = 2_000_000_000;
 
 impl Seen {
-    /// Whether a file seen by a run that started at `run_ns` may change without its stamp
-    /// changing: it is then checked by content, not trusted by stamp ("racily clean", as git
-    /// calls it).
-    pub fn racy(&self, run_ns: i64) -> bool {
-        self.modified_ns.is_none_or(|m| m >= run_ns.saturating_sub(RACY_NS))
+    /// Whether a file may have changed since it was seen without its stamp changing: it was
+    /// modified within [`RACY_NS`] of `written_ns`, the manifest file's own modification time
+    /// (on the filesystem's clock, like the file's, as git compares with its index file), or
+    /// either time is unknown. Such a file is checked by content, not trusted by its stamp
+    /// ("racily clean", as git calls it).
+    pub fn racy(&self, written_ns: Option<i64>) -> bool {
+        match (self.modified_ns, written_ns) {
+            (Some(m), Some(w)) => m >= w.saturating_sub(RACY_NS),
+            _ => true,
+        }
     }
 }
 
-/// A decoded manifest: when its run started, and each file it read, in path order.
+/// A decoded manifest: the root it describes, and each file it read, in path order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Manifest {
-    /// Nanoseconds since the epoch at the start of the run that wrote it.
-    pub run_ns: i64,
+    /// The VitaeGraph root (canonical) whose files it lists: a manifest copied beside
+    /// another graph is not that graph's.
+    pub root: String,
     pub entries: Vec<(Seen, Record)>,
 }
 
-/// The manifest of a run that started at `run_ns`, with `entries` in path order.
-pub fn encode<'a>(run_ns: i64, entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>) -> Vec<u8> {
+/// The manifest of `root`, with `entries` in path order.
+pub fn encode<'a>(root: &str, entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>) -> Vec<u8> {
     let mut out = Vec::new();
-    write(run_ns, entries, &mut out).expect("writing to memory cannot fail");
+    write(root, entries, &mut out).expect("writing to memory cannot fail");
     out
 }
 
 /// [`encode`], written to `out` in pieces of about 1 MiB as it is made: a 100,000-record
 /// manifest is never held whole.
 pub fn write<'a>(
-    run_ns: i64,
+    root: &str,
     entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -78,7 +88,8 @@ pub fn write<'a>(
         done
     };
     buf.extend_from_slice(MAGIC);
-    buf.extend_from_slice(&run_ns.to_le_bytes());
+    buf.extend_from_slice(&PARSE_VERSION.to_le_bytes());
+    put_str(&mut buf, root);
     put_u32(&mut buf, entries.len());
     for (e, record) in entries {
         buf.extend_from_slice(&e.len.to_le_bytes());
@@ -101,14 +112,18 @@ pub fn write<'a>(
 }
 
 /// The entries of a manifest, or `None` for anything that is not one whole manifest of this
-/// version. Never panics and never allocates more than the input's size allows.
+/// version (layout and parser). Never panics; a count can reserve no more than a fixed small
+/// capacity, so crafted counts cannot make it allocate beyond what the items present use.
 pub fn decode(bytes: &[u8]) -> Option<Manifest> {
     let (body, digest) = bytes.split_at_checked(bytes.len().checked_sub(32)?)?;
     if <[u8; 32]>::from(Sha256::digest(body)) != digest {
         return None;
     }
     let mut r = Reader(body.strip_prefix(MAGIC.as_slice())?);
-    let run_ns = i64::from_le_bytes(r.array()?);
+    if u32::from_le_bytes(r.array()?) != PARSE_VERSION {
+        return None;
+    }
+    let root = r.str()?;
     let n = r.len()?;
     let mut entries = Vec::new();
     for _ in 0..n {
@@ -123,7 +138,7 @@ pub fn decode(bytes: &[u8]) -> Option<Manifest> {
         let record = r.record()?;
         entries.push((Seen { len, stamp, modified_ns, sha256 }, record));
     }
-    r.0.is_empty().then_some(Manifest { run_ns, entries })
+    r.0.is_empty().then_some(Manifest { root, entries })
 }
 
 fn put_u32(out: &mut Vec<u8>, n: usize) {
@@ -205,9 +220,17 @@ impl<'a> Reader<'a> {
     }
 
     /// A count, refused when the bytes left could not hold that many items of one byte each.
+    /// Collections sized by it reserve at most [`Reader::RESERVED`] items up front and grow
+    /// with the items actually decoded.
     fn len(&mut self) -> Option<usize> {
         let n = usize::try_from(u32::from_le_bytes(self.array()?)).ok()?;
         (n <= self.0.len()).then_some(n)
+    }
+
+    const RESERVED: usize = 64;
+
+    fn vec<T>(n: usize) -> Vec<T> {
+        Vec::with_capacity(n.min(Self::RESERVED))
     }
 
     fn str(&mut self) -> Option<String> {
@@ -227,7 +250,7 @@ impl<'a> Reader<'a> {
             // The grammar nests no list in a list; one level of room, no deeper.
             3 if depth < 2 => {
                 let n = self.len()?;
-                let mut items = Vec::with_capacity(n);
+                let mut items = Self::vec(n);
                 for _ in 0..n {
                     items.push(self.value(depth + 1)?);
                 }
@@ -243,7 +266,7 @@ impl<'a> Reader<'a> {
             0 => None,
             1 => {
                 let n = self.len()?;
-                let mut entries = Vec::with_capacity(n);
+                let mut entries = Self::vec(n);
                 for _ in 0..n {
                     entries.push((self.str()?, self.value(0)?));
                 }
@@ -252,7 +275,7 @@ impl<'a> Reader<'a> {
             _ => return None,
         };
         let n = self.len()?;
-        let mut key_lines = Vec::with_capacity(n);
+        let mut key_lines = Self::vec(n);
         for _ in 0..n {
             key_lines.push(usize::try_from(u32::from_le_bytes(self.array()?)).ok()?);
         }
@@ -262,7 +285,7 @@ impl<'a> Reader<'a> {
             _ => return None,
         };
         let n = self.len()?;
-        let mut links = Vec::with_capacity(n);
+        let mut links = Self::vec(n);
         for _ in 0..n {
             links.push(self.str()?);
         }
@@ -295,14 +318,14 @@ mod tests {
     }
 
     fn encoded(m: &Manifest) -> Vec<u8> {
-        encode(m.run_ns, m.entries.iter().map(|(s, r)| (s, r)))
+        encode(&m.root, m.entries.iter().map(|(s, r)| (s, r)))
     }
 
     fn sample() -> Manifest {
         let mut none = entry("big.md", "");
         none.0.modified_ns = None;
         Manifest {
-            run_ns: 1_700_000_000_000_000_000,
+            root: "/home/a/vitaegraph".into(),
             entries: vec![
                 entry(
                     "projects/a/project.md",
@@ -319,18 +342,32 @@ mod tests {
     fn entries_round_trip() {
         let m = sample();
         assert_eq!(decode(&encoded(&m)), Some(m));
-        let empty = Manifest { run_ns: -1, entries: Vec::new() };
+        let empty = Manifest { root: String::new(), entries: Vec::new() };
         assert_eq!(decode(&encoded(&empty)), Some(empty));
     }
 
     #[test]
-    fn files_modified_near_a_run_are_racy() {
+    fn files_modified_near_the_manifest_are_racy() {
         let seen = |m| Seen { len: 0, stamp: 0, modified_ns: m, sha256: [0; 32] };
-        let run = 10 * RACY_NS;
-        assert!(seen(None).racy(run), "no time: always checked by content");
-        assert!(seen(Some(run - RACY_NS)).racy(run));
-        assert!(seen(Some(run + 5)).racy(run));
-        assert!(!seen(Some(run - RACY_NS - 1)).racy(run));
+        let written = Some(10 * RACY_NS);
+        assert!(seen(None).racy(written), "no time: always checked by content");
+        assert!(seen(Some(0)).racy(None), "no time for the manifest either");
+        assert!(seen(Some(9 * RACY_NS)).racy(written));
+        assert!(seen(Some(10 * RACY_NS + 5)).racy(written));
+        assert!(!seen(Some(9 * RACY_NS - 1)).racy(written));
+    }
+
+    /// Regression: a manifest of one layout decoded under another only failed by luck; now
+    /// the layout and the parser's version are in the header.
+    #[test]
+    fn another_parser_version_is_ignored() {
+        let m = sample();
+        let mut bytes = encoded(&m);
+        bytes.truncate(bytes.len() - 32);
+        bytes[16..20].copy_from_slice(&(PARSE_VERSION + 1).to_le_bytes());
+        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        bytes.extend_from_slice(&digest);
+        assert_eq!(decode(&bytes), None);
     }
 
     /// Any byte changed, any truncation, another version: ignored, never misread or a panic.
@@ -346,7 +383,7 @@ mod tests {
             assert_eq!(decode(&bytes[..n]), None, "truncated to {n}");
         }
         let mut other = bytes[..bytes.len() - 32].to_vec();
-        other[15] = b'2';
+        other[15] = b'9';
         let digest: [u8; 32] = Sha256::digest(&other).into();
         other.extend_from_slice(&digest);
         assert_eq!(decode(&other), None, "another version, correctly digested");
