@@ -474,6 +474,10 @@ pub fn index(
         Change::Write(&diagnostics_path, &diagnostics),
     ];
     fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
+    let indexed = done(plan.graph.nodes.len());
+    // The records are not needed for the sidecar's write: free them first.
+    drop(plan);
+    drop(reading);
     if let Some(bytes) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
         if let Err(e) = fs.write_atomic(&sidecar_path, &bytes) {
             tracing::warn!("the search sidecar was not written ({e}); the server will read search-index.json instead");
@@ -481,7 +485,7 @@ pub fn index(
     }
     let t4 = clock.monotonic();
     tracing::debug!(plan = ?(t3 - t2), write = ?(t4 - t3), "graph index: planned and written");
-    Ok(done(plan.graph.nodes.len()))
+    Ok(indexed)
 }
 
 /// Writes `search-index.json` for the plan: documents rendered in batches on every core and

@@ -333,11 +333,12 @@ impl SearcherBuilder {
     }
 
     pub fn finish(self) -> Searcher {
-        Searcher::from_body(self.body(), 0).expect("the builder writes a consistent body")
+        Searcher::from_body(self.body(0), 0).expect("the builder writes a consistent body")
     }
 
     /// The searcher's flat layout (the sidecar's body; its format is described there).
-    pub(crate) fn body(self) -> Vec<u8> {
+    /// `prefix` zero bytes come first (room for a header, so the body is never copied).
+    pub(crate) fn body(self, prefix: usize) -> Vec<u8> {
         let SearcherBuilder {
             doc_bytes,
             doc_ends,
@@ -382,7 +383,9 @@ impl SearcherBuilder {
         let mut terms: Vec<(Box<str>, u32)> = vocab.into_iter().collect();
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let n_postings: usize = lists.iter().map(Vec::len).sum();
-        let mut out = Vec::with_capacity(doc_bytes.len() + 2 * tag_bytes.len() + 9 * n_postings + 64 * n + 1024);
+        let mut out =
+            Vec::with_capacity(prefix + doc_bytes.len() + 2 * tag_bytes.len() + 9 * n_postings + 64 * n + 1024);
+        out.resize(prefix, 0);
         for count in [n, tag_kind.len(), terms.len(), 0] {
             out.extend_from_slice(&(count as u32).to_le_bytes());
         }

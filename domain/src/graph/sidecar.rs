@@ -67,16 +67,19 @@ impl SidecarBuilder {
 
     /// The sidecar's bytes, naming the JSON it stands beside.
     pub fn finish(self, json_len: u64, json_sha256: [u8; 32]) -> Vec<u8> {
-        let body = self.0.body();
-        let mut out = Vec::with_capacity(HEADER_LEN + body.len());
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&json_len.to_le_bytes());
-        out.extend_from_slice(&json_sha256);
-        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        out.extend_from_slice(&checksum(&body).to_le_bytes());
-        out.extend_from_slice(&body);
+        // The body is made with room for the header in front of it: one buffer, no copy.
+        let mut out = self.0.body(HEADER_LEN);
+        let body_len = (out.len() - HEADER_LEN) as u64;
+        let sum = checksum(&out[HEADER_LEN..]);
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        header.extend_from_slice(&MAGIC);
+        header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        header.extend_from_slice(&json_len.to_le_bytes());
+        header.extend_from_slice(&json_sha256);
+        header.extend_from_slice(&body_len.to_le_bytes());
+        header.extend_from_slice(&sum.to_le_bytes());
+        out[..HEADER_LEN].copy_from_slice(&header);
         out
     }
 }
