@@ -10,6 +10,7 @@ use std::time::Duration;
 use domain::graph::index::{self, Diagnostics, Plan, Record};
 use domain::graph::manifest::{self, MANIFEST_FILE, Manifest, Seen};
 use domain::graph::new_record::NewRecord;
+use domain::graph::search::Prepared;
 use domain::graph::sidecar::SidecarBuilder;
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType,
@@ -511,7 +512,8 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
     let pool = Mutex::new(pool);
     let sidecar = std::thread::scope(|s| {
         let workers = threads().min(batches);
-        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Vec<index::Document>)>(workers * 2);
+        type Docs = Vec<(index::Document, Prepared)>;
+        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Docs)>(workers * 2);
         for _ in 0..workers {
             let (tx, next, pool, due_shared, stop) = (tx.clone(), &next, &pool, &due_shared, &stop);
             s.spawn(move || {
@@ -529,8 +531,13 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
                     let reused = pool.lock().unwrap_or_else(|p| p.into_inner()).try_recv();
                     let mut buf = reused.unwrap_or_else(|_| Vec::with_capacity(BATCH * 3 * 1024));
                     buf.clear();
+                    // Each document's share of the sidecar's work is done here too, in parallel.
                     let docs = (b * BATCH..((b + 1) * BATCH).min(n))
                         .map(|i| index::write_document(plan, i, i == 0, &mut buf))
+                        .map(|d| {
+                            let p = SidecarBuilder::prepare(&d);
+                            (d, p)
+                        })
                         .collect();
                     if tx.send((b, buf, docs)).is_err() {
                         return; // the writer failed and stopped listening
@@ -541,11 +548,13 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         drop(tx);
         // The sidecar is built on a thread of its own from the documents in written order, so
         // the writer only writes.
-        let (docs_tx, docs_rx) = mpsc::sync_channel::<Vec<index::Document>>(WINDOW);
+        let (docs_tx, docs_rx) = mpsc::sync_channel::<Docs>(WINDOW);
         let builder = s.spawn(move || {
             let mut b = SidecarBuilder::default();
             for docs in docs_rx {
-                docs.iter().for_each(|d| b.add(d));
+                for (d, p) in docs {
+                    b.push(&d, p);
+                }
             }
             b
         });

@@ -292,11 +292,23 @@ fn write_table<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a [u8]> + Cl
     }
 }
 
+/// One document's share of the builder's work that needs nothing shared: its term counts
+/// (compound terms expanded) with their title and tag flags, its length and its tags' texts.
+/// Made on any thread ([`SearcherBuilder::prepare`]), added in order ([`SearcherBuilder::push`]).
+#[derive(Debug)]
+pub struct Prepared {
+    terms: Vec<(String, u32, bool, bool)>,
+    len: f64,
+    tag_text: Vec<String>,
+    tag_lower: Vec<String>,
+}
+
 impl SearcherBuilder {
     pub fn add(&mut self, d: &Document) {
-        if self.bounds.is_empty() {
-            self.bounds.push(0);
-        }
+        self.push(d, Self::prepare(d));
+    }
+
+    pub fn prepare(d: &Document) -> Prepared {
         let mut counts: HashMap<&str, u32, foldhash::fast::FixedState> = HashMap::default();
         let mut len = 0.0;
         for (term, count) in d.terms.iter() {
@@ -310,18 +322,34 @@ impl SearcherBuilder {
         let tag_lower: Vec<String> = tag_text.iter().map(|t| t.to_lowercase()).collect();
         let tag_terms = expand_all(tokens(&tag_lower.join(" ")));
         let has = |terms: &[String], t: &str| terms.binary_search_by(|x| x.as_str().cmp(t)).is_ok();
-        for (t, tf) in counts {
-            let next = self.vocab.len() as u32;
-            let term = *self.vocab.entry(t.into()).or_insert(next);
-            self.entries.push(Entry { term, tf, in_title: has(&title_terms, t), in_tag: has(&tag_terms, t) });
+        let terms =
+            counts.into_iter().map(|(t, tf)| (t.to_owned(), tf, has(&title_terms, t), has(&tag_terms, t))).collect();
+        Prepared { terms, len, tag_text, tag_lower }
+    }
+
+    /// Adds document `d`, prepared by [`SearcherBuilder::prepare`].
+    pub fn push(&mut self, d: &Document, p: Prepared) {
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
+        }
+        for (t, tf, in_title, in_tag) in p.terms {
+            let term = match self.vocab.get(t.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.vocab.len() as u32;
+                    self.vocab.insert(t.into_boxed_str(), id);
+                    id
+                }
+            };
+            self.entries.push(Entry { term, tf, in_title, in_tag });
         }
         self.bounds.push(self.entries.len());
-        self.lens.push(len);
+        self.lens.push(p.len);
         for s in [&d.id, &d.kind, &d.title, &d.path, &d.text] {
             push_str(&mut self.doc_bytes, &mut self.doc_ends, s);
         }
         self.tag_first.push(self.tag_kind.len() as u32);
-        for ((tag, text), lower) in d.tags.iter().zip(&tag_text).zip(&tag_lower) {
+        for ((tag, text), lower) in d.tags.iter().zip(&p.tag_text).zip(&p.tag_lower) {
             self.tag_kind.push(match tag {
                 Tag::Str(_) => TAG_STR,
                 Tag::Bool(_) => TAG_BOOL,

@@ -28,7 +28,7 @@
 //! every range, order and string ([`Searcher::from_body`]) before the searcher is used.
 
 use super::index::Document;
-use super::search::{Corrupt, Searcher, SearcherBuilder};
+use super::search::{Corrupt, Prepared, Searcher, SearcherBuilder};
 
 pub const MAGIC: [u8; 8] = *b"VCSIDX\r\n";
 pub const FORMAT_VERSION: u32 = 1;
@@ -63,6 +63,15 @@ pub struct SidecarBuilder(SearcherBuilder);
 impl SidecarBuilder {
     pub fn add(&mut self, d: &Document) {
         self.0.add(d);
+    }
+
+    /// [`SidecarBuilder::add`] in two halves: `prepare` on any thread, `push` in order.
+    pub fn prepare(d: &Document) -> Prepared {
+        SearcherBuilder::prepare(d)
+    }
+
+    pub fn push(&mut self, d: &Document, p: Prepared) {
+        self.0.push(d, p);
     }
 
     /// The sidecar's bytes, naming the JSON it stands beside.
