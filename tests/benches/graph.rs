@@ -19,34 +19,12 @@
 #[path = "support.rs"]
 mod support;
 
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The most the median 100,000-term query may take over stdio, at any size benched.
 const HUGE_QUERY_BOUND: Duration = Duration::from_secs(1);
 
-/// Runs `graph index` and returns (wall seconds, peak RSS in KiB).
-fn index_once(bin: &Path, root: &Path) -> (f64, u64) {
-    let script = "import resource,subprocess,sys,time\nt=time.perf_counter()\nr=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)\nd=time.perf_counter()-t\nassert r.returncode==0, r.returncode\nprint(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(bin)
-        .args(["graph", "index", "--root"])
-        .arg(root)
-        .output()
-        .expect("python3");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut parts = text.split_whitespace();
-    (
-        parts.next().and_then(|s| s.parse().ok()).expect("seconds"),
-        parts.next().and_then(|s| s.parse().ok()).expect("rss"),
-    )
-}
-
 fn bench_size(n: usize) {
-    let bin = support::bin();
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("graph");
     std::fs::create_dir_all(&root).expect("mkdir");
@@ -54,16 +32,16 @@ fn bench_size(n: usize) {
     let written = support::generate(&root, n);
     println!("\n== {written} records (generated in {:.2?})", start.elapsed());
 
-    let runs: Vec<(f64, u64)> = (0..3).map(|_| index_once(&bin, &root)).collect();
+    let runs: Vec<(f64, f64)> = (0..3).map(|_| support::index_once(&root)).collect();
     let mut secs: Vec<f64> = runs.iter().map(|r| r.0).collect();
     secs.sort_by(f64::total_cmp);
-    let peak = runs.iter().map(|r| r.1).max().unwrap_or(0);
+    let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
     let size = |f: &str| std::fs::metadata(root.join(".generated").join(f)).map_or(0, |m| m.len());
     println!(
         "graph index: median {:.3} s (runs: {:?}), peak RSS {:.1} MiB; graph.json {:.1} MiB, search-index.json {:.1} MiB",
         secs[1],
         secs.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>(),
-        peak as f64 / 1024.0,
+        peak,
         size("graph.json") as f64 / 1048576.0,
         size("search-index.json") as f64 / 1048576.0
     );

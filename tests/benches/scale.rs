@@ -50,25 +50,15 @@ impl Figure {
     }
 }
 
+/// The page-cache states to measure, each with its column: cold (0) only when the cache can
+/// be dropped, then warm (1).
+fn states(can_drop: bool) -> Vec<(usize, bool)> {
+    [(0, true), (1, false)].into_iter().filter(|&(_, cold)| can_drop || !cold).collect()
+}
+
 fn drop_caches() -> bool {
     Command::new("sync").status().is_ok_and(|s| s.success())
         && std::fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok()
-}
-
-/// Runs `graph index` and returns (wall seconds, peak RSS in MB).
-fn index_once(root: &Path) -> (f64, f64) {
-    let script = "import resource,subprocess,sys,time\nt=time.perf_counter()\nr=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)\nd=time.perf_counter()-t\nassert r.returncode==0, r.returncode\nprint(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(support::bin())
-        .args(["graph", "index", "--root"])
-        .arg(root)
-        .output()
-        .expect("python3");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut parts = text.split_whitespace().map(|s| s.parse::<f64>().expect("a number"));
-    (parts.next().expect("seconds"), parts.next().expect("rss") / 1024.0)
 }
 
 /// Every `.md` file below `dir`, `.generated/` aside.
@@ -128,11 +118,7 @@ fn bench(n: usize) -> (usize, Row) {
     let mut row = Row::default();
     let can_drop = drop_caches();
     let manifest = root.join(".generated/manifest.bin");
-    for cold in [true, false] {
-        let c = usize::from(!cold);
-        if cold && !can_drop {
-            continue;
-        }
+    for (c, cold) in states(can_drop) {
         for _ in 0..RUNS {
             if cold {
                 drop_caches();
@@ -146,14 +132,14 @@ fn bench(n: usize) -> (usize, Row) {
             if cold {
                 drop_caches();
             }
-            let (secs, rss) = index_once(&root);
+            let (secs, rss) = support::index_once(&root);
             row.full[c].0.push(secs);
             row.full_rss.0.push(rss);
         }
     }
     // A changed body in one record per run (the first run after the full ones writes the
     // manifest; it is not counted).
-    index_once(&root);
+    support::index_once(&root);
     let files = records(&root);
     for i in 0..RUNS {
         let file = &files[(i * 7919) % files.len()];
@@ -162,15 +148,11 @@ fn bench(n: usize) -> (usize, Row) {
         std::fs::write(file, text).expect("edit");
         // Past the racily-clean window of the run before, as a person's next edit would be.
         std::thread::sleep(Duration::from_millis(2100));
-        let (secs, rss) = index_once(&root);
+        let (secs, rss) = support::index_once(&root);
         row.edit.0.push(secs);
         row.edit_rss.0.push(rss);
     }
-    for cold in [true, false] {
-        let c = usize::from(!cold);
-        if cold && !can_drop {
-            continue;
-        }
+    for (c, cold) in states(can_drop) {
         for _ in 0..RUNS {
             if cold {
                 drop_caches();

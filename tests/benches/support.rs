@@ -266,3 +266,21 @@ pub fn generate(root: &Path, n: usize) -> usize {
     }
     count
 }
+
+/// Runs `graph index --root ROOT` as the release binary and returns (wall seconds, peak RSS in
+/// MiB), the RSS from `getrusage` via python3 (Rust's std has no wait4).
+#[allow(dead_code, reason = "only the graph benches index")]
+pub fn index_once(root: &Path) -> (f64, f64) {
+    let script = "import resource,subprocess,sys,time\nt=time.perf_counter()\nr=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)\nd=time.perf_counter()-t\nassert r.returncode==0, r.returncode\nprint(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(bin())
+        .args(["graph", "index", "--root"])
+        .arg(root)
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace().map(|s| s.parse::<f64>().expect("a number"));
+    (parts.next().expect("seconds"), parts.next().expect("rss") / 1024.0)
+}
