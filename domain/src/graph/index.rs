@@ -9,6 +9,7 @@ use super::frontmatter::FmValue;
 use super::page::Page;
 use super::record_type::RecordType;
 use super::validate::{GraphDiagnostic, GraphValidation};
+pub use crate::text::push_json_string;
 
 pub const VERSION: &str = "2.0.0";
 
@@ -388,49 +389,6 @@ pub fn build(records: &[Record]) -> (Graph, SearchIndex) {
     let plan = Plan::new(records);
     let documents = (0..plan.graph.nodes.len()).map(|i| plan.document(i)).collect();
     (plan.graph, SearchIndex { version: VERSION.into(), algorithm: "lexical-term-frequency".into(), documents })
-}
-
-/// The bytes a JSON string escapes: control characters, `"` and `\\`.
-static ESCAPED: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = true;
-        b += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
-
-/// Appends `s` as a JSON string, escaped as `serde_json` (and `JSON.stringify`) escape it:
-/// runs of plain bytes are copied whole.
-pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(s.len() + 2);
-    out.push(b'"');
-    let mut rest = s.as_bytes();
-    while let Some(at) = rest.iter().position(|&b| ESCAPED[usize::from(b)]) {
-        out.extend_from_slice(&rest[..at]);
-        let b = rest[at];
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0C => out.extend_from_slice(b"\\f"),
-            _ => {
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 15)]);
-            }
-        }
-        rest = &rest[at + 1..];
-    }
-    out.extend_from_slice(rest);
-    out.push(b'"');
 }
 
 fn push_tag(out: &mut Vec<u8>, t: &Tag) {
