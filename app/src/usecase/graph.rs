@@ -204,9 +204,14 @@ fn threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8)
 }
 
-/// `items.iter().map(f).collect()`, on every core. Threads take batches of 64 items from a
-/// shared counter, so a few large records do not leave one thread working alone; the results
-/// keep the items' order. A page of code, so no pool (no rayon) for one parallel map.
+/// Threads reading and parsing records. Reading is bound by the disk when the page cache is
+/// cold, and a disk answers many requests in flight faster than two: 16 readers index a cold
+/// 10k-record graph in 1.2 s where 2 took 1.45-1.6 s, and cost nothing measurable warm.
+const READERS: usize = 16;
+
+/// `items.iter().map(f).collect()` on [`READERS`] threads. Threads take batches of 64 items
+/// from a shared counter, so a few large records do not leave one thread working alone; the
+/// results keep the items' order. A page of code, so no pool (no rayon) for one parallel map.
 fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     const BATCH: usize = 64;
     let next = AtomicUsize::new(0);
@@ -221,7 +226,8 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
                 mine.push((at, items[at..(at + BATCH).min(items.len())].iter().map(&f).collect()));
             }
         };
-        let helpers: Vec<_> = (1..threads()).map(|_| s.spawn(work)).collect();
+        let wanted = items.len().div_ceil(BATCH).min(READERS);
+        let helpers: Vec<_> = (1..wanted).map(|_| s.spawn(work)).collect();
         let mut all = vec![work()];
         all.extend(helpers.into_iter().map(|h| h.join().expect("a worker thread panicked")));
         all
