@@ -92,15 +92,29 @@ struct LoadedSearch {
     value: Arc<Searcher>,
     /// For a searcher from the sidecar: the SHA-256 of the JSON, compared with the one the
     /// sidecar names, on its own thread after the answer. `false` drops the searcher.
-    verify: Option<std::thread::JoinHandle<bool>>,
+    verify: Option<Verify>,
 }
+
+/// A digest check that waits for the answer it follows: it starts when [`GraphStore::answered`]
+/// (or a wait for its verdict) releases it, or after [`DIGEST_GRACE`], so that on a machine with
+/// few cores it does not compete with the first search for a CPU.
+struct Verify {
+    thread: std::thread::JoinHandle<bool>,
+    go: Option<std::sync::mpsc::SyncSender<()>>,
+}
+
+/// How long a digest check waits for the answer before it starts anyway.
+const DIGEST_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl SearchSlot {
     /// Takes the verdict of a finished digest check (with `wait`, of a running one): a
     /// searcher from a sidecar that does not match the JSON is dropped.
     fn settle(&mut self, wait: bool) {
         let Some(hit) = self.loaded.as_mut() else { return };
-        let Some(ok) = hit.verify.take_if(|v| wait || v.is_finished()).map(|v| v.join().unwrap_or(false)) else {
+        let Some(ok) = hit.verify.take_if(|v| wait || v.thread.is_finished()).map(|mut v| {
+            v.go.take();
+            v.thread.join().unwrap_or(false)
+        }) else {
             return;
         };
         if !ok {
@@ -298,6 +312,13 @@ impl GraphStore {
         Ok((searcher, named.json_sha256))
     }
 
+    /// Says an answer from the searcher was made: a digest check waiting for it may start.
+    pub fn answered(&self) {
+        if let Some(v) = lock(&self.search).loaded.as_mut().and_then(|h| h.verify.as_mut()) {
+            v.go.take();
+        }
+    }
+
     /// Waits for the digest check of a searcher loaded from the sidecar, if one is running
     /// (tests; the server never waits).
     #[cfg(test)]
@@ -340,9 +361,13 @@ fn read_capped(file: &mut OpenFile, path: &std::path::Path, len: u64) -> Result<
 }
 
 /// Hashes the opened JSON on its own thread, in 1 MiB reads (never the whole file in memory),
-/// and tells whether it is the one the sidecar was built from.
-fn verify_after(mut json: OpenFile, want: [u8; 32]) -> Option<std::thread::JoinHandle<bool>> {
+/// and tells whether it is the one the sidecar was built from. It starts once released (see
+/// [`Verify`]).
+fn verify_after(mut json: OpenFile, want: [u8; 32]) -> Option<Verify> {
+    let (go, released) = std::sync::mpsc::sync_channel::<()>(1);
     let check = move || {
+        // A send, a drop of the sender or the grace period: all mean "start".
+        let _ = released.recv_timeout(DIGEST_GRACE);
         let mut hash = Sha256::new();
         let mut buf = vec![0u8; 1 << 20];
         loop {
@@ -357,7 +382,7 @@ fn verify_after(mut json: OpenFile, want: [u8; 32]) -> Option<std::thread::JoinH
     };
     let thread = std::thread::Builder::new().name("search-index digest".into());
     match thread.spawn(check) {
-        Ok(handle) => Some(handle),
+        Ok(thread) => Some(Verify { thread, go: Some(go) }),
         Err(e) => {
             tracing::warn!("no thread to check {SEARCH_INDEX_FILE} after answering ({e}); the sidecar is not used");
             None

@@ -300,12 +300,12 @@ impl Methods {
     /// poller stays the one place that decides what changed and nothing is reported twice.
     pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<CheckNow> {
         let weak = Arc::downgrade(methods);
-        // graph.json (~30 MB at 100,000 records) is first loaded on the watcher's thread, so that
-        // it does not hold up `initialize` and the first search; its stamp is taken now, so that
-        // a change made meanwhile is still reported.
+        // graph.json (~30 MB at 100,000 records) is first loaded on the watcher's thread at its
+        // first tick, so that it holds up neither `initialize` nor the first answers (on two
+        // cores, a parse beside the first search doubles its time); its stamp is taken now, so
+        // that a change made meanwhile is still reported.
         let (career, _, skills) = methods.watched(false);
         let graph_at_start = methods.graph.stamp(methods.fs());
-        let first = Arc::clone(methods);
         // One pending wake-up is enough: the check looks at the files as they are then.
         let (wake, woken) = std::sync::mpsc::sync_channel::<()>(1);
         let check_now = CheckNow(wake);
@@ -314,12 +314,7 @@ impl Methods {
             // Held so the channel stays open (a timeout, never a disconnect) when nobody else
             // holds a `CheckNow`.
             let _keep_open = keep_open;
-            let (_, mut graph, _) = first.watched(true);
-            if first.graph.stamp(first.fs()) != graph_at_start {
-                graph = Watched::Missing("changed since the server started".into());
-            }
-            drop(first);
-            let mut last = (career, graph, skills);
+            let mut last = (career, None, skills);
             loop {
                 let _ = woken.recv_timeout(every);
                 let Some(m) = weak.upgrade() else { return };
@@ -327,7 +322,12 @@ impl Methods {
                 if !now.0.same(&last.0) {
                     m.notifier().notify(Change::ResourceUpdated(resources::CAREER_CONTEXT_URI.into()));
                 }
-                if !now.1.same(&last.1) {
+                let graph_changed = match &last.1 {
+                    Some(graph) => !now.1.same(graph),
+                    // The first look at the graph: changed if its stamp moved since the start.
+                    None => m.graph.stamp(m.fs()) != graph_at_start,
+                };
+                if graph_changed {
                     m.notifier().notify(Change::ResourceUpdated(resources::GRAPH_INDEX_URI.into()));
                     m.notifier().notify(Change::ResourcesListChanged);
                 }
@@ -337,7 +337,7 @@ impl Methods {
                     m.notifier().notify(Change::PromptsListChanged);
                     m.notifier().notify(Change::ToolsListChanged);
                 }
-                last = now;
+                last = (now.0, Some(now.1), now.2);
             }
         })?;
         Ok(check_now)

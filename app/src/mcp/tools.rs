@@ -236,6 +236,7 @@ fn search_vitaegraph() -> Tool {
             };
             let results =
                 searcher.search(&Query { text: query.as_deref(), kind: kind.as_deref(), tag: tag.as_deref() });
+            m.graph().answered();
             let records: Vec<Value> = results
                 .records
                 .iter()

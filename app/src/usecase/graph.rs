@@ -481,6 +481,7 @@ pub fn index(
         Change::Write(&diagnostics_path, &diagnostics),
     ];
     fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
+    tracing::debug!(set = ?(clock.monotonic() - t3), "graph index: JSON and manifest written");
     let indexed = done(plan.graph.nodes.len());
     // The records are not needed for the sidecar's write: free them first.
     drop(plan);
