@@ -51,6 +51,22 @@ pub struct Metadata {
 /// thread if need be), whatever happens to its name meanwhile.
 pub type OpenFile = Box<dyn std::io::Read + Send>;
 
+/// An exclusive lock on a folder, taken by [`FileSystem::lock_dir`]; released when dropped.
+pub struct DirLock(#[allow(dead_code, reason = "held for its drop, which releases the lock")] Box<dyn Send + Sync>);
+
+impl DirLock {
+    /// A lock held for as long as `holder` lives.
+    pub fn new(holder: impl Send + Sync + 'static) -> Self {
+        DirLock(Box::new(holder))
+    }
+}
+
+impl std::fmt::Debug for DirLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DirLock")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
     /// The entry's own name, byte for byte (it need not be UTF-8).
@@ -228,6 +244,10 @@ pub trait FileSystem: Send + Sync {
 
     /// Sets the permission bits, following symlinks.
     fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError>;
+
+    /// An exclusive advisory lock on the folder `path` (between processes: `flock` on Unix),
+    /// held until the guard drops. With `wait` false, `Ok(None)` when another holder has it.
+    fn lock_dir(&self, path: &Path, wait: bool) -> Result<Option<DirLock>, FsError>;
 }
 
 /// The names of a path given to [`FileSystem::read_beneath`]: relative, at least one name, and

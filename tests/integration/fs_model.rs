@@ -257,3 +257,39 @@ fn modes_agree_with_the_real_filesystem() {
     assert_eq!(modes(&StdFs::new(), &real_world), modes(&mem, &mem_world));
     assert_eq!(modes(&mem, &mem_world), [0o755, 0o700, 0o700, 0o644, 0o600]);
 }
+
+// Folder locks agree: one holder at a time (a second try answers `None`, a wait ends when the
+// first drops its guard), a symlink to the folder reaches the same lock, and a file or a
+// missing folder is an error of the same kind.
+#[test]
+fn folder_locks_agree_with_the_real_filesystem() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real_world = tmp.path().canonicalize().unwrap();
+    let mem = MemoryFs::new();
+    let mem_world = PathBuf::from("/world");
+    mem.create_dir_all(&mem_world).unwrap();
+    let locks = |fs: &dyn FileSystem, w: &Path, link: &dyn Fn(&Path, &Path)| {
+        fs.create_dir_all(&w.join("g")).unwrap();
+        fs.write_atomic(&w.join("f"), b"x").unwrap();
+        link(&w.join("g"), &w.join("alias"));
+        let held = fs.lock_dir(&w.join("g"), false).unwrap();
+        assert!(held.is_some(), "a free folder is locked at once");
+        assert!(fs.lock_dir(&w.join("g"), false).unwrap().is_none(), "a held one is not");
+        assert!(fs.lock_dir(&w.join("alias"), false).unwrap().is_none(), "nor through a symlink");
+        let waited = std::thread::scope(|s| {
+            let waiter = s.spawn(|| fs.lock_dir(&w.join("g"), true).map(|l| l.is_some()));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(!waiter.is_finished(), "a wait lasts while the folder is held");
+            drop(held);
+            waiter.join().unwrap()
+        });
+        assert_eq!(waited, Ok(true), "and ends when it is released");
+        assert!(fs.lock_dir(&w.join("g"), false).unwrap().is_some(), "free again");
+        [fs.lock_dir(&w.join("f"), false).map(drop), fs.lock_dir(&w.join("missing"), false).map(drop)]
+            .map(|r| r.map_err(|e| e.kind))
+    };
+    let real = locks(&StdFs::new(), &real_world, &|to, at| std::os::unix::fs::symlink(to, at).unwrap());
+    let model = locks(&mem, &mem_world, &|to, at| mem.symlink(to.to_str().unwrap(), at).unwrap());
+    assert_eq!(real, model);
+    assert_eq!(model, [Err(ports::fs::FsErrorKind::NotADirectory), Err(ports::fs::FsErrorKind::NotFound)]);
+}

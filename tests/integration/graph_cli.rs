@@ -356,3 +356,29 @@ fn symlinked_records_are_indexed_inside_the_root_and_warned_outside() {
     assert!(err.contains("projects/b/project.md:3 and projects/a/project.md:3 use the same id"), "{err}");
     assert!(err.contains("first used here"), "the first file's id line is shown: {err}");
 }
+
+// Two indexers of one graph (`graph index` beside `mcp --watch`, or two of either) take turns:
+// the second waits, says so, and writes only once the first is done.
+#[test]
+fn a_second_indexer_waits_for_the_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&example("vitaegraph"), &root);
+    let _ = fs::remove_dir_all(root.join(".generated"));
+    // What an index run under way holds: an exclusive flock on the root folder.
+    let first = fs::File::open(&root).unwrap();
+    first.lock().unwrap();
+    let mut second = Cmd::new(["graph", "index", "--root", root.to_str().unwrap()]).spawn();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !second.stderr().contains("waiting for another index") {
+        assert!(std::time::Instant::now() < deadline, "no word of waiting: {}", second.stderr());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(second.child.try_wait().unwrap().is_none(), "it waits while the other holds the graph");
+    assert!(!root.join(".generated/graph.json").exists(), "and writes nothing meanwhile");
+    first.unlock().unwrap();
+    let status = second.child.wait().unwrap();
+    assert!(status.success(), "{}", second.stderr());
+    assert!(root.join(".generated/graph.json").exists(), "then it indexes");
+}

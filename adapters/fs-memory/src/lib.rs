@@ -92,6 +92,25 @@ pub struct MemoryFs {
     /// prove what a cache saves.
     reads: AtomicUsize,
     lists: AtomicUsize,
+    /// Folders locked by [`FileSystem::lock_dir`], shared with the guards that release them.
+    locked: std::sync::Arc<Locks>,
+}
+
+/// The folders locked, and the condition a waiting `lock_dir` sleeps on.
+#[derive(Debug, Default)]
+struct Locks {
+    held: Mutex<BTreeSet<PathBuf>>,
+    released: std::sync::Condvar,
+}
+
+/// Releases its folder when dropped.
+struct Held(std::sync::Arc<Locks>, PathBuf);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.held.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.1);
+        self.0.released.notify_all();
+    }
 }
 
 impl Default for MemoryFs {
@@ -390,6 +409,7 @@ impl MemoryFs {
             }),
             reads: AtomicUsize::new(0),
             lists: AtomicUsize::new(0),
+            locked: std::sync::Arc::default(),
         }
     }
 
@@ -625,6 +645,22 @@ impl FileSystem for MemoryFs {
         let (physical, _) = s.node(path, true)?;
         s.modes.insert(physical, mode & 0o7777);
         Ok(())
+    }
+
+    fn lock_dir(&self, path: &Path, wait: bool) -> Result<Option<ports::fs::DirLock>, FsError> {
+        if self.metadata(path)?.kind != FileKind::Dir {
+            return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        let physical = self.canonicalize(path)?;
+        let mut held = self.locked.held.lock().unwrap_or_else(|p| p.into_inner());
+        while held.contains(&physical) {
+            if !wait {
+                return Ok(None);
+            }
+            held = self.locked.released.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+        held.insert(physical.clone());
+        Ok(Some(ports::fs::DirLock::new(Held(std::sync::Arc::clone(&self.locked), physical))))
     }
 
     fn remove_file(&self, path: &Path) -> Result<(), FsError> {

@@ -450,6 +450,22 @@ impl FileSystem for StdFs {
         require_absolute(path)?;
         fs::set_permissions(path, fs::Permissions::from_mode(mode)).map_err(|e| err(path, e))
     }
+
+    fn lock_dir(&self, path: &Path, wait: bool) -> Result<Option<ports::fs::DirLock>, FsError> {
+        require_absolute(path)?;
+        // `flock` on the folder itself: no lock file to leave behind, and the kernel drops the
+        // lock with the process, however it ends.
+        let dir = File::open(path).map_err(|e| err(path, e))?;
+        if !dir.metadata().map_err(|e| err(path, e))?.is_dir() {
+            return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        use rustix::fs::FlockOperation::{LockExclusive, NonBlockingLockExclusive};
+        match rustix::fs::flock(&dir, if wait { LockExclusive } else { NonBlockingLockExclusive }) {
+            Ok(()) => Ok(Some(ports::fs::DirLock::new(dir))),
+            Err(Errno::WOULDBLOCK) if !wait => Ok(None),
+            Err(e) => Err(err(path, e.into())),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,10 @@ impl Progress for Stderr {
     fn skipped(&self, path: &Path, why: &str) {
         err(&format!("warning: skipped {}: {why}\n", path.display()));
     }
+
+    fn waiting(&self, root: &Path) {
+        err(&format!("graph: waiting for another index of {} to finish\n", root.display()));
+    }
 }
 
 /// `--root` (or its alias), then `$VITAEGRAPH_ROOT`, then `~/.vitaecontext/vitaegraph`.

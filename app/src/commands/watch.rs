@@ -25,6 +25,10 @@ impl Progress for Skips {
     fn skipped(&self, path: &Path, why: &str) {
         err(&format!("warning: skipped {}: {why}\n", path.display()));
     }
+
+    fn waiting(&self, root: &Path) {
+        err(&format!("graph: waiting for another index of {} to finish\n", root.display()));
+    }
 }
 
 pub fn index(

@@ -26,6 +26,10 @@ impl Progress for Log {
     fn skipped(&self, path: &std::path::Path, why: &str) {
         tracing::warn!("graph index: skipped {}: {why}", path.display());
     }
+
+    fn waiting(&self, root: &std::path::Path) {
+        tracing::info!("graph index: waiting for another index of {} to finish", root.display());
+    }
 }
 
 fn log(r: &Reindex) {

@@ -26,6 +26,9 @@ pub trait Progress: Sync {
 
     /// A file that was passed over, and why; the work goes on without it.
     fn skipped(&self, _path: &Path, _why: &str) {}
+
+    /// Another index of the same graph is under way: this one waits for it to finish.
+    fn waiting(&self, _root: &Path) {}
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -418,6 +421,7 @@ pub fn index(
     progress: &dyn Progress,
 ) -> Result<Indexed, GraphError> {
     let t0 = clock.monotonic();
+    let _turn = take_turn(fs, root, progress);
     // The canonical root names the graph the manifest describes (a manifest copied beside
     // another graph is ignored).
     let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
@@ -494,6 +498,25 @@ pub fn index(
     let t4 = clock.monotonic();
     tracing::debug!(plan = ?(t3 - t2), write = ?(t4 - t3), "graph index: planned and written");
     Ok(indexed)
+}
+
+/// An exclusive lock on the graph's root for one index run. Indexers of one graph take turns
+/// (`graph index` beside `mcp --watch`, or two of either): two runs at once would interleave
+/// their writes of `.generated/`, one run's `graph.json` beside the other's search index. Where
+/// the filesystem cannot lock, the run goes on without (a missing root is reported by the read).
+fn take_turn(fs: &dyn FileSystem, root: &Path, progress: &dyn Progress) -> Option<ports::fs::DirLock> {
+    let waited = match fs.lock_dir(root, false) {
+        Ok(Some(lock)) => return Some(lock),
+        Ok(None) => {
+            progress.waiting(root);
+            fs.lock_dir(root, true)
+        }
+        Err(e) => Err(e),
+    };
+    waited.unwrap_or_else(|e| {
+        tracing::debug!("indexing {} without a lock: {e}", root.display());
+        None
+    })
 }
 
 /// Writes `search-index.json` for the plan: documents rendered in batches on every core and
