@@ -464,11 +464,7 @@ pub fn index(
     }
     let plan = Plan::new(records);
     let t3 = clock.monotonic();
-    let graph = |out: &mut dyn Write| {
-        let mut bytes = Vec::with_capacity(plan.graph.nodes.len() * 400);
-        index::write_graph(&plan.graph, &mut bytes);
-        out.write_all(&bytes)
-    };
+    let graph = |out: &mut dyn Write| index::write_graph(&plan.graph, out);
     // The sidecar is made while the search index streams, and written once the set is in
     // place: the set removes the old one, so no reader pairs the new JSON with it, and a
     // sidecar that cannot be written costs only speed (the server reads the JSON).
