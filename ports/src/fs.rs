@@ -118,6 +118,10 @@ pub enum Change<'a> {
     /// Replace or create the file with what the function writes: content too large to hold in
     /// memory (a search index of 100,000 records) goes to the temporary file as it is made.
     Stream(&'a Path, Content<'a>),
+    /// As `Stream`, for a file that only saves work and checks itself (a cache): renamed into
+    /// place like the others, but not synced to the disk first. After a crash it may be old or
+    /// torn, never a half-written name; its own checksum tells, and a torn one is ignored.
+    Cache(&'a Path, Content<'a>),
     /// Remove the file if it is there (a missing file is not an error).
     Remove(&'a Path),
 }
@@ -127,6 +131,7 @@ impl std::fmt::Debug for Change<'_> {
         match self {
             Change::Write(p, b) => f.debug_tuple("Write").field(p).field(&b.len()).finish(),
             Change::Stream(p, _) => f.debug_tuple("Stream").field(p).finish(),
+            Change::Cache(p, _) => f.debug_tuple("Cache").field(p).finish(),
             Change::Remove(p) => f.debug_tuple("Remove").field(p).finish(),
         }
     }
@@ -135,15 +140,15 @@ impl std::fmt::Debug for Change<'_> {
 impl<'a> Change<'a> {
     pub fn path(&self) -> &'a Path {
         match self {
-            Change::Write(p, _) | Change::Stream(p, _) | Change::Remove(p) => p,
+            Change::Write(p, _) | Change::Stream(p, _) | Change::Cache(p, _) | Change::Remove(p) => p,
         }
     }
 
-    /// Writes the content of a `Write` or `Stream` change; a `Remove` writes nothing.
+    /// Writes the content of a `Write`, `Stream` or `Cache` change; a `Remove` writes nothing.
     pub fn write_content(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         match self {
             Change::Write(_, bytes) => out.write_all(bytes),
-            Change::Stream(_, content) => content(out),
+            Change::Stream(_, content) | Change::Cache(_, content) => content(out),
             Change::Remove(_) => Ok(()),
         }
     }

@@ -170,10 +170,21 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
         Op::Remove(p) => outcome(fs.remove_file(&join(world, p)), |()| Outcome::Unit),
         Op::WriteSet(set) => {
             let paths: Vec<PathBuf> = set.iter().map(|(p, _)| join(world, p)).collect();
+            type Writer = Box<dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()> + Sync>;
+            let writers: Vec<Writer> = set
+                .iter()
+                .map(|(_, b)| {
+                    let b = b.clone().unwrap_or_default();
+                    Box::new(move |out: &mut dyn std::io::Write| out.write_all(&b)) as Writer
+                })
+                .collect();
+            // Content of odd length goes as a cache (not synced): the same outcome either way.
             let changes: Vec<Change<'_>> = set
                 .iter()
                 .zip(&paths)
-                .map(|((_, bytes), path)| match bytes {
+                .zip(&writers)
+                .map(|(((_, bytes), path), writer)| match bytes {
+                    Some(b) if b.len() % 2 == 1 => Change::Cache(path, &**writer),
                     Some(b) => Change::Write(path, b),
                     None => Change::Remove(path),
                 })

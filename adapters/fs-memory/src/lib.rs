@@ -308,7 +308,7 @@ impl State {
     fn write_set(&mut self, changes: &[Change<'_>], made: &mut Vec<PathBuf>) -> Result<(), FsError> {
         let mut temps = Vec::with_capacity(changes.len());
         for change in changes {
-            let (Change::Write(path, _) | Change::Stream(path, _)) = change else {
+            let (Change::Write(path, _) | Change::Stream(path, _) | Change::Cache(path, _)) = change else {
                 temps.push(None);
                 continue;
             };
@@ -350,7 +350,7 @@ impl State {
         let mut failure = None;
         for ((change, temp), old) in changes.iter().zip(&temps).zip(&kept) {
             let slot = self.check_step(SetStep::Apply, change.path()).and_then(|()| match (change, temp) {
-                (Change::Write(path, _) | Change::Stream(path, _), Some(temp)) => {
+                (Change::Write(path, _) | Change::Stream(path, _) | Change::Cache(path, _), Some(temp)) => {
                     let slot = self.entry_slot(path)?;
                     if let Some(Node::Dir) = self.nodes.get(&slot) {
                         return Err(FsError::new(FsErrorKind::IsADirectory, *path, "is a directory"));

@@ -191,13 +191,22 @@ fn opened_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<(File, M
 
 /// Writes `bytes` to a synced temporary file in the folder of `path`, ready to be moved there.
 fn staged(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, FsError> {
-    staged_with(path, &|out: &mut dyn io::Write| out.write_all(bytes))
+    staged_with(path, &|out: &mut dyn io::Write| out.write_all(bytes), Durable::Synced)
 }
 
 /// A synced temporary file beside `path` holding what `content` writes.
+/// Whether a staged file is synced to the disk before it is renamed into place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Durable {
+    Synced,
+    /// A cache that checks itself (`Change::Cache`): not synced.
+    Cache,
+}
+
 fn staged_with(
     path: &Path,
     content: &dyn Fn(&mut dyn io::Write) -> io::Result<()>,
+    durable: Durable,
 ) -> Result<tempfile::NamedTempFile, FsError> {
     require_absolute(path)?;
     let dir = path.parent().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, path, "no parent folder"))?;
@@ -210,7 +219,9 @@ fn staged_with(
     let mut tmp =
         tempfile::Builder::new().prefix(".vitaecontext-").suffix(".tmp").tempfile_in(dir).map_err(|e| err(dir, e))?;
     content(&mut tmp).map_err(|e| err(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| err(path, e))?;
+    if durable == Durable::Synced {
+        tmp.as_file().sync_all().map_err(|e| err(path, e))?;
+    }
     Ok(tmp)
 }
 
@@ -353,7 +364,12 @@ impl FileSystem for StdFs {
                 .map(|change| {
                     scope.spawn(move || match change {
                         Change::Write(path, _) | Change::Stream(path, _) => {
-                            staged_with(path, &|out: &mut dyn io::Write| change.write_content(out)).map(Some)
+                            staged_with(path, &|out: &mut dyn io::Write| change.write_content(out), Durable::Synced)
+                                .map(Some)
+                        }
+                        Change::Cache(path, _) => {
+                            staged_with(path, &|out: &mut dyn io::Write| change.write_content(out), Durable::Cache)
+                                .map(Some)
                         }
                         Change::Remove(_) => Ok(None),
                     })
@@ -370,14 +386,14 @@ impl FileSystem for StdFs {
         let mut failure = None;
         for (change, temp) in changes.iter().zip(&mut temps) {
             let done = match (change, temp.take()) {
-                (Change::Write(path, _) | Change::Stream(path, _), Some(temp)) => {
+                (Change::Write(path, _) | Change::Stream(path, _) | Change::Cache(path, _), Some(temp)) => {
                     temp.persist(path).map(drop).map_err(|e| err(path, e.error))
                 }
                 (Change::Remove(path), _) => match fs::remove_file(path) {
                     Err(e) if e.kind() != io::ErrorKind::NotFound => Err(err(path, e)),
                     _ => Ok(()),
                 },
-                (Change::Write(path, _) | Change::Stream(path, _), None) => {
+                (Change::Write(path, _) | Change::Stream(path, _) | Change::Cache(path, _), None) => {
                     Err(FsError::new(FsErrorKind::Other, path, "not staged"))
                 }
             };

@@ -456,8 +456,9 @@ pub fn index(
         parsed: reading.parsed,
         files: records.len(),
     };
-    // An unchanged manifest is not rewritten (at 100,000 records it is tens of MB).
-    let manifest_change = (!reading.unchanged).then_some(Change::Stream(&manifest_path, &manifest));
+    // An unchanged manifest is not rewritten (at 100,000 records it is tens of MB). It is a
+    // cache that checks itself, so it is not synced to the disk (nor is the sidecar).
+    let manifest_change = (!reading.unchanged).then_some(Change::Cache(&manifest_path, &manifest));
     if !validation.valid {
         let set = [
             Change::Remove(&graph_path),
@@ -493,7 +494,8 @@ pub fn index(
     drop(plan);
     drop(reading);
     if let Some(bytes) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        if let Err(e) = fs.write_atomic(&sidecar_path, &bytes) {
+        let bytes = |out: &mut dyn Write| out.write_all(&bytes);
+        if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &bytes)]) {
             tracing::warn!("the search sidecar was not written ({e}); the server will read search-index.json instead");
         }
     }
