@@ -541,16 +541,20 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
     const WINDOW: usize = 8;
     let due_shared = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
-    // Written buffers go back to the renderers, which reuse them (no fresh pages per batch).
+    // Written buffers, and the sidecar's prepared runs once pushed, go back to the renderers,
+    // which reuse them (no fresh pages per batch).
     let (give_back, pool) = mpsc::channel::<Vec<u8>>();
     let pool = Mutex::new(pool);
+    let (give_back_prepared, prepared_pool) = mpsc::channel::<Prepared>();
+    let prepared_pool = Mutex::new(prepared_pool);
     let sidecar = std::thread::scope(|s| {
         let workers = threads().min(batches);
-        type Docs = Vec<(index::Document, Prepared)>;
-        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Docs)>(workers * 2);
+        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Prepared)>(workers * 2);
         for _ in 0..workers {
-            let (tx, next, pool, due_shared, stop) = (tx.clone(), &next, &pool, &due_shared, &stop);
+            let (tx, next, pool, prepared_pool, due_shared, stop) =
+                (tx.clone(), &next, &pool, &prepared_pool, &due_shared, &stop);
             s.spawn(move || {
+                let mut terms = index::TermCounts::default();
                 loop {
                     let b = next.fetch_add(1, Ordering::Relaxed);
                     if b >= batches {
@@ -565,15 +569,16 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
                     let reused = pool.lock().unwrap_or_else(|p| p.into_inner()).try_recv();
                     let mut buf = reused.unwrap_or_else(|_| Vec::with_capacity(BATCH * 3 * 1024));
                     buf.clear();
-                    // Each document's share of the sidecar's work is done here too, in parallel.
-                    let docs = (b * BATCH..((b + 1) * BATCH).min(n))
-                        .map(|i| index::write_document(plan, i, i == 0, &mut buf))
-                        .map(|d| {
-                            let p = SidecarBuilder::prepare(&d);
-                            (d, p)
-                        })
-                        .collect();
-                    if tx.send((b, buf, docs)).is_err() {
+                    // Each document's share of the sidecar's work is done here too, in parallel,
+                    // from the terms just counted; the builder reads the rest from the plan.
+                    let reused = prepared_pool.lock().unwrap_or_else(|p| p.into_inner()).try_recv();
+                    let mut prepared = reused.unwrap_or_default();
+                    prepared.clear();
+                    for i in b * BATCH..((b + 1) * BATCH).min(n) {
+                        index::write_document(plan, i, i == 0, &mut buf, &mut terms);
+                        prepared.add(&plan.view(i), terms.iter());
+                    }
+                    if tx.send((b, buf, prepared)).is_err() {
                         return; // the writer failed and stopped listening
                     }
                 }
@@ -581,14 +586,15 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         }
         drop(tx);
         // The sidecar is built on a thread of its own from the documents in written order, so
-        // the writer only writes.
-        let (docs_tx, docs_rx) = mpsc::sync_channel::<Docs>(WINDOW);
+        // the writer only writes; it copies their strings from the plan, and interns the terms
+        // prepared with each batch.
+        let (docs_tx, docs_rx) = mpsc::sync_channel::<(usize, Prepared)>(WINDOW);
         let builder = s.spawn(move || {
-            let mut b = SidecarBuilder::default();
-            for docs in docs_rx {
-                for (d, p) in docs {
-                    b.push(&d, p);
-                }
+            let mut b = SidecarBuilder::with_capacity(n, (0..n).map(|i| plan.view(i).strings_len()).sum());
+            for (batch, prepared) in docs_rx {
+                let first = batch * BATCH;
+                b.push((first..first + prepared.len()).map(|i| plan.view(i)), &prepared);
+                let _ = give_back_prepared.send(prepared);
             }
             b
         });
@@ -596,12 +602,12 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         let mut waiting = std::collections::BTreeMap::new();
         let mut due = 0;
         let written = (|| {
-            for (b, buf, docs) in rx {
-                waiting.insert(b, (buf, docs));
-                while let Some((buf, docs)) = waiting.remove(&due) {
+            for (b, buf, prepared) in rx {
+                waiting.insert(b, (buf, prepared));
+                while let Some((buf, prepared)) = waiting.remove(&due) {
                     out.write_all(&buf)?;
                     let _ = give_back.send(buf);
-                    let _ = docs_tx.send(docs);
+                    let _ = docs_tx.send((due, prepared));
                     due += 1;
                     due_shared.store(due, Ordering::Release);
                 }

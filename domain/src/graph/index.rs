@@ -81,6 +81,38 @@ pub struct Document {
     pub terms: Terms,
 }
 
+impl Document {
+    pub fn view(&self) -> DocumentView<'_> {
+        DocumentView {
+            id: &self.id,
+            kind: &self.kind,
+            title: &self.title,
+            path: &self.path,
+            text: &self.text,
+            tags: &self.tags,
+        }
+    }
+}
+
+/// A search document's strings, borrowed from a [`Document`] or a [`Plan`]: what the search
+/// builder copies, so that `graph index` hands it the plan's text instead of a clone of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocumentView<'a> {
+    pub id: &'a str,
+    pub kind: &'a str,
+    pub title: &'a str,
+    pub path: &'a str,
+    pub text: &'a str,
+    pub tags: &'a [Tag],
+}
+
+impl DocumentView<'_> {
+    /// The bytes of its five strings (id, type, title, path, text) together.
+    pub fn strings_len(&self) -> usize {
+        self.id.len() + self.kind.len() + self.title.len() + self.path.len() + self.text.len()
+    }
+}
+
 /// Term counts, sorted by term (byte order), written as a JSON object.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Terms(pub Vec<(String, u32)>);
@@ -223,8 +255,12 @@ fn is_token_byte(b: u8) -> bool {
 }
 
 /// Calls `f` with each token `[a-z0-9][a-z0-9+.#-]*` of `lower` (already lower-cased).
-fn each_token<'a>(lower: &'a str, mut f: impl FnMut(&'a str)) {
-    let b = lower.as_bytes();
+pub(crate) fn each_token<'a>(lower: &'a str, mut f: impl FnMut(&'a str)) {
+    each_token_at(lower.as_bytes(), |start, end| f(&lower[start..end]));
+}
+
+/// [`each_token`], giving where each token starts and ends.
+fn each_token_at(b: &[u8], mut f: impl FnMut(usize, usize)) {
     let mut i = 0;
     while i < b.len() {
         if is_token_start(b[i]) {
@@ -232,7 +268,7 @@ fn each_token<'a>(lower: &'a str, mut f: impl FnMut(&'a str)) {
             while i < b.len() && is_token_byte(b[i]) {
                 i += 1;
             }
-            f(&lower[start..i]);
+            f(start, i);
         } else {
             i += 1;
         }
@@ -248,7 +284,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 }
 
 /// Lower case as JavaScript's `toLowerCase`, without the Unicode tables for ASCII text.
-fn lowercase(text: &str) -> String {
+pub(crate) fn lowercase(text: &str) -> String {
     if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() }
 }
 
@@ -346,6 +382,13 @@ impl<'a> Plan<'a> {
         Plan { graph: Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges }, texts }
     }
 
+    /// The search document of node `i`, its strings borrowed (no terms: [`write_document`]
+    /// counts them).
+    pub fn view(&self, i: usize) -> DocumentView<'_> {
+        let n = &self.graph.nodes[i];
+        DocumentView { id: &n.id, kind: &n.kind, title: &n.label, path: &n.path, text: self.texts[i], tags: &n.tags }
+    }
+
     /// The search document of node `i`, as a value.
     pub fn document(&self, i: usize) -> Document {
         let n = &self.graph.nodes[i];
@@ -365,6 +408,11 @@ impl<'a> Plan<'a> {
 /// The text a document's terms are counted in: title, tags and text.
 fn terms_source(n: &Node, text: &str) -> String {
     let mut s = String::with_capacity(n.label.len() + text.len() + 2 + n.tags.len() * 8);
+    push_terms_source(&mut s, n, text);
+    s
+}
+
+fn push_terms_source(s: &mut String, n: &Node, text: &str) {
     s.push_str(&n.label);
     s.push(' ');
     for (i, t) in n.tags.iter().enumerate() {
@@ -379,7 +427,6 @@ fn terms_source(n: &Node, text: &str) -> String {
     }
     s.push(' ');
     s.push_str(text);
-    s
 }
 
 /// The graph and search index of a valid graph, as values (`records` in path order). The
@@ -505,10 +552,30 @@ pub fn write_search_tail(out: &mut Vec<u8>, empty: bool) {
     out.extend_from_slice(if empty { b"\n}\n" } else { b"\n  ]\n}\n" });
 }
 
+/// One document's term counts in byte order, as [`write_document`] counts them. Kept from one
+/// document to the next, so that counting allocates nothing once its buffers have grown, and
+/// read in place by the search builder ([`crate::graph::search::Prepared::add`]).
+#[derive(Debug, Default)]
+pub struct TermCounts {
+    /// The lower-cased text the terms are counted in; the terms are ranges of it.
+    lower: String,
+    /// Every token: its first 8 bytes as a big-endian number, then where it starts and ends.
+    tokens: Vec<(u64, usize, usize)>,
+    /// Each distinct term, where one occurrence of it starts and ends, and its count.
+    counts: Vec<(usize, usize, u32)>,
+}
+
+impl TermCounts {
+    /// The terms in byte order, each once, with their counts.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u32)> + '_ {
+        self.counts.iter().map(|&(a, b, n)| (&self.lower[a..b], n))
+    }
+}
+
 /// Document `i` of the plan, as `search-index.json` holds it (preceded by its separator;
-/// `first` for the first document), and as a value (for the search sidecar). The terms are
-/// counted here, once, on whichever thread renders the document.
-pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>) -> Document {
+/// `first` for the first document). Its terms are counted here, once, on whichever thread
+/// renders the document, and left in `terms` for the search sidecar.
+pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>, terms: &mut TermCounts) {
     let n = &plan.graph.nodes[i];
     let text = plan.texts[i];
     out.extend_from_slice(if first { b"\n    {" } else { b",\n    {" });
@@ -525,26 +592,39 @@ pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>)
     push_field(out, IN6, "tags", false);
     push_array(out, &n.tags, IN8, push_tag);
     push_field(out, IN6, "terms", false);
-    let lower = lowercase(&terms_source(n, text));
+    let TermCounts { lower, tokens, counts } = terms;
+    lower.clear();
+    push_terms_source(lower, n, text);
+    // `lowercase`, in place where it can be.
+    if lower.is_ascii() {
+        lower.make_ascii_lowercase();
+    } else {
+        *lower = lower.to_lowercase();
+    }
+    let bytes = lower.as_bytes();
     // Sorted by their first 8 bytes as a number, then by the rest: most tokens are short, so
     // most comparisons are one integer comparison, not a call to memcmp.
-    let mut all: Vec<(u64, &str)> = Vec::with_capacity(lower.len() / 6);
-    each_token(&lower, |t| {
+    tokens.clear();
+    each_token_at(bytes, |a, b| {
         let mut head = [0u8; 8];
-        let n = t.len().min(8);
-        head[..n].copy_from_slice(&t.as_bytes()[..n]);
-        all.push((u64::from_be_bytes(head), t));
+        let n = (b - a).min(8);
+        head[..n].copy_from_slice(&bytes[a..a + n]);
+        tokens.push((u64::from_be_bytes(head), a, b));
     });
-    all.sort_unstable();
-    let mut terms = Vec::with_capacity(all.len());
-    if all.is_empty() {
+    // A token has no zero byte, so two with one head are one token if either is at most 8
+    // bytes long; only longer ones compare the rest.
+    let rest = |t: &(u64, usize, usize)| &bytes[(t.1 + 8).min(t.2)..t.2];
+    tokens.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| rest(x).cmp(rest(y))));
+    counts.clear();
+    if tokens.is_empty() {
         out.extend_from_slice(b"{}");
     } else {
         out.push(b'{');
         let mut first_term = true;
-        for same in all.chunk_by(|a, b| a.1 == b.1) {
-            terms.push((same[0].1.to_owned(), u32::try_from(same.len()).unwrap_or(u32::MAX)));
-            push_field(out, IN8, same[0].1, first_term);
+        for same in tokens.chunk_by(|x, y| x.0 == y.0 && rest(x) == rest(y)) {
+            let (_, a, b) = same[0];
+            counts.push((a, b, u32::try_from(same.len()).unwrap_or(u32::MAX)));
+            push_field(out, IN8, &lower[a..b], first_term);
             first_term = false;
             let mut digits = [0u8; 10];
             let mut k = same.len();
@@ -562,15 +642,6 @@ pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>)
         out.extend_from_slice(b"\n      }");
     }
     out.extend_from_slice(b"\n    }");
-    Document {
-        id: n.id.clone(),
-        kind: n.kind.clone(),
-        title: n.label.clone(),
-        path: n.path.clone(),
-        text: text.to_owned(),
-        tags: n.tags.clone(),
-        terms: Terms(terms),
-    }
 }
 
 #[cfg(test)]
@@ -641,8 +712,12 @@ mod tests {
     }
 
     /// The streamed files, rendered from fragments, next to `serde_json`'s pretty printing of the
-    /// same values: the reference for byte-identical output.
+    /// same values: the reference for byte-identical output. The search sidecar is built as
+    /// `graph index` builds it (the counted terms prepared in runs of documents, the strings
+    /// read from the plan) and must be the bytes of one built from the documents as values.
     fn streamed(records: &[Record]) -> (Vec<u8>, Vec<u8>) {
+        use crate::graph::search::Prepared;
+        use crate::graph::sidecar::SidecarBuilder;
         let plan = Plan::new(records);
         // Pieces of one byte: every node and edge is its own write.
         let mut graph = Vec::new();
@@ -650,10 +725,22 @@ mod tests {
         let n = plan.graph.nodes.len();
         let mut search = Vec::new();
         write_search_head(&mut search, n == 0);
-        for i in 0..n {
-            let d = write_document(&plan, i, i == 0, &mut search);
-            assert_eq!(d, plan.document(i), "the value is the document rendered");
+        let mut terms = TermCounts::default();
+        let (mut streamed, mut reference) = (SidecarBuilder::with_capacity(n, 0), SidecarBuilder::default());
+        let mut prepared = Prepared::default();
+        for run in (0..n).collect::<Vec<_>>().chunks(3) {
+            prepared.clear();
+            for &i in run {
+                write_document(&plan, i, i == 0, &mut search, &mut terms);
+                let d = plan.document(i);
+                assert_eq!(plan.view(i), d.view(), "the view is the document rendered");
+                assert!(terms.iter().eq(d.terms.iter()), "the counts are the document's terms");
+                prepared.add(&plan.view(i), terms.iter());
+                reference.add(&d);
+            }
+            streamed.push(run.iter().map(|&i| plan.view(i)), &prepared);
         }
+        assert!(streamed.finish(1, [2; 32]) == reference.finish(1, [2; 32]), "the streamed sidecar is the reference's");
         write_search_tail(&mut search, n == 0);
         (graph, search)
     }

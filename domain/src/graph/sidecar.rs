@@ -27,7 +27,7 @@
 //! offsets from 0, then the bytes. Decoding checks every count against the bytes there are,
 //! every range, order and string ([`Searcher::from_body`]) before the searcher is used.
 
-use super::index::Document;
+use super::index::{Document, DocumentView};
 use super::search::{Corrupt, Prepared, Searcher, SearcherBuilder};
 
 pub const MAGIC: [u8; 8] = *b"VCSIDX\r\n";
@@ -61,17 +61,19 @@ pub enum SidecarError {
 pub struct SidecarBuilder(SearcherBuilder);
 
 impl SidecarBuilder {
+    /// See [`SearcherBuilder::with_capacity`].
+    pub fn with_capacity(docs: usize, doc_bytes: usize) -> Self {
+        SidecarBuilder(SearcherBuilder::with_capacity(docs, doc_bytes))
+    }
+
     pub fn add(&mut self, d: &Document) {
         self.0.add(d);
     }
 
-    /// [`SidecarBuilder::add`] in two halves: `prepare` on any thread, `push` in order.
-    pub fn prepare(d: &Document) -> Prepared {
-        SearcherBuilder::prepare(d)
-    }
-
-    pub fn push(&mut self, d: &Document, p: Prepared) {
-        self.0.push(d, p);
+    /// [`SidecarBuilder::add`] for a run of documents, in two halves: [`Prepared::add`] on any
+    /// thread, then `push` of their views in the same order.
+    pub fn push<'a>(&mut self, docs: impl IntoIterator<Item = DocumentView<'a>>, p: &Prepared) {
+        self.0.push(docs, p);
     }
 
     /// The sidecar's bytes, naming the JSON it stands beside.
