@@ -493,7 +493,8 @@ pub fn index(
     // The records are not needed for the sidecar's write: free them first.
     drop(plan);
     drop(reading);
-    if let Some(bytes) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(parts) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        let bytes = parts.finish();
         let bytes = |out: &mut dyn Write| out.write_all(&bytes);
         if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &bytes)]) {
             tracing::warn!("the search sidecar was not written ({e}); the server will read search-index.json instead");
@@ -523,10 +524,25 @@ fn take_turn(fs: &dyn FileSystem, root: &Path, progress: &dyn Progress) -> Optio
     })
 }
 
+/// The search sidecar's parts, built from the documents of a `search-index.json` as they were
+/// written, and what names that JSON: laid out by [`Unfinished::finish`], which can wait until
+/// the records are freed (the layout is as large again as the parts).
+pub struct Unfinished {
+    builder: SidecarBuilder,
+    json_len: u64,
+    json_sha256: [u8; 32],
+}
+
+impl Unfinished {
+    pub fn finish(self) -> Vec<u8> {
+        self.builder.finish(self.json_len, self.json_sha256)
+    }
+}
+
 /// Writes `search-index.json` for the plan: documents rendered in batches on every core and
 /// written in id order as they come, so at most a few batches are held at once. Returns the
-/// search sidecar built from the same documents, naming the bytes written.
-pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<Vec<u8>> {
+/// search sidecar's parts, built from the same documents, naming the bytes written.
+pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<Unfinished> {
     use std::sync::mpsc;
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
@@ -624,7 +640,7 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
     let mut tail = Vec::new();
     index::write_search_tail(&mut tail, n == 0);
     out.write_all(&tail)?;
-    Ok(sidecar.finish(out.len, out.sha256.finalize().into()))
+    Ok(Unfinished { builder: sidecar, json_len: out.len, json_sha256: out.sha256.finalize().into() })
 }
 
 /// A writer that passes bytes on and keeps their count and SHA-256.
