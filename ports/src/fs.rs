@@ -51,6 +51,30 @@ pub struct Metadata {
 /// thread if need be), whatever happens to its name meanwhile.
 pub type OpenFile = Box<dyn std::io::Read + Send>;
 
+/// A root folder opened once for many reads below it ([`FileSystem::hold_root`]): each call
+/// is [`FileSystem::read_beneath`] or [`FileSystem::metadata_beneath`] on the held root, with
+/// the same walk below it and the same refusals.
+pub trait HeldRoot: Send + Sync {
+    fn read_beneath(&self, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError>;
+    fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError>;
+}
+
+/// The default [`HeldRoot`]: the root resolved by its path on every call.
+struct RootByPath<'a, F: ?Sized> {
+    fs: &'a F,
+    root: PathBuf,
+}
+
+impl<F: FileSystem + ?Sized> HeldRoot for RootByPath<'_, F> {
+    fn read_beneath(&self, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError> {
+        self.fs.read_beneath(&self.root, relative, max_bytes)
+    }
+
+    fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError> {
+        self.fs.metadata_beneath(&self.root, relative)
+    }
+}
+
 /// An exclusive lock on a folder, taken by [`FileSystem::lock_dir`]; released when dropped.
 pub struct DirLock(#[allow(dead_code, reason = "held for its drop, which releases the lock")] Box<dyn Send + Sync>);
 
@@ -183,6 +207,18 @@ pub trait FileSystem: Send + Sync {
     fn open_beneath(&self, root: &Path, relative: &Path) -> Result<(OpenFile, Metadata), FsError> {
         let (bytes, meta) = self.read_beneath(root, relative, u64::MAX)?;
         Ok((Box::new(std::io::Cursor::new(bytes)), meta))
+    }
+
+    /// `root` opened now for many reads below it (a whole graph's records): one handle on the
+    /// folder instead of one resolution of its path per file. A root renamed or replaced after
+    /// this call is not seen by the reads: one run reads one folder. Errors as `read_beneath`
+    /// gives for the root (a root that is not a folder is `NotADirectory`). The default checks
+    /// the root now and resolves it by its path on every call.
+    fn hold_root<'a>(&'a self, root: &Path) -> Result<Box<dyn HeldRoot + 'a>, FsError> {
+        if self.metadata(root)?.kind != FileKind::Dir {
+            return Err(FsError::new(FsErrorKind::NotADirectory, root, "not a directory"));
+        }
+        Ok(Box::new(RootByPath { fs: self, root: root.to_path_buf() }))
     }
 
     /// Metadata, following symlinks.

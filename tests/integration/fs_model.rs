@@ -41,6 +41,8 @@ enum Op {
     /// Root (relative to the world) and the path below it.
     ReadBeneath(String, String, u64),
     MetadataBeneath(String, String),
+    /// `read_beneath` then `metadata_beneath` from a root held open (`hold_root`).
+    HeldBeneath(String, String, u64),
 }
 
 /// `x` stands for a name that is not UTF-8 (see [`os_path`]).
@@ -104,6 +106,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => rel().prop_map(Op::Walk),
         3 => (rel(), beneath_rel(), 0u64..50).prop_map(|(r, p, c)| Op::ReadBeneath(r, p, c)),
         1 => (rel(), beneath_rel()).prop_map(|(r, p)| Op::MetadataBeneath(r, p)),
+        2 => (rel(), beneath_rel(), 0u64..50).prop_map(|(r, p, c)| Op::HeldBeneath(r, p, c)),
     ]
 }
 
@@ -119,6 +122,7 @@ enum Outcome {
     Paths(Vec<PathBuf>),
     /// Files, then symlinks.
     Walk(Box<Outcome>, Box<Outcome>),
+    Pair(Box<Outcome>, Box<Outcome>),
     Err(ports::fs::FsErrorKind),
 }
 
@@ -206,6 +210,16 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
             Outcome::BytesMeta(b, Box::new(meta(m)))
         }),
         Op::MetadataBeneath(r, p) => outcome(fs.metadata_beneath(&join(world, r), &os_path(p)), meta),
+        Op::HeldBeneath(r, p, cap) => {
+            let held = fs.hold_root(&join(world, r)).and_then(|h| {
+                let read = h.read_beneath(&os_path(p), *cap);
+                Ok((read, h.metadata_beneath(&os_path(p))?))
+            });
+            outcome(held, |(read, m)| {
+                let read = outcome(read, |(b, m)| Outcome::BytesMeta(b, Box::new(meta(m))));
+                Outcome::Pair(Box::new(read), Box::new(meta(m)))
+            })
+        }
     }
 }
 

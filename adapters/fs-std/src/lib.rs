@@ -15,7 +15,10 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, Walk, beneath_names};
+use ports::fs::{
+    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, HeldRoot, Metadata, Walk, beneath_names,
+};
+use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 
@@ -120,41 +123,60 @@ static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 /// Opens `relative` below `root` for reading without following any symlink below the root.
 /// The returned file is the one to fstat and read: nothing is opened again by path.
 fn open_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<File, FsError> {
+    open_below(&open_root_for(root, relative)?, root, relative, how)
+}
+
+/// The root opened for one read of `relative`: a bad `relative` is reported as such before
+/// the root is looked at, whatever the root is.
+fn open_root_for(root: &Path, relative: &Path) -> Result<OwnedFd, FsError> {
     require_absolute(root)?;
+    beneath_names(relative)?;
+    open_root(root)
+}
+
+/// A handle on the root folder, for walks below it. The root is configuration: opened by its
+/// path, following a symlinked root.
+fn open_root(root: &Path) -> Result<OwnedFd, FsError> {
+    require_absolute(root)?;
+    rustix::fs::openat(CWD, root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+        .map_err(|e| err(root, e.into()))
+}
+
+/// [`open_beneath`] from a handle on the root already open (`root` names it in errors).
+fn open_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -> Result<File, FsError> {
     let names = beneath_names(relative)?;
     let full = root.join(relative);
     let fail = |e: Errno| err(&full, e.into());
-    // The root is configuration: opened by its path, following a symlinked root.
-    let root_fd = rustix::fs::openat(CWD, root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
-        .map_err(|e| err(root, e.into()))?;
     // O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its fstat.
     let file_flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     if how == Beneath::Openat2 && !NO_OPENAT2.load(Ordering::Relaxed) {
         let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
         // EAGAIN is the kernel declining to prove a `..` safe during a rename; there is no `..`
         // here, but a retry through the per-component walk is exact anyway.
-        match rustix::fs::openat2(&root_fd, relative, file_flags, Mode::empty(), resolve) {
+        match rustix::fs::openat2(root_fd, relative, file_flags, Mode::empty(), resolve) {
             Ok(fd) => return Ok(File::from(fd)),
             Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
             Err(Errno::PERM | Errno::AGAIN) => {}
             Err(e) => return Err(fail(e)),
         }
     }
-    let mut dir = root_fd;
+    let mut below: Option<OwnedFd> = None;
     let (last, folders) = names.split_last().expect("beneath_names gives at least one name");
     for name in folders {
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        dir = rustix::fs::openat(&dir, *name, flags, Mode::empty())
-            .map_err(|e| symlink_is_loop(&dir, name, e))
+        let dir = below.as_ref().unwrap_or(root_fd);
+        let next = rustix::fs::openat(dir, *name, flags, Mode::empty())
+            .map_err(|e| symlink_is_loop(dir, name, e))
             .map_err(fail)?;
+        below = Some(next);
     }
-    let fd = rustix::fs::openat(&dir, *last, file_flags, Mode::empty()).map_err(fail)?;
+    let fd = rustix::fs::openat(below.as_ref().unwrap_or(root_fd), *last, file_flags, Mode::empty()).map_err(fail)?;
     Ok(File::from(fd))
 }
 
 /// `O_NOFOLLOW | O_DIRECTORY` on a symlink fails with ENOTDIR; report it as the symlink it is
 /// (ELOOP, as `openat2` says), so both walks give the same error.
-fn symlink_is_loop(dir: &rustix::fd::OwnedFd, name: &std::ffi::OsStr, e: Errno) -> Errno {
+fn symlink_is_loop(dir: &OwnedFd, name: &std::ffi::OsStr, e: Errno) -> Errno {
     let is_link = |st: rustix::fs::Stat| FileType::from_raw_mode(st.st_mode) == FileType::Symlink;
     if e == Errno::NOTDIR && rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(is_link) {
         Errno::LOOP
@@ -179,13 +201,43 @@ fn metadata_beneath_with(root: &Path, relative: &Path, how: Beneath) -> Result<M
 
 /// A regular file opened beneath the root, with its metadata.
 fn opened_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<(File, Metadata), FsError> {
+    opened_below(&open_root_for(root, relative)?, root, relative, how)
+}
+
+/// [`opened_beneath`] from a handle on the root already open.
+fn opened_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -> Result<(File, Metadata), FsError> {
     let path = root.join(relative);
-    let file = open_beneath(root, relative, how)?;
+    let file = open_below(root_fd, root, relative, how)?;
     let m = meta_of(&file.metadata().map_err(|e| err(&path, e))?);
     match m.kind {
         FileKind::File => Ok((file, m)),
         FileKind::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
         _ => Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
+    }
+}
+
+/// A root held open for a run's reads ([`FileSystem::hold_root`]): one handle instead of one
+/// `openat` of the root's path (and its `close`) per file.
+struct OpenRoot {
+    fd: OwnedFd,
+    root: PathBuf,
+    how: Beneath,
+}
+
+impl OpenRoot {
+    fn new(root: &Path, how: Beneath) -> Result<OpenRoot, FsError> {
+        Ok(OpenRoot { fd: open_root(root)?, root: root.to_path_buf(), how })
+    }
+}
+
+impl HeldRoot for OpenRoot {
+    fn read_beneath(&self, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError> {
+        let file = open_below(&self.fd, &self.root, relative, self.how)?;
+        read_opened(&self.root.join(relative), file, max_bytes)
+    }
+
+    fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError> {
+        opened_below(&self.fd, &self.root, relative, self.how).map(|(_, m)| m)
     }
 }
 
@@ -268,6 +320,10 @@ impl FileSystem for StdFs {
 
     fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError> {
         metadata_beneath_with(root, relative, Beneath::Openat2)
+    }
+
+    fn hold_root<'a>(&'a self, root: &Path) -> Result<Box<dyn HeldRoot + 'a>, FsError> {
+        Ok(Box::new(OpenRoot::new(root, Beneath::Openat2)?))
     }
 
     fn open_beneath(&self, root: &Path, relative: &Path) -> Result<(ports::fs::OpenFile, Metadata), FsError> {
@@ -559,11 +615,34 @@ mod tests {
         (dir, root)
     }
 
+    /// `read_beneath` by the root's path, on one walk.
+    struct ByPath(PathBuf, Beneath);
+
+    impl HeldRoot for ByPath {
+        fn read_beneath(&self, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError> {
+            read_beneath_with(&self.0, relative, max_bytes, self.1)
+        }
+
+        fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError> {
+            metadata_beneath_with(&self.0, relative, self.1)
+        }
+    }
+
+    /// Every way to read below `root`: by its path and from a held handle, on either walk.
+    fn readers(root: &Path) -> Vec<(String, Box<dyn HeldRoot>)> {
+        let mut all: Vec<(String, Box<dyn HeldRoot>)> = Vec::new();
+        for how in BOTH {
+            all.push((format!("{how:?} by path"), Box::new(ByPath(root.to_path_buf(), how))));
+            all.push((format!("{how:?} held"), Box::new(OpenRoot::new(root, how).unwrap())));
+        }
+        all
+    }
+
     #[test]
     fn read_beneath_follows_no_symlink_on_either_walk() {
         let (_dir, root) = tree();
-        for how in BOTH {
-            let read = |rel: &str| read_beneath_with(&root, Path::new(rel), 100, how);
+        for (how, reader) in readers(&root) {
+            let read = |rel: &str| reader.read_beneath(Path::new(rel), 100);
             let kind = |rel: &str| read(rel).unwrap_err().kind;
             let (bytes, meta) = read("a/b/f").unwrap();
             assert_eq!((bytes.as_slice(), meta.kind, meta.len), (&b"inside"[..], FileKind::File, 6), "{how:?}");
@@ -576,10 +655,26 @@ mod tests {
             assert_eq!(kind("a/b"), FsErrorKind::IsADirectory, "{how:?}");
             assert_eq!(kind("../outside/f"), FsErrorKind::InvalidPath, "{how:?}");
             assert_eq!(kind("a/./b/f"), FsErrorKind::InvalidPath, "{how:?}");
-            assert_eq!(read_beneath_with(&root, Path::new("a/b/f"), 5, how).unwrap_err().kind, FsErrorKind::TooLarge);
-            assert_eq!(metadata_beneath_with(&root, Path::new("a/b/f"), how).unwrap(), meta, "{how:?}");
-            assert_eq!(metadata_beneath_with(&root, Path::new("a/dirout/f"), how).unwrap_err().kind, FsErrorKind::Loop);
+            assert_eq!(reader.read_beneath(Path::new("a/b/f"), 5).unwrap_err().kind, FsErrorKind::TooLarge);
+            assert_eq!(reader.metadata_beneath(Path::new("a/b/f")).unwrap(), meta, "{how:?}");
+            assert_eq!(reader.metadata_beneath(Path::new("a/dirout/f")).unwrap_err().kind, FsErrorKind::Loop);
         }
+    }
+
+    /// A held root is the folder that was there when it was taken: a graph swapped in under
+    /// the same path mid-run is not read half from one folder, half from the other.
+    #[test]
+    fn a_held_root_reads_the_folder_it_was_taken_on() {
+        let (dir, root) = tree();
+        let held = StdFs.hold_root(&root).unwrap();
+        fs::rename(&root, dir.path().join("moved")).unwrap();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/f"), "another").unwrap();
+        assert_eq!(held.read_beneath(Path::new("a/b/f"), 100).unwrap().0, b"inside");
+        assert_eq!(StdFs.read_beneath(&root, Path::new("a/b/f"), 100).unwrap().0, b"another");
+        let gone = StdFs.hold_root(&dir.path().join("nothing")).err().map(|e| e.kind);
+        assert_eq!(gone, Some(FsErrorKind::NotFound));
+        assert_eq!(StdFs.hold_root(Path::new("relative")).err().map(|e| e.kind), Some(FsErrorKind::InvalidPath));
     }
 
     #[test]
@@ -587,8 +682,8 @@ mod tests {
         let (_dir, root) = tree();
         let status = std::process::Command::new("mkfifo").arg(root.join("a/pipe")).status().unwrap();
         assert!(status.success());
-        for how in BOTH {
-            let e = read_beneath_with(&root, Path::new("a/pipe"), 100, how).unwrap_err();
+        for (how, reader) in readers(&root) {
+            let e = reader.read_beneath(Path::new("a/pipe"), 100).unwrap_err();
             assert_eq!(e.kind, FsErrorKind::NotAFile, "{how:?}: {e}");
         }
     }
@@ -601,7 +696,7 @@ mod tests {
         let (dir, root) = tree();
         let decoy = dir.path().join("decoy");
         std::os::unix::fs::symlink(dir.path().join("outside"), &decoy).unwrap();
-        for how in BOTH {
+        for (how, reader) in readers(&root) {
             let stop = std::sync::Arc::new(AtomicBool::new(false));
             let (s, inside, d) = (std::sync::Arc::clone(&stop), root.join("a"), decoy.clone());
             let swapper = std::thread::spawn(move || {
@@ -618,7 +713,7 @@ mod tests {
                 if start.elapsed() > std::time::Duration::from_secs(2) {
                     break;
                 }
-                if let Ok((bytes, _)) = read_beneath_with(&root, Path::new("a/b/f"), 100, how) {
+                if let Ok((bytes, _)) = reader.read_beneath(Path::new("a/b/f"), 100) {
                     served += 1;
                     if bytes != b"inside" {
                         leaked += bytes.len();

@@ -126,6 +126,8 @@ fn read(
             None => progress.skipped(path, "its name is not valid UTF-8, so no record path can name it"),
         }
     }
+    // One handle on the root for every file: the run reads the folder that is there now.
+    let held = fs.hold_root(root)?;
     let total = files.len();
     let start = clock.monotonic();
     tracing::debug!(files = total, "graph: walked the root");
@@ -141,7 +143,7 @@ fn read(
             // Unchanged by its stamp: not read at all. The metadata is reached exactly as the
             // read would reach the file (beneath the root, no symlink followed), so a file the
             // read would refuse is not served from the cache either.
-            let meta = fs.metadata_beneath(root, rel);
+            let meta = held.metadata_beneath(rel);
             if let Ok(meta) = meta {
                 let same = |s: &Seen| s.len == meta.len && s.stamp == meta.stamp && !s.racy(prev.written_ns);
                 if meta.kind == ports::fs::FileKind::File {
@@ -155,7 +157,7 @@ fn read(
             }
         }
         // A file over the cap is a finding about that file (`record_too_large`), not a failed run.
-        let (bytes, meta) = match fs.read_beneath(root, rel, MAX_RECORD_BYTES) {
+        let (bytes, meta) = match held.read_beneath(rel, MAX_RECORD_BYTES) {
             Ok(read) => read,
             Err(e) if e.kind == FsErrorKind::TooLarge => {
                 parsed.fetch_add(1, Ordering::Relaxed);
