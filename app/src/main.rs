@@ -253,6 +253,7 @@ fn announce(fs: &dyn ports::fs::FileSystem, sources: &sources::Sources) {
 }
 
 /// glibc malloc showed up at ~15% of `graph index` (arena growth and many small frees across
-/// threads); mimalloc is a well-kept drop-in that handles this pattern better.
+/// threads); mimalloc is a well-kept drop-in that handles this pattern better. Its `no_thp`
+/// feature (Cargo.toml) keeps it from asking for huge pages: see ARCHITECTURE.md, Allocation.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
