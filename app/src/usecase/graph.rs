@@ -492,13 +492,10 @@ pub fn index(
     fs.write_atomic_set(&[&set[..], manifest_change.as_slice()].concat())?;
     tracing::debug!(set = ?(clock.monotonic() - t3), "graph index: JSON and manifest written");
     let indexed = done(plan.graph.nodes.len());
-    // The records are not needed for the sidecar's write: free them first.
-    drop(plan);
-    drop(reading);
     if let Some(parts) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        let bytes = parts.finish();
-        let bytes = |out: &mut dyn Write| out.write_all(&bytes);
-        if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &bytes)]) {
+        // Written in pieces, its strings read from the records: never held whole.
+        let write = parts.lay_out(&plan);
+        if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &write)]) {
             tracing::warn!("the search sidecar was not written ({e}); the server will read search-index.json instead");
         }
     }
@@ -527,8 +524,7 @@ fn take_turn(fs: &dyn FileSystem, root: &Path, progress: &dyn Progress) -> Optio
 }
 
 /// The search sidecar's parts, built from the documents of a `search-index.json` as they were
-/// written, and what names that JSON: laid out by [`Unfinished::finish`], which can wait until
-/// the records are freed (the layout is as large again as the parts).
+/// written (their strings left in the plan), and what names that JSON.
 pub struct Unfinished {
     builder: SidecarBuilder,
     json_len: u64,
@@ -536,8 +532,13 @@ pub struct Unfinished {
 }
 
 impl Unfinished {
-    pub fn finish(self) -> Vec<u8> {
-        self.builder.finish(self.json_len, self.json_sha256)
+    /// Lays the sidecar out and returns what writes it, reading the documents' strings from
+    /// `plan`, the plan they were written from.
+    pub fn lay_out<'p>(self, plan: &'p Plan<'_>) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
+        let strings = move |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
+        let Unfinished { builder, json_len, json_sha256 } = self;
+        let layout = builder.layout(&strings);
+        move |out: &mut dyn Write| layout.write(json_len, json_sha256, &strings, out)
     }
 }
 
@@ -604,11 +605,11 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         }
         drop(tx);
         // The sidecar is built on a thread of its own from the documents in written order, so
-        // the writer only writes; it copies their strings from the plan, and interns the terms
-        // prepared with each batch.
+        // the writer only writes; it interns the terms prepared with each batch (the documents'
+        // strings stay in the plan, read again when the sidecar is written).
         let (docs_tx, docs_rx) = mpsc::sync_channel::<(usize, Prepared)>(WINDOW);
         let builder = s.spawn(move || {
-            let mut b = SidecarBuilder::with_capacity(n, (0..n).map(|i| plan.view(i).strings_len()).sum());
+            let mut b = SidecarBuilder::borrowing(n);
             for (batch, prepared) in docs_rx {
                 let first = batch * BATCH;
                 b.push((first..first + prepared.len()).map(|i| plan.view(i)), &prepared);

@@ -106,10 +106,10 @@ pub struct DocumentView<'a> {
     pub tags: &'a [Tag],
 }
 
-impl DocumentView<'_> {
-    /// The bytes of its five strings (id, type, title, path, text) together.
-    pub fn strings_len(&self) -> usize {
-        self.id.len() + self.kind.len() + self.title.len() + self.path.len() + self.text.len()
+impl<'a> DocumentView<'a> {
+    /// Its five strings in the search layout's order: id, type, title, path, text.
+    pub fn strings(&self) -> [&'a str; 5] {
+        [self.id, self.kind, self.title, self.path, self.text]
     }
 }
 
@@ -726,7 +726,7 @@ mod tests {
         let mut search = Vec::new();
         write_search_head(&mut search, n == 0);
         let mut terms = TermCounts::default();
-        let (mut streamed, mut reference) = (SidecarBuilder::with_capacity(n, 0), SidecarBuilder::default());
+        let (mut streamed, mut reference) = (SidecarBuilder::borrowing(n), SidecarBuilder::default());
         let mut prepared = Prepared::default();
         for run in (0..n).collect::<Vec<_>>().chunks(3) {
             prepared.clear();
@@ -740,7 +740,11 @@ mod tests {
             }
             streamed.push(run.iter().map(|&i| plan.view(i)), &prepared);
         }
-        assert!(streamed.finish(1, [2; 32]) == reference.finish(1, [2; 32]), "the streamed sidecar is the reference's");
+        let strings = |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
+        let mut borrowed = Vec::new();
+        let layout = streamed.layout(&strings);
+        layout.write(1, [2; 32], &strings, &mut borrowed).expect("a Vec takes every write");
+        assert!(borrowed == reference.finish(1, [2; 32]), "the streamed sidecar is the reference's");
         write_search_tail(&mut search, n == 0);
         (graph, search)
     }

@@ -267,13 +267,61 @@ fn expand_all(terms: Vec<String>) -> Vec<String> {
 }
 
 /// One document's weight inputs for one term, until every document is in and the average
-/// length is known.
+/// length is known: the term, and its count with the title and tag flags in the top two bits
+/// (8 bytes, not 12: at 100,000 records there are millions).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     term: u32,
-    tf: u32,
-    in_title: bool,
-    in_tag: bool,
+    tf_flags: u32,
+}
+
+impl Entry {
+    const IN_TITLE: u32 = 1 << 31;
+    const IN_TAG: u32 = 1 << 30;
+
+    /// A count past 2^30 - 1 (a term more than a billion times in one document, far past any
+    /// record the reader accepts) is held at that.
+    fn new(term: u32, tf: u32, in_title: bool, in_tag: bool) -> Entry {
+        let flags = if in_title { Self::IN_TITLE } else { 0 } | if in_tag { Self::IN_TAG } else { 0 };
+        Entry { term, tf_flags: tf.min(Self::IN_TAG - 1) | flags }
+    }
+
+    fn tf(self) -> u32 {
+        self.tf_flags & (Self::IN_TAG - 1)
+    }
+
+    fn in_title(self) -> bool {
+        self.tf_flags & Self::IN_TITLE != 0
+    }
+
+    fn in_tag(self) -> bool {
+        self.tf_flags & Self::IN_TAG != 0
+    }
+}
+
+/// Entries in chunks of a fixed size: growing never copies them nor holds twice their size.
+#[derive(Debug, Default)]
+struct Entries {
+    chunks: Vec<Vec<Entry>>,
+    len: usize,
+}
+
+impl Entries {
+    const CHUNK: usize = 1 << 20;
+
+    fn push(&mut self, e: Entry) {
+        if self.len % Self::CHUNK == 0 {
+            self.chunks.push(Vec::with_capacity(Self::CHUNK));
+        }
+        if let Some(last) = self.chunks.last_mut() {
+            last.push(e);
+        }
+        self.len += 1;
+    }
+
+    fn get(&self, k: usize) -> Entry {
+        self.chunks[k / Self::CHUNK][k % Self::CHUNK]
+    }
 }
 
 /// Builds a [`Searcher`] one document at a time. Each document's strings go into flat arenas
@@ -282,9 +330,12 @@ struct Entry {
 /// builder writes the sidecar ([`crate::graph::sidecar`]).
 #[derive(Debug, Default)]
 pub struct SearcherBuilder {
-    /// Five strings per document (id, type, title, path, text), and where each ends.
+    /// Five strings per document (id, type, title, path, text), and where each ends; empty
+    /// for a builder made [`SearcherBuilder::borrowing`].
     doc_bytes: Vec<u8>,
     doc_ends: Vec<u64>,
+    /// The documents' strings are the caller's, given back when the layout is made.
+    borrowing: bool,
     /// Where each document's tags start in `tag_kind`.
     tag_first: Vec<u32>,
     tag_kind: Vec<u8>,
@@ -294,9 +345,13 @@ pub struct SearcherBuilder {
     lens: Vec<f64>,
     vocab: Vocab,
     /// Every document's entries, one after the other; `bounds[i]..bounds[i + 1]` are doc i's.
-    entries: Vec<Entry>,
+    entries: Entries,
     bounds: Vec<usize>,
 }
+
+/// A document's five strings (id, type, title, path, text) by the order it was added in, for
+/// a builder that does not hold them ([`SearcherBuilder::borrowing`]).
+pub type DocStrings<'s> = dyn Fn(usize, usize) -> &'s [u8] + 's;
 
 fn push_str(bytes: &mut Vec<u8>, ends: &mut Vec<u64>, s: &[u8]) {
     bytes.extend_from_slice(s);
@@ -309,15 +364,60 @@ fn nth<'a>(bytes: &'a [u8], ends: &[u64], i: usize) -> &'a [u8] {
 }
 
 /// Writes a string table: `count + 1` offsets from 0, then the strings' bytes.
-fn write_table<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a [u8]> + Clone) {
+fn write_table<'a>(out: &mut Sink<'_>, items: impl Iterator<Item = &'a [u8]> + Clone) -> std::io::Result<()> {
     let mut off = 0u64;
-    out.extend_from_slice(&off.to_le_bytes());
+    out.put(&off.to_le_bytes())?;
     for s in items.clone() {
         off += s.len() as u64;
-        out.extend_from_slice(&off.to_le_bytes());
+        out.put(&off.to_le_bytes())?;
     }
     for s in items {
-        out.extend_from_slice(s);
+        out.put(s)?;
+    }
+    Ok(())
+}
+
+/// A writer that only counts the bytes.
+struct Counted(usize);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A writer fed in small pieces, passed on in pieces of [`Sink::PIECE`] bytes.
+struct Sink<'w> {
+    out: &'w mut dyn std::io::Write,
+    buf: Vec<u8>,
+}
+
+impl<'w> Sink<'w> {
+    const PIECE: usize = 64 * 1024;
+
+    fn new(out: &'w mut dyn std::io::Write) -> Self {
+        Sink { out, buf: Vec::with_capacity(Self::PIECE) }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if self.buf.len() + bytes.len() > Self::PIECE {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        if bytes.len() > Self::PIECE {
+            return self.out.write_all(bytes);
+        }
+        self.buf.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn done(self) -> std::io::Result<()> {
+        self.out.write_all(&self.buf)
     }
 }
 
@@ -543,6 +643,13 @@ impl SearcherBuilder {
         }
     }
 
+    /// A builder for `docs` documents that keeps none of their five strings: the caller still
+    /// holds them (`graph index`'s records) and gives them back to [`SearcherBuilder::layout`]
+    /// and [`Layout::write`], so they are never in memory twice.
+    pub fn borrowing(docs: usize) -> Self {
+        SearcherBuilder { borrowing: true, ..Self::with_capacity(docs, 0) }
+    }
+
     pub fn add(&mut self, d: &Document) {
         let mut p = Prepared::default();
         p.add(&d.view(), d.terms.iter());
@@ -561,13 +668,15 @@ impl SearcherBuilder {
             for t in &p.terms[first_term..terms_end] {
                 let term = self.vocab.intern(t.hash, &p.term_bytes[term_start..t.end]);
                 term_start = t.end;
-                self.entries.push(Entry { term, tf: t.tf, in_title: t.in_title, in_tag: t.in_tag });
+                self.entries.push(Entry::new(term, t.tf, t.in_title, t.in_tag));
             }
             first_term = terms_end;
-            self.bounds.push(self.entries.len());
+            self.bounds.push(self.entries.len);
             self.lens.push(len);
-            for s in [d.id, d.kind, d.title, d.path, d.text] {
-                push_str(&mut self.doc_bytes, &mut self.doc_ends, s.as_bytes());
+            if !self.borrowing {
+                for s in d.strings() {
+                    push_str(&mut self.doc_bytes, &mut self.doc_ends, s.as_bytes());
+                }
             }
             self.tag_first.push(self.tag_kind.len() as u32);
             for t in d.tags {
@@ -586,15 +695,26 @@ impl SearcherBuilder {
     }
 
     pub fn finish(self) -> Searcher {
-        Searcher::from_body(self.body(0), 0).expect("the builder writes a consistent body")
+        assert!(!self.borrowing, "a borrowing builder is laid out with its strings");
+        let none = |_: usize, _: usize| -> &[u8] { &[] };
+        let layout = self.layout(&none);
+        // Counted first, so the body is allocated once at its size, not grown by doubling.
+        let mut count = Counted(0);
+        layout.write(&mut count, &none).expect("counting takes every write");
+        let mut body = Vec::with_capacity(count.0);
+        layout.write(&mut body, &none).expect("a Vec takes every write");
+        Searcher::from_body(body, 0).expect("the builder writes a consistent body")
     }
 
-    /// The searcher's flat layout (the sidecar's body; its format is described there).
-    /// `prefix` zero bytes come first (room for a header, so the body is never copied).
-    pub(crate) fn body(self, prefix: usize) -> Vec<u8> {
+    /// Everything the searcher's flat layout (the sidecar's body; its format is described
+    /// there) needs besides the documents' strings: made once, written as often as asked
+    /// ([`Layout::write`]). `strings` gives them for a [`SearcherBuilder::borrowing`] builder
+    /// (ignored otherwise).
+    pub fn layout(self, strings: &DocStrings<'_>) -> Layout {
         let SearcherBuilder {
             doc_bytes,
             doc_ends,
+            borrowing,
             tag_first,
             tag_kind,
             tag_bytes,
@@ -605,8 +725,7 @@ impl SearcherBuilder {
             bounds,
         } = self;
         let n = lens.len();
-        let field = |i: usize, f: usize| nth(&doc_bytes, &doc_ends, 5 * i + f);
-        let tags_of = |i: usize| tag_first[i] as usize..tag_first.get(i + 1).map_or(tag_kind.len(), |&b| b as usize);
+        let field = |i: usize, f: usize| if borrowing { strings(i, f) } else { nth(&doc_bytes, &doc_ends, 5 * i + f) };
         // Documents in id order (stable, as a sort of the whole list was).
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| field(a, 0).cmp(field(b, 0)));
@@ -614,19 +733,21 @@ impl SearcherBuilder {
         let avg_len = if n == 0 { 1.0 } else { (order.iter().map(|&i| lens[i]).sum::<f64>() / nf).max(1.0) };
         // Exact capacities: postings are most of a loaded index.
         let mut df = vec![0u32; vocab.len()];
-        for e in &entries {
-            df[e.term as usize] += 1;
+        for k in 0..entries.len {
+            df[entries.get(k).term as usize] += 1;
         }
         let mut lists: Vec<Vec<(u32, f32)>> = df.iter().map(|&k| Vec::with_capacity(k as usize)).collect();
+        drop(df);
         for (i, &old) in order.iter().enumerate() {
             let len = lens[old];
-            for e in &entries[bounds[old]..bounds[old + 1]] {
-                let tf = f64::from(e.tf);
+            for k in bounds[old]..bounds[old + 1] {
+                let e = entries.get(k);
+                let tf = f64::from(e.tf());
                 let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
-                if e.in_title {
+                if e.in_title() {
                     w += TITLE_BOOST;
                 }
-                if e.in_tag {
+                if e.in_tag() {
                     w += TAG_BOOST;
                 }
                 lists[e.term as usize].push((i as u32, w as f32));
@@ -635,57 +756,123 @@ impl SearcherBuilder {
         drop(entries);
         let mut terms: Vec<u32> = (0..vocab.len() as u32).collect();
         terms.sort_unstable_by(|&a, &b| vocab.term(a).cmp(vocab.term(b)));
-        let n_postings: usize = lists.iter().map(Vec::len).sum();
-        let mut out =
-            Vec::with_capacity(prefix + doc_bytes.len() + 2 * tag_bytes.len() + 9 * n_postings + 64 * n + 1024);
-        out.resize(prefix, 0);
-        for count in [n, tag_kind.len(), terms.len(), 0] {
-            out.extend_from_slice(&(count as u32).to_le_bytes());
-        }
-        out.extend_from_slice(&(n_postings as u64).to_le_bytes());
-        write_table(&mut out, order.iter().flat_map(|&i| (0..5).map(move |f| field(i, f))));
-        let mut first = 0u32;
-        out.extend_from_slice(&first.to_le_bytes());
-        for &i in &order {
-            first += tags_of(i).len() as u32;
-            out.extend_from_slice(&first.to_le_bytes());
-        }
-        for &i in &order {
-            out.extend(tags_of(i).map(|t| tag_kind[t]));
-        }
-        let tag = |t: usize| [nth(&tag_bytes, &tag_ends, 2 * t), nth(&tag_bytes, &tag_ends, 2 * t + 1)];
-        write_table(&mut out, order.iter().flat_map(|&i| tags_of(i)).flat_map(tag));
-        write_table(&mut out, terms.iter().map(|&id| vocab.term(id)));
-        for id in &terms {
-            let df = lists[*id as usize].len() as f64;
-            let idf = (1.0 + (nf - df + 0.5) / (df + 0.5)).ln();
-            out.extend_from_slice(&idf.to_le_bytes());
-        }
-        let mut at = 0u64;
-        out.extend_from_slice(&at.to_le_bytes());
-        for id in &terms {
-            at += lists[*id as usize].len() as u64;
-            out.extend_from_slice(&at.to_le_bytes());
-        }
-        for id in &terms {
-            for &(doc, w) in &std::mem::take(&mut lists[*id as usize]) {
-                out.extend_from_slice(&doc.to_le_bytes());
-                out.extend_from_slice(&w.to_le_bytes());
-            }
-        }
-        drop(lists);
         let lower = |b: &[u8]| std::str::from_utf8(b).unwrap_or_default().to_lowercase();
         let mut haystack = Vec::new();
+        let mut starts = Vec::with_capacity(n);
         for &i in &order {
-            out.extend_from_slice(&(haystack.len() as u32).to_le_bytes());
+            starts.push(haystack.len() as u32);
             haystack.extend(lower(field(i, 0)).bytes());
             haystack.push(0);
             haystack.extend(lower(field(i, 3)).bytes());
             haystack.push(0);
         }
-        out.extend_from_slice(&(haystack.len() as u64).to_le_bytes());
-        out.extend_from_slice(&haystack);
-        out
+        Layout {
+            doc_bytes,
+            doc_ends,
+            borrowing,
+            tag_first,
+            tag_kind,
+            tag_bytes,
+            tag_ends,
+            vocab,
+            order,
+            lists,
+            terms,
+            starts,
+            haystack,
+        }
+    }
+}
+
+/// A [`SearcherBuilder`] laid out but for the documents' strings of a borrowing builder: the
+/// postings in their final order, the terms sorted, the haystack made.
+#[derive(Debug)]
+pub struct Layout {
+    doc_bytes: Vec<u8>,
+    doc_ends: Vec<u64>,
+    borrowing: bool,
+    tag_first: Vec<u32>,
+    tag_kind: Vec<u8>,
+    tag_bytes: Vec<u8>,
+    tag_ends: Vec<u64>,
+    vocab: Vocab,
+    /// The documents (by the order they were added) in id order.
+    order: Vec<usize>,
+    /// Per term id, its `(document, weight)` postings.
+    lists: Vec<Vec<(u32, f32)>>,
+    /// Term ids in byte order of their terms.
+    terms: Vec<u32>,
+    starts: Vec<u32>,
+    haystack: Vec<u8>,
+}
+
+impl Layout {
+    /// Writes the flat layout to `out` in pieces; it is never held whole. `strings` as given
+    /// to [`SearcherBuilder::layout`].
+    pub fn write(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
+        let Layout {
+            doc_bytes,
+            doc_ends,
+            borrowing,
+            tag_first,
+            tag_kind,
+            tag_bytes,
+            tag_ends,
+            vocab,
+            order,
+            lists,
+            terms,
+            starts,
+            haystack,
+        } = self;
+        let n = order.len();
+        let field = |i: usize, f: usize| if *borrowing { strings(i, f) } else { nth(doc_bytes, doc_ends, 5 * i + f) };
+        let tags_of = |i: usize| tag_first[i] as usize..tag_first.get(i + 1).map_or(tag_kind.len(), |&b| b as usize);
+        let n_postings: usize = lists.iter().map(Vec::len).sum();
+        let mut out = Sink::new(out);
+        for count in [n, tag_kind.len(), terms.len(), 0] {
+            out.put(&(count as u32).to_le_bytes())?;
+        }
+        out.put(&(n_postings as u64).to_le_bytes())?;
+        write_table(&mut out, order.iter().flat_map(|&i| (0..5).map(move |f| field(i, f))))?;
+        let mut first = 0u32;
+        out.put(&first.to_le_bytes())?;
+        for &i in order {
+            first += tags_of(i).len() as u32;
+            out.put(&first.to_le_bytes())?;
+        }
+        for &i in order {
+            for t in tags_of(i) {
+                out.put(&[tag_kind[t]])?;
+            }
+        }
+        let tag = |t: usize| [nth(tag_bytes, tag_ends, 2 * t), nth(tag_bytes, tag_ends, 2 * t + 1)];
+        write_table(&mut out, order.iter().flat_map(|&i| tags_of(i)).flat_map(tag))?;
+        write_table(&mut out, terms.iter().map(|&id| vocab.term(id)))?;
+        let nf = n as f64;
+        for id in terms {
+            let df = lists[*id as usize].len() as f64;
+            let idf = (1.0 + (nf - df + 0.5) / (df + 0.5)).ln();
+            out.put(&idf.to_le_bytes())?;
+        }
+        let mut at = 0u64;
+        out.put(&at.to_le_bytes())?;
+        for id in terms {
+            at += lists[*id as usize].len() as u64;
+            out.put(&at.to_le_bytes())?;
+        }
+        for id in terms {
+            for &(doc, w) in &lists[*id as usize] {
+                out.put(&doc.to_le_bytes())?;
+                out.put(&w.to_le_bytes())?;
+            }
+        }
+        for start in starts {
+            out.put(&start.to_le_bytes())?;
+        }
+        out.put(&(haystack.len() as u64).to_le_bytes())?;
+        out.put(haystack)?;
+        out.done()
     }
 }
 

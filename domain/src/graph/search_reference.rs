@@ -74,7 +74,7 @@ impl RefBuilder {
         for (t, tf) in counts {
             let next = self.vocab.len() as u32;
             let term = *self.vocab.entry(t.into()).or_insert(next);
-            self.entries.push(Entry { term, tf, in_title: has(&title_terms, t), in_tag: has(&tag_terms, t) });
+            self.entries.push(Entry::new(term, tf, has(&title_terms, t), has(&tag_terms, t)));
         }
         self.bounds.push(self.entries.len());
         self.lens.push(len);
@@ -98,12 +98,12 @@ impl RefBuilder {
         for (i, &old) in order.iter().enumerate() {
             let len = lens[old];
             for e in &entries[bounds[old]..bounds[old + 1]] {
-                let tf = f64::from(e.tf);
+                let tf = f64::from(e.tf());
                 let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
-                if e.in_title {
+                if e.in_title() {
                     w += TITLE_BOOST;
                 }
-                if e.in_tag {
+                if e.in_tag() {
                     w += TAG_BOOST;
                 }
                 lists[e.term as usize].push((i as u32, w as f32));
