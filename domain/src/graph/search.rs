@@ -330,18 +330,7 @@ impl Entries {
 /// builder writes the sidecar ([`crate::graph::sidecar`]).
 #[derive(Debug, Default)]
 pub struct SearcherBuilder {
-    /// Five strings per document (id, type, title, path, text), and where each ends; empty
-    /// for a builder made [`SearcherBuilder::borrowing`].
-    doc_bytes: Vec<u8>,
-    doc_ends: Vec<u64>,
-    /// The documents' strings are the caller's, given back when the layout is made.
-    borrowing: bool,
-    /// Where each document's tags start in `tag_kind`.
-    tag_first: Vec<u32>,
-    tag_kind: Vec<u8>,
-    /// Two strings per tag (its text and that lower-cased), and where each ends.
-    tag_bytes: Vec<u8>,
-    tag_ends: Vec<u64>,
+    docs: DocParts,
     lens: Vec<f64>,
     vocab: Vocab,
     /// Every document's entries, one after the other; `bounds[i]..bounds[i + 1]` are doc i's.
@@ -352,6 +341,39 @@ pub struct SearcherBuilder {
 /// A document's five strings (id, type, title, path, text) by the order it was added in, for
 /// a builder that does not hold them ([`SearcherBuilder::borrowing`]).
 pub type DocStrings<'s> = dyn Fn(usize, usize) -> &'s [u8] + 's;
+
+/// The documents' strings and tags, as added (by the order they were added in).
+#[derive(Debug, Default)]
+struct DocParts {
+    /// Five strings per document (id, type, title, path, text), and where each ends; empty
+    /// for a builder made [`SearcherBuilder::borrowing`].
+    bytes: Vec<u8>,
+    ends: Vec<u64>,
+    /// The documents' strings are the caller's, given back when the layout is made.
+    borrowing: bool,
+    /// Where each document's tags start in `tag_kind`.
+    tag_first: Vec<u32>,
+    tag_kind: Vec<u8>,
+    /// Two strings per tag (its text and that lower-cased), and where each ends.
+    tag_bytes: Vec<u8>,
+    tag_ends: Vec<u64>,
+}
+
+impl DocParts {
+    /// String `f` of document `i`, from `strings` when the caller holds them.
+    fn field<'a, 's: 'a>(&'a self, strings: &DocStrings<'s>, i: usize, f: usize) -> &'a [u8] {
+        if self.borrowing { strings(i, f) } else { nth(&self.bytes, &self.ends, 5 * i + f) }
+    }
+
+    fn tags_of(&self, i: usize) -> std::ops::Range<usize> {
+        self.tag_first[i] as usize..self.tag_first.get(i + 1).map_or(self.tag_kind.len(), |&b| b as usize)
+    }
+
+    /// Tag `t`'s text and its lower-cased text.
+    fn tag(&self, t: usize) -> [&[u8]; 2] {
+        [nth(&self.tag_bytes, &self.tag_ends, 2 * t), nth(&self.tag_bytes, &self.tag_ends, 2 * t + 1)]
+    }
+}
 
 fn push_str(bytes: &mut Vec<u8>, ends: &mut Vec<u64>, s: &[u8]) {
     bytes.extend_from_slice(s);
@@ -634,9 +656,12 @@ impl SearcherBuilder {
     /// all, so that its largest arena is allocated once instead of grown by doubling.
     pub fn with_capacity(docs: usize, doc_bytes: usize) -> Self {
         SearcherBuilder {
-            doc_bytes: Vec::with_capacity(doc_bytes),
-            doc_ends: Vec::with_capacity(5 * docs),
-            tag_first: Vec::with_capacity(docs),
+            docs: DocParts {
+                bytes: Vec::with_capacity(doc_bytes),
+                ends: Vec::with_capacity(5 * docs),
+                tag_first: Vec::with_capacity(docs),
+                ..DocParts::default()
+            },
             lens: Vec::with_capacity(docs),
             bounds: Vec::with_capacity(docs + 1),
             ..Self::default()
@@ -647,7 +672,9 @@ impl SearcherBuilder {
     /// holds them (`graph index`'s records) and gives them back to [`SearcherBuilder::layout`]
     /// and [`Layout::write`], so they are never in memory twice.
     pub fn borrowing(docs: usize) -> Self {
-        SearcherBuilder { borrowing: true, ..Self::with_capacity(docs, 0) }
+        let mut b = Self::with_capacity(docs, 0);
+        b.docs.borrowing = true;
+        b
     }
 
     pub fn add(&mut self, d: &Document) {
@@ -673,20 +700,21 @@ impl SearcherBuilder {
             first_term = terms_end;
             self.bounds.push(self.entries.len);
             self.lens.push(len);
-            if !self.borrowing {
+            let docs = &mut self.docs;
+            if !docs.borrowing {
                 for s in d.strings() {
-                    push_str(&mut self.doc_bytes, &mut self.doc_ends, s.as_bytes());
+                    push_str(&mut docs.bytes, &mut docs.ends, s.as_bytes());
                 }
             }
-            self.tag_first.push(self.tag_kind.len() as u32);
+            docs.tag_first.push(docs.tag_kind.len() as u32);
             for t in d.tags {
-                self.tag_kind.push(match t {
+                docs.tag_kind.push(match t {
                     Tag::Str(_) => TAG_STR,
                     Tag::Bool(_) => TAG_BOOL,
                     Tag::Null => TAG_NULL,
                 });
                 for _ in 0..2 {
-                    push_str(&mut self.tag_bytes, &mut self.tag_ends, nth(&p.tag_bytes, &p.tag_ends, tag));
+                    push_str(&mut docs.tag_bytes, &mut docs.tag_ends, nth(&p.tag_bytes, &p.tag_ends, tag));
                     tag += 1;
                 }
             }
@@ -695,7 +723,7 @@ impl SearcherBuilder {
     }
 
     pub fn finish(self) -> Searcher {
-        assert!(!self.borrowing, "a borrowing builder is laid out with its strings");
+        assert!(!self.docs.borrowing, "a borrowing builder is laid out with its strings");
         let none = |_: usize, _: usize| -> &[u8] { &[] };
         let layout = self.layout(&none);
         // Counted first, so the body is allocated once at its size, not grown by doubling.
@@ -711,21 +739,9 @@ impl SearcherBuilder {
     /// ([`Layout::write`]). `strings` gives them for a [`SearcherBuilder::borrowing`] builder
     /// (ignored otherwise).
     pub fn layout(self, strings: &DocStrings<'_>) -> Layout {
-        let SearcherBuilder {
-            doc_bytes,
-            doc_ends,
-            borrowing,
-            tag_first,
-            tag_kind,
-            tag_bytes,
-            tag_ends,
-            lens,
-            vocab,
-            entries,
-            bounds,
-        } = self;
+        let SearcherBuilder { docs, lens, vocab, entries, bounds } = self;
         let n = lens.len();
-        let field = |i: usize, f: usize| if borrowing { strings(i, f) } else { nth(&doc_bytes, &doc_ends, 5 * i + f) };
+        let field = |i: usize, f: usize| docs.field(strings, i, f);
         // Documents in id order (stable, as a sort of the whole list was).
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| field(a, 0).cmp(field(b, 0)));
@@ -766,21 +782,7 @@ impl SearcherBuilder {
             haystack.extend(lower(field(i, 3)).bytes());
             haystack.push(0);
         }
-        Layout {
-            doc_bytes,
-            doc_ends,
-            borrowing,
-            tag_first,
-            tag_kind,
-            tag_bytes,
-            tag_ends,
-            vocab,
-            order,
-            lists,
-            terms,
-            starts,
-            haystack,
-        }
+        Layout { docs, vocab, order, lists, terms, starts, haystack }
     }
 }
 
@@ -788,13 +790,7 @@ impl SearcherBuilder {
 /// postings in their final order, the terms sorted, the haystack made.
 #[derive(Debug)]
 pub struct Layout {
-    doc_bytes: Vec<u8>,
-    doc_ends: Vec<u64>,
-    borrowing: bool,
-    tag_first: Vec<u32>,
-    tag_kind: Vec<u8>,
-    tag_bytes: Vec<u8>,
-    tag_ends: Vec<u64>,
+    docs: DocParts,
     vocab: Vocab,
     /// The documents (by the order they were added) in id order.
     order: Vec<usize>,
@@ -810,27 +806,12 @@ impl Layout {
     /// Writes the flat layout to `out` in pieces; it is never held whole. `strings` as given
     /// to [`SearcherBuilder::layout`].
     pub fn write(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
-        let Layout {
-            doc_bytes,
-            doc_ends,
-            borrowing,
-            tag_first,
-            tag_kind,
-            tag_bytes,
-            tag_ends,
-            vocab,
-            order,
-            lists,
-            terms,
-            starts,
-            haystack,
-        } = self;
+        let Layout { docs, vocab, order, lists, terms, starts, haystack } = self;
         let n = order.len();
-        let field = |i: usize, f: usize| if *borrowing { strings(i, f) } else { nth(doc_bytes, doc_ends, 5 * i + f) };
-        let tags_of = |i: usize| tag_first[i] as usize..tag_first.get(i + 1).map_or(tag_kind.len(), |&b| b as usize);
+        let field = |i: usize, f: usize| docs.field(strings, i, f);
         let n_postings: usize = lists.iter().map(Vec::len).sum();
         let mut out = Sink::new(out);
-        for count in [n, tag_kind.len(), terms.len(), 0] {
+        for count in [n, docs.tag_kind.len(), terms.len(), 0] {
             out.put(&(count as u32).to_le_bytes())?;
         }
         out.put(&(n_postings as u64).to_le_bytes())?;
@@ -838,16 +819,15 @@ impl Layout {
         let mut first = 0u32;
         out.put(&first.to_le_bytes())?;
         for &i in order {
-            first += tags_of(i).len() as u32;
+            first += docs.tags_of(i).len() as u32;
             out.put(&first.to_le_bytes())?;
         }
         for &i in order {
-            for t in tags_of(i) {
-                out.put(&[tag_kind[t]])?;
+            for t in docs.tags_of(i) {
+                out.put(&[docs.tag_kind[t]])?;
             }
         }
-        let tag = |t: usize| [nth(tag_bytes, tag_ends, 2 * t), nth(tag_bytes, tag_ends, 2 * t + 1)];
-        write_table(&mut out, order.iter().flat_map(|&i| tags_of(i)).flat_map(tag))?;
+        write_table(&mut out, order.iter().flat_map(|&i| docs.tags_of(i)).flat_map(|t| docs.tag(t)))?;
         write_table(&mut out, terms.iter().map(|&id| vocab.term(id)))?;
         let nf = n as f64;
         for id in terms {
