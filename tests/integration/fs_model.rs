@@ -210,16 +210,10 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
             Outcome::BytesMeta(b, Box::new(meta(m)))
         }),
         Op::MetadataBeneath(r, p) => outcome(fs.metadata_beneath(&join(world, r), &os_path(p)), meta),
-        Op::HeldBeneath(r, p, cap) => {
-            let held = fs.hold_root(&join(world, r)).and_then(|h| {
-                let read = h.read_beneath(&os_path(p), *cap);
-                Ok((read, h.metadata_beneath(&os_path(p))?))
-            });
-            outcome(held, |(read, m)| {
-                let read = outcome(read, |(b, m)| Outcome::BytesMeta(b, Box::new(meta(m))));
-                Outcome::Pair(Box::new(read), Box::new(meta(m)))
-            })
-        }
+        Op::HeldBeneath(r, p, cap) => outcome(fs.hold_root(&join(world, r)), |h| {
+            let read = outcome(h.read_beneath(&os_path(p), *cap), |(b, m)| Outcome::BytesMeta(b, Box::new(meta(m))));
+            Outcome::Pair(Box::new(read), Box::new(outcome(h.metadata_beneath(&os_path(p)), meta)))
+        }),
     }
 }
 

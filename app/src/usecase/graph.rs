@@ -113,6 +113,14 @@ fn read(
         Err(e) if e.kind == FsErrorKind::NotFound => return Err(GraphError::NoRoot(root.to_path_buf())),
         Err(e) => return Err(e.into()),
     }
+    // One handle on the root for every record read, taken before the walk: the records are
+    // read from the folder that was there when the run began, not from one put in its place
+    // while it ran (the walk and the writes still name the root by its path).
+    let held = fs.hold_root(root).map_err(|e| match e.kind {
+        FsErrorKind::NotFound => GraphError::NoRoot(root.to_path_buf()),
+        FsErrorKind::NotADirectory => GraphError::NotADir(root.to_path_buf()),
+        _ => e.into(),
+    })?;
     // Each file's record path and the path below the root to read (they differ for a symlink).
     let mut files: Vec<(&str, &Path)> = Vec::new();
     let walked = markdown_files(fs, root)?;
@@ -126,8 +134,6 @@ fn read(
             None => progress.skipped(path, "its name is not valid UTF-8, so no record path can name it"),
         }
     }
-    // One handle on the root for every file: the run reads the folder that is there now.
-    let held = fs.hold_root(root)?;
     let total = files.len();
     let start = clock.monotonic();
     tracing::debug!(files = total, "graph: walked the root");
@@ -479,8 +485,8 @@ pub fn index(
     // sidecar that cannot be written costs only speed (the server reads the JSON).
     let sidecar = Mutex::new(None);
     let search = |out: &mut dyn Write| {
-        let bytes = write_search_index(&plan, out)?;
-        *sidecar.lock().unwrap_or_else(|p| p.into_inner()) = Some(bytes);
+        let parts = write_search_index(&plan, out)?;
+        *sidecar.lock().unwrap_or_else(|p| p.into_inner()) = Some(parts);
         Ok(())
     };
     let set = [
@@ -494,7 +500,7 @@ pub fn index(
     let indexed = done(plan.graph.nodes.len());
     if let Some(parts) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
         // Written in pieces, its strings read from the records: never held whole.
-        let write = parts.lay_out(&plan);
+        let write = parts.lay_out();
         if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &write)]) {
             tracing::warn!("the search sidecar was not written ({e}); the server will read search-index.json instead");
         }
@@ -524,19 +530,21 @@ fn take_turn(fs: &dyn FileSystem, root: &Path, progress: &dyn Progress) -> Optio
 }
 
 /// The search sidecar's parts, built from the documents of a `search-index.json` as they were
-/// written (their strings left in the plan), and what names that JSON.
-pub struct Unfinished {
+/// written (their strings left in the plan they came from, which it holds), and what names
+/// that JSON.
+pub struct Unfinished<'p> {
+    plan: &'p Plan<'p>,
     builder: SidecarBuilder,
     json_len: u64,
     json_sha256: [u8; 32],
 }
 
-impl Unfinished {
+impl<'p> Unfinished<'p> {
     /// Lays the sidecar out and returns what writes it, reading the documents' strings from
-    /// `plan`, the plan they were written from.
-    pub fn lay_out<'p>(self, plan: &'p Plan<'_>) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
+    /// the plan again: document `i` of the builder is node `i` of the plan.
+    pub fn lay_out(self) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
+        let Unfinished { plan, builder, json_len, json_sha256 } = self;
         let strings = move |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
-        let Unfinished { builder, json_len, json_sha256 } = self;
         let layout = builder.layout(&strings);
         move |out: &mut dyn Write| layout.write(json_len, json_sha256, &strings, out)
     }
@@ -545,7 +553,7 @@ impl Unfinished {
 /// Writes `search-index.json` for the plan: documents rendered in batches on every core and
 /// written in id order as they come, so at most a few batches are held at once. Returns the
 /// search sidecar's parts, built from the same documents, naming the bytes written.
-pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<Unfinished> {
+pub fn write_search_index<'p>(plan: &'p Plan<'p>, out: &mut dyn Write) -> std::io::Result<Unfinished<'p>> {
     use std::sync::mpsc;
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
@@ -610,8 +618,12 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
         let (docs_tx, docs_rx) = mpsc::sync_channel::<(usize, Prepared)>(WINDOW);
         let builder = s.spawn(move || {
             let mut b = SidecarBuilder::borrowing(n);
+            let mut pushed = 0;
             for (batch, prepared) in docs_rx {
                 let first = batch * BATCH;
+                // The sidecar reads document `i`'s strings from node `i`: pushed in order.
+                debug_assert_eq!(first, pushed, "batches reach the sidecar in order");
+                pushed += prepared.len();
                 b.push((first..first + prepared.len()).map(|i| plan.view(i)), &prepared);
                 let _ = give_back_prepared.send(prepared);
             }
@@ -643,7 +655,7 @@ pub fn write_search_index(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Resu
     let mut tail = Vec::new();
     index::write_search_tail(&mut tail, n == 0);
     out.write_all(&tail)?;
-    Ok(Unfinished { builder: sidecar, json_len: out.len, json_sha256: out.sha256.finalize().into() })
+    Ok(Unfinished { plan, builder: sidecar, json_len: out.len, json_sha256: out.sha256.finalize().into() })
 }
 
 /// A writer that passes bytes on and keeps their count and SHA-256.
@@ -823,6 +835,36 @@ mod tests {
 
     fn read(fs: &MemoryFs, p: &Path) -> Option<Vec<u8>> {
         fs.read(p, u64::MAX).ok()
+    }
+
+    /// The sidecar `graph index` streams (documents pushed batch by batch from the render
+    /// threads, strings read back from the plan) is the one built from the documents as
+    /// values, over several batches and a partial last one.
+    #[test]
+    fn the_streamed_sidecar_is_the_one_built_from_the_documents() {
+        use sha2::Digest;
+        let records: Vec<Record> = (0..600)
+            .map(|i| {
+                let text = format!(
+                    "---\nid: project:p{i:03}\ntype: project\ntitle: Project {i} build-cache\ntags: [rust, t{}]\n---\n# P{i}\n\nWorked on node.js {} and Ünïcode.\n",
+                    i % 7,
+                    "latency ".repeat(i % 5)
+                );
+                Record::new(Page::parse(&format!("projects/p{i:03}/project.md"), &text))
+            })
+            .collect();
+        let plan = Plan::new(&records);
+        let mut json = Vec::new();
+        let write = write_search_index(&plan, &mut json).unwrap().lay_out();
+        let mut streamed = Vec::new();
+        write(&mut streamed).unwrap();
+        let mut reference = SidecarBuilder::default();
+        for i in 0..plan.graph.nodes.len() {
+            reference.add(&plan.document(i));
+        }
+        let reference = reference.finish(json.len() as u64, sha2::Sha256::digest(&json).into());
+        assert_eq!(plan.graph.nodes.len(), 600);
+        assert!(streamed == reference, "the streamed sidecar differs from the reference");
     }
 
     #[test]

@@ -95,7 +95,8 @@ impl Document {
 }
 
 /// A search document's strings, borrowed from a [`Document`] or a [`Plan`]: what the search
-/// builder copies, so that `graph index` hands it the plan's text instead of a clone of it.
+/// builder reads (and keeps, unless it borrows them), so that `graph index` hands it the
+/// plan's strings instead of a clone of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DocumentView<'a> {
     pub id: &'a str,

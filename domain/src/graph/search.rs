@@ -325,7 +325,8 @@ impl Entries {
 }
 
 /// Builds a [`Searcher`] one document at a time. Each document's strings go into flat arenas
-/// and its terms are folded into interned term ids as they arrive, so loading an index never
+/// (unless the caller keeps them: [`SearcherBuilder::borrowing`]) and its terms are folded
+/// into interned term ids as they arrive, so loading an index never
 /// holds every document's term strings at once (with serde, see [`deserialize`]). The same
 /// builder writes the sidecar ([`crate::graph::sidecar`]).
 #[derive(Debug, Default)]
@@ -399,34 +400,23 @@ fn write_table<'a>(out: &mut Sink<'_>, items: impl Iterator<Item = &'a [u8]> + C
     Ok(())
 }
 
-/// A writer that only counts the bytes.
-struct Counted(usize);
-
-impl std::io::Write for Counted {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// A writer fed in small pieces, passed on in pieces of [`Sink::PIECE`] bytes.
 struct Sink<'w> {
     out: &'w mut dyn std::io::Write,
     buf: Vec<u8>,
+    /// Bytes taken in all.
+    taken: usize,
 }
 
 impl<'w> Sink<'w> {
     const PIECE: usize = 64 * 1024;
 
     fn new(out: &'w mut dyn std::io::Write) -> Self {
-        Sink { out, buf: Vec::with_capacity(Self::PIECE) }
+        Sink { out, buf: Vec::with_capacity(Self::PIECE), taken: 0 }
     }
 
     fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.taken += bytes.len();
         if self.buf.len() + bytes.len() > Self::PIECE {
             self.out.write_all(&self.buf)?;
             self.buf.clear();
@@ -652,29 +642,21 @@ impl Prepared {
 }
 
 impl SearcherBuilder {
-    /// A builder with room for `docs` documents whose five strings are `doc_bytes` long in
-    /// all, so that its largest arena is allocated once instead of grown by doubling.
-    pub fn with_capacity(docs: usize, doc_bytes: usize) -> Self {
+    /// A builder for `docs` documents that keeps none of their five strings: the caller still
+    /// holds them (`graph index`'s records) and gives them back to [`SearcherBuilder::layout`]
+    /// and [`Layout::write`], so they are never in memory twice.
+    pub fn borrowing(docs: usize) -> Self {
         SearcherBuilder {
-            docs: DocParts {
-                bytes: Vec::with_capacity(doc_bytes),
-                ends: Vec::with_capacity(5 * docs),
-                tag_first: Vec::with_capacity(docs),
-                ..DocParts::default()
-            },
+            docs: DocParts { borrowing: true, tag_first: Vec::with_capacity(docs), ..DocParts::default() },
             lens: Vec::with_capacity(docs),
             bounds: Vec::with_capacity(docs + 1),
             ..Self::default()
         }
     }
 
-    /// A builder for `docs` documents that keeps none of their five strings: the caller still
-    /// holds them (`graph index`'s records) and gives them back to [`SearcherBuilder::layout`]
-    /// and [`Layout::write`], so they are never in memory twice.
-    pub fn borrowing(docs: usize) -> Self {
-        let mut b = Self::with_capacity(docs, 0);
-        b.docs.borrowing = true;
-        b
+    /// Whether it keeps no strings ([`SearcherBuilder::borrowing`]).
+    pub fn is_borrowing(&self) -> bool {
+        self.docs.borrowing
     }
 
     pub fn add(&mut self, d: &Document) {
@@ -726,10 +708,8 @@ impl SearcherBuilder {
         assert!(!self.docs.borrowing, "a borrowing builder is laid out with its strings");
         let none = |_: usize, _: usize| -> &[u8] { &[] };
         let layout = self.layout(&none);
-        // Counted first, so the body is allocated once at its size, not grown by doubling.
-        let mut count = Counted(0);
-        layout.write(&mut count, &none).expect("counting takes every write");
-        let mut body = Vec::with_capacity(count.0);
+        // Allocated once at its size, not grown by doubling.
+        let mut body = Vec::with_capacity(layout.len(&none));
         layout.write(&mut body, &none).expect("a Vec takes every write");
         Searcher::from_body(body, 0).expect("the builder writes a consistent body")
     }
@@ -803,6 +783,28 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The length of what [`Layout::write`] writes, from the parts' sizes alone.
+    pub fn len(&self, strings: &DocStrings<'_>) -> usize {
+        let Layout { docs, vocab, order, lists, terms, starts, haystack } = self;
+        let (n, n_tags, n_terms) = (order.len(), docs.tag_kind.len(), terms.len());
+        let doc_strings: usize =
+            (0..n).flat_map(|i| (0..5).map(move |f| (i, f))).map(|(i, f)| docs.field(strings, i, f).len()).sum();
+        let tag_strings: usize = (0..n_tags).flat_map(|t| docs.tag(t)).map(<[u8]>::len).sum();
+        let term_strings: usize = terms.iter().map(|&id| vocab.term(id).len()).sum();
+        let n_postings: usize = lists.iter().map(Vec::len).sum();
+        24 + (8 * (5 * n + 1) + doc_strings)
+            + 4 * (n + 1)
+            + n_tags
+            + (8 * (2 * n_tags + 1) + tag_strings)
+            + (8 * (n_terms + 1) + term_strings)
+            + 8 * n_terms
+            + 8 * (n_terms + 1)
+            + 8 * n_postings
+            + 4 * starts.len()
+            + 8
+            + haystack.len()
+    }
+
     /// Writes the flat layout to `out` in pieces; it is never held whole. `strings` as given
     /// to [`SearcherBuilder::layout`].
     pub fn write(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
@@ -852,6 +854,7 @@ impl Layout {
         }
         out.put(&(haystack.len() as u64).to_le_bytes())?;
         out.put(haystack)?;
+        debug_assert_eq!(out.taken, self.len(strings), "Layout::len counts what write writes");
         out.done()
     }
 }
@@ -1481,6 +1484,27 @@ mod tests {
         assert_eq!([v.intern(7, b"go"), v.intern(7, b"rust"), v.intern(7, b"ci"), v.intern(8, b"node")], [1, 0, 2, 3]);
         assert_eq!(v.len(), 4);
         assert_eq!([v.term(0), v.term(1), v.term(2), v.term(3)], [&b"rust"[..], b"go", b"ci", b"node"]);
+    }
+
+    /// Entries keep their order and fields across chunk boundaries, and the packed count
+    /// holds every count a record can reach (and saturates past that, never spilling into
+    /// the flags).
+    #[test]
+    fn entries_keep_what_was_pushed_across_chunks() {
+        let mut entries = Entries::default();
+        let total = 2 * Entries::CHUNK + 3;
+        for k in 0..total as u32 {
+            entries.push(Entry::new(k, k % 1000, k % 3 == 0, k % 5 == 0));
+        }
+        assert_eq!((entries.len, entries.chunks.len()), (total, 3));
+        for k in [0, Entries::CHUNK - 1, Entries::CHUNK, 2 * Entries::CHUNK + 2] {
+            let e = entries.get(k);
+            let k32 = k as u32;
+            assert_eq!((e.term, e.tf(), e.in_title(), e.in_tag()), (k32, k32 % 1000, k32 % 3 == 0, k32 % 5 == 0));
+        }
+        let big = Entry::new(1, u32::MAX, false, true);
+        assert_eq!((big.tf(), big.in_title(), big.in_tag()), ((1 << 30) - 1, false, true));
+        assert_eq!(Entry::new(1, 16 << 20, true, false).tf(), 16 << 20, "a 16 MiB record's count");
     }
 
     proptest::proptest! {

@@ -5,9 +5,18 @@ use std::collections::HashMap;
 
 use super::super::index::{Document, Tag, tokens};
 use super::{
-    B, Entry, Hit, ID_PATH_WEIGHT, K1, MAX_QUERY_TERMS, MAX_RESULTS, Needles, Query, Results, TAG_BOOST, TITLE_BOOST,
+    B, Hit, ID_PATH_WEIGHT, K1, MAX_QUERY_TERMS, MAX_RESULTS, Needles, Query, Results, TAG_BOOST, TITLE_BOOST,
     excerpt_with, expand, expand_all,
 };
+
+/// One document's weight inputs for one term (unpacked: the flat builder packs its own).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    term: u32,
+    tf: u32,
+    in_title: bool,
+    in_tag: bool,
+}
 
 #[derive(Debug)]
 struct Doc {
@@ -74,7 +83,7 @@ impl RefBuilder {
         for (t, tf) in counts {
             let next = self.vocab.len() as u32;
             let term = *self.vocab.entry(t.into()).or_insert(next);
-            self.entries.push(Entry::new(term, tf, has(&title_terms, t), has(&tag_terms, t)));
+            self.entries.push(Entry { term, tf, in_title: has(&title_terms, t), in_tag: has(&tag_terms, t) });
         }
         self.bounds.push(self.entries.len());
         self.lens.push(len);
@@ -98,12 +107,12 @@ impl RefBuilder {
         for (i, &old) in order.iter().enumerate() {
             let len = lens[old];
             for e in &entries[bounds[old]..bounds[old + 1]] {
-                let tf = f64::from(e.tf());
+                let tf = f64::from(e.tf);
                 let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
-                if e.in_title() {
+                if e.in_title {
                     w += TITLE_BOOST;
                 }
-                if e.in_tag() {
+                if e.in_tag {
                     w += TAG_BOOST;
                 }
                 lists[e.term as usize].push((i as u32, w as f32));
