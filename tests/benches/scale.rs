@@ -16,7 +16,12 @@
 //!
 //! "cold" runs drop the page cache first (`echo 3 > /proc/sys/vm/drop_caches`, root only; the
 //! column says "n/a" when it cannot be dropped), "warm" runs follow a run that read everything.
-//! Run on an idle machine: `scripts/bench --bench scale`.
+//! Run on an idle machine: `BENCH=scale scripts/bench`.
+//!
+//! `VITAEGRAPH_BENCH_BASELINE=PATH` also measures another build (a `vitaecontext` binary, say
+//! the previous commit's) in the same run: on its own copy of each graph, every measurement
+//! alternating between the two builds, so that both meet the same machine state; a second
+//! table follows for it. A figure compares only with one from the same run.
 
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
@@ -90,11 +95,26 @@ fn search(q: &str) -> String {
 }
 
 /// Spawn, initialize, first search: seconds from the spawn to the answer.
-fn first_search(root: &Path, home: &Path) -> f64 {
+fn first_search(bin: &Path, root: &Path, home: &Path) -> f64 {
     let start = Instant::now();
-    let mut server = support::McpChild::start(&["--root".as_ref(), root.as_os_str()], home);
+    let mut server = support::McpChild::start_with(bin, &["--root".as_ref(), root.as_os_str()], home);
     server.call(&search("rust latency"));
     start.elapsed().as_secs_f64()
+}
+
+/// A build measured: its binary, and its own copy of the graph.
+struct Build {
+    bin: PathBuf,
+    root: PathBuf,
+}
+
+/// A copy of the records below `from` at `to` (`.generated/` left out).
+fn copy_records(from: &Path, to: &Path) {
+    for file in records(from) {
+        let target = to.join(file.strip_prefix(from).expect("below the root"));
+        std::fs::create_dir_all(target.parent().expect("a parent")).expect("mkdir");
+        std::fs::copy(&file, &target).expect("copy");
+    }
 }
 
 #[derive(Default)]
@@ -109,15 +129,21 @@ struct Row {
     server_rss: Figure,
 }
 
-fn bench(n: usize) -> (usize, Row) {
+/// One row per build (this one first), measured alternately.
+fn bench(n: usize, baseline: Option<&Path>) -> (usize, Vec<Row>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("graph");
     std::fs::create_dir_all(&root).expect("mkdir");
     let written = support::generate(&root, n);
     eprintln!("== {written} records");
-    let mut row = Row::default();
+    let mut builds = vec![Build { bin: support::bin(), root: root.clone() }];
+    if let Some(bin) = baseline {
+        let copy = dir.path().join("graph-baseline");
+        copy_records(&root, &copy);
+        builds.push(Build { bin: bin.to_path_buf(), root: copy });
+    }
+    let mut rows: Vec<Row> = builds.iter().map(|_| Row::default()).collect();
     let can_drop = drop_caches();
-    let manifest = root.join(".generated/manifest.bin");
     for (c, cold) in states(can_drop) {
         for _ in 0..RUNS {
             if cold {
@@ -125,62 +151,71 @@ fn bench(n: usize) -> (usize, Row) {
             } else {
                 read_floor(&root);
             }
-            row.floor[c].0.push(read_floor(&root));
+            let floor = read_floor(&root);
+            rows.iter_mut().for_each(|r| r.floor[c].0.push(floor));
         }
         for _ in 0..RUNS {
-            let _ = std::fs::remove_file(&manifest);
-            if cold {
-                drop_caches();
+            for (b, row) in builds.iter().zip(&mut rows) {
+                let _ = std::fs::remove_file(b.root.join(".generated/manifest.bin"));
+                if cold {
+                    drop_caches();
+                }
+                let (secs, rss) = support::index_once_with(&b.bin, &b.root);
+                row.full[c].0.push(secs);
+                row.full_rss.0.push(rss);
             }
-            let (secs, rss) = support::index_once(&root);
-            row.full[c].0.push(secs);
-            row.full_rss.0.push(rss);
         }
     }
     // A changed body in one record per run (the first run after the full ones writes the
     // manifest; it is not counted).
-    support::index_once(&root);
-    let files = records(&root);
+    for b in &builds {
+        support::index_once_with(&b.bin, &b.root);
+    }
+    let files: Vec<PathBuf> =
+        records(&root).into_iter().map(|f| f.strip_prefix(&root).expect("below").to_path_buf()).collect();
     for i in 0..RUNS {
         let file = &files[(i * 7919) % files.len()];
-        let mut text = std::fs::read_to_string(file).expect("record");
-        text.push_str(&format!("\nEdited in run {i}.\n"));
-        std::fs::write(file, text).expect("edit");
+        for b in &builds {
+            let mut text = std::fs::read_to_string(b.root.join(file)).expect("record");
+            text.push_str(&format!("\nEdited in run {i}.\n"));
+            std::fs::write(b.root.join(file), text).expect("edit");
+        }
         // Past the racily-clean window of the run before, as a person's next edit would be.
         std::thread::sleep(Duration::from_millis(2100));
-        let (secs, rss) = support::index_once(&root);
-        row.edit.0.push(secs);
-        row.edit_rss.0.push(rss);
+        for (b, row) in builds.iter().zip(&mut rows) {
+            let (secs, rss) = support::index_once_with(&b.bin, &b.root);
+            row.edit.0.push(secs);
+            row.edit_rss.0.push(rss);
+        }
     }
     for (c, cold) in states(can_drop) {
         for _ in 0..RUNS {
-            if cold {
-                drop_caches();
+            for (b, row) in builds.iter().zip(&mut rows) {
+                if cold {
+                    drop_caches();
+                }
+                row.first[c].0.push(first_search(&b.bin, &b.root, dir.path()));
             }
-            row.first[c].0.push(first_search(&root, dir.path()));
         }
     }
-    let mut server = support::McpChild::start(&["--root".as_ref(), root.as_os_str()], dir.path());
-    let mut rng = support::Rng(42);
-    let queries: Vec<String> =
-        (0..210).map(|_| format!("{} {}", rng.pick(support::WORDS), rng.pick(support::WORDS))).collect();
-    let mut qi = queries.iter().cycle();
-    let stats = support::time(200, 10, || server.call(&search(qi.next().expect("cycle"))));
-    eprintln!("{}", stats.line("search_vitaegraph warm, 2-word queries"));
-    row.warm_search.0.push(stats.samples[stats.samples.len() / 2].as_secs_f64());
-    row.server_rss.0.push(support::status_kib(server.pid(), "VmHWM:") as f64 / 1024.0);
-    (written, row)
+    for (b, row) in builds.iter().zip(&mut rows) {
+        let mut server = support::McpChild::start_with(&b.bin, &["--root".as_ref(), b.root.as_os_str()], dir.path());
+        let mut rng = support::Rng(42);
+        let queries: Vec<String> =
+            (0..210).map(|_| format!("{} {}", rng.pick(support::WORDS), rng.pick(support::WORDS))).collect();
+        let mut qi = queries.iter().cycle();
+        let stats = support::time(200, 10, || server.call(&search(qi.next().expect("cycle"))));
+        eprintln!("{}", stats.line(&format!("search_vitaegraph warm, 2-word queries, {}", b.bin.display())));
+        row.warm_search.0.push(stats.samples[stats.samples.len() / 2].as_secs_f64());
+        row.server_rss.0.push(support::status_kib(server.pid(), "VmHWM:") as f64 / 1024.0);
+    }
+    (written, rows)
 }
 
-fn main() {
-    let sizes: Vec<usize> = std::env::var("VITAEGRAPH_BENCH_SIZES")
-        .unwrap_or_else(|_| "1000,10000,100000".into())
-        .split(',')
-        .filter_map(|s| s.trim().parse().ok())
-        .collect();
-    let rows: Vec<(usize, Row)> = sizes.iter().map(|&n| bench(n)).collect();
+/// The table of one build's rows.
+fn table(title: &str, rows: &[(usize, &Row)]) {
     let header: Vec<String> = rows.iter().map(|(n, _)| format!("{n} records")).collect();
-    println!("\n| median (min-max) of {RUNS} | {} |", header.join(" | "));
+    println!("\n{title}\n\n| median (min-max) of {RUNS} | {} |", header.join(" | "));
     println!("|---|{}", "---|".repeat(rows.len()));
     let line = |what: &str, cell: &dyn Fn(&Row) -> String| {
         let cells: Vec<String> = rows.iter().map(|(_, r)| cell(r)).collect();
@@ -197,4 +232,22 @@ fn main() {
     line("first search from a fresh start, warm", &|r| r.first[1].show("s"));
     line("warm search, median of 200", &|r| r.warm_search.show("s"));
     line("server peak RSS after searches", &|r| r.server_rss.show("MB"));
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("VITAEGRAPH_BENCH_SIZES")
+        .unwrap_or_else(|_| "1000,10000,100000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let baseline = std::env::var_os("VITAEGRAPH_BENCH_BASELINE").map(PathBuf::from);
+    if let Some(bin) = &baseline {
+        assert!(bin.is_file(), "VITAEGRAPH_BENCH_BASELINE={} is not a file", bin.display());
+    }
+    let rows: Vec<(usize, Vec<Row>)> = sizes.iter().map(|&n| bench(n, baseline.as_deref())).collect();
+    let of = |b: usize| rows.iter().map(|(n, r)| (*n, &r[b])).collect::<Vec<_>>();
+    table(&format!("This build ({})", support::bin().display()), &of(0));
+    if let Some(bin) = &baseline {
+        table(&format!("Baseline ({}), measured alternately with this build", bin.display()), &of(1));
+    }
 }

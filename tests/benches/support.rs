@@ -74,9 +74,15 @@ pub struct McpChild {
 
 impl McpChild {
     /// Starts the binary with `args` (after `mcp`) and initializes it.
+    #[allow(dead_code, reason = "the scale bench names its binaries")]
     pub fn start(args: &[&std::ffi::OsStr], home: &std::path::Path) -> Self {
+        Self::start_with(&bin(), args, home)
+    }
+
+    /// [`McpChild::start`] of another binary (a baseline build to compare with).
+    pub fn start_with(bin: &Path, args: &[&std::ffi::OsStr], home: &std::path::Path) -> Self {
         use std::process::{Command, Stdio};
-        let mut child = Command::new(bin())
+        let mut child = Command::new(bin)
             .arg("mcp")
             .args(args)
             .env("HOME", home)
@@ -271,10 +277,16 @@ pub fn generate(root: &Path, n: usize) -> usize {
 /// MiB), the RSS from `getrusage` via python3 (Rust's std has no wait4).
 #[allow(dead_code, reason = "only the graph benches index")]
 pub fn index_once(root: &Path) -> (f64, f64) {
+    index_once_with(&bin(), root)
+}
+
+/// [`index_once`] with another binary (a baseline build to compare with).
+#[allow(dead_code, reason = "only the scale bench compares builds")]
+pub fn index_once_with(bin: &Path, root: &Path) -> (f64, f64) {
     let script = "import resource,subprocess,sys,time\nt=time.perf_counter()\nr=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)\nd=time.perf_counter()-t\nassert r.returncode==0, r.returncode\nprint(d, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
     let out = std::process::Command::new("python3")
         .args(["-c", script])
-        .arg(bin())
+        .arg(bin)
         .args(["graph", "index", "--root"])
         .arg(root)
         .output()
