@@ -12,7 +12,11 @@
 //! - first search: spawn `vitaecontext mcp`, `initialize`, first `search_vitaegraph`, timed from
 //!   the spawn to the answer;
 //! - warm search: 200 two-word queries on one server, median;
-//! - server peak RSS: `VmHWM` after the searches.
+//! - server peak RSS: `VmHWM` after the searches;
+//! - live edit: with `vitaecontext mcp --watch` serving the graph (started, then left for
+//!   1 s plus twice a full warm index, so its first index is done), a new word is appended to
+//!   one record and `search_vitaegraph` is asked for it every 10 ms: the time from the write to
+//!   the first answer that finds it (a different record and word each run).
 //!
 //! "cold" runs drop the page cache first (`echo 3 > /proc/sys/vm/drop_caches`, root only; the
 //! column says "n/a" when it cannot be dropped), "warm" runs follow a run that read everything.
@@ -102,6 +106,44 @@ fn first_search(bin: &Path, root: &Path, home: &Path) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
+/// The `matchCount` of a `search_vitaegraph` answer (its first content item is the JSON).
+fn match_count(line: &str) -> u64 {
+    let answer: serde_json::Value = serde_json::from_str(line).expect("a JSON-RPC line");
+    let text = answer["result"]["content"][0]["text"].as_str().expect("a text result");
+    let result: serde_json::Value = serde_json::from_str(text).expect("the result's JSON");
+    result["matchCount"].as_u64().expect("matchCount")
+}
+
+/// Seconds from appending a new word to a record (one per run) to the first search that finds
+/// it, with `mcp --watch` serving the graph.
+fn live_edits(b: &Build, home: &Path, files: &[PathBuf], settle: Duration) -> Vec<f64> {
+    let args = ["--watch".as_ref(), "--root".as_ref(), b.root.as_os_str()];
+    let mut server = support::McpChild::start_with(&b.bin, &args, home);
+    std::thread::sleep(settle);
+    let mut found = Vec::new();
+    for i in 0..RUNS {
+        let word = format!("zqlive{i}x{}", files.len());
+        let mut ask = || {
+            server.call(&search(&word));
+            match_count(server.last())
+        };
+        assert_eq!(ask(), 0, "{word} is new");
+        let file = b.root.join(&files[(i * 104_729 + 17) % files.len()]);
+        let mut text = std::fs::read_to_string(&file).expect("record");
+        text.push_str(&format!("\n{word}\n"));
+        let start = Instant::now();
+        std::fs::write(&file, text).expect("edit");
+        while ask() == 0 {
+            assert!(start.elapsed() < Duration::from_secs(60), "{word} was never found");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        found.push(start.elapsed().as_secs_f64());
+        // Past the racily-clean window, as a person's next edit would be.
+        std::thread::sleep(Duration::from_millis(2100));
+    }
+    found
+}
+
 /// A build measured: its binary, and its own copy of the graph.
 struct Build {
     bin: PathBuf,
@@ -127,6 +169,7 @@ struct Row {
     first: [Figure; 2],
     warm_search: Figure,
     server_rss: Figure,
+    live: Figure,
 }
 
 /// One row per build (this one first), measured alternately.
@@ -209,6 +252,11 @@ fn bench(n: usize, baseline: Option<&Path>) -> (usize, Vec<Row>) {
         row.warm_search.0.push(stats.samples[stats.samples.len() / 2].as_secs_f64());
         row.server_rss.0.push(support::status_kib(server.pid(), "VmHWM:") as f64 / 1024.0);
     }
+    for (b, row) in builds.iter().zip(&mut rows) {
+        let full = row.full[1].0.iter().copied().fold(0.0, f64::max);
+        let settle = Duration::from_secs_f64(1.0 + 2.0 * full);
+        row.live.0 = live_edits(b, dir.path(), &files, settle);
+    }
     (written, rows)
 }
 
@@ -232,6 +280,7 @@ fn table(title: &str, rows: &[(usize, &Row)]) {
     line("first search from a fresh start, warm", &|r| r.first[1].show("s"));
     line("warm search, median of 200", &|r| r.warm_search.show("s"));
     line("server peak RSS after searches", &|r| r.server_rss.show("MB"));
+    line("live edit found by search (`mcp --watch`)", &|r| r.live.show("s"));
 }
 
 fn main() {

@@ -105,19 +105,25 @@ impl McpChild {
     }
 
     /// The last response line read.
-    #[allow(dead_code, reason = "only the skills bench pages through answers")]
+    #[allow(dead_code, reason = "only the skills and scale benches read answers")]
     pub fn last(&self) -> &str {
         &self.line
     }
 
     /// Sends one request line and reads one response line; returns its length.
+    /// Notifications the server sends meanwhile (`mcp --watch` re-indexing) are skipped.
     pub fn call(&mut self, request: &str) -> usize {
         use std::io::{BufRead, Write};
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{request}").expect("write");
         stdin.flush().expect("flush");
-        self.line.clear();
-        self.stdout.read_line(&mut self.line).expect("read");
+        loop {
+            self.line.clear();
+            assert!(self.stdout.read_line(&mut self.line).expect("read") > 0, "the server closed its output");
+            if !self.line.starts_with(r#"{"jsonrpc":"2.0","method":"#) {
+                break;
+            }
+        }
         assert!(self.line.contains("\"result\""), "{}", self.line);
         self.line.len()
     }
