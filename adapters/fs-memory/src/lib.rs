@@ -379,12 +379,23 @@ impl State {
             }
         }
         let Some(e) = failure else { return Ok(()) };
-        for (slot, old) in applied.into_iter().rev() {
-            let Some(slot) = slot else { continue };
+        // Put back what was changed, last first, each path resolved again as the real adapter
+        // renames and removes by path: where a change replaced a symlink that a later path went
+        // through, that path no longer resolves and stays as it is (as on disk).
+        for ((slot, old), change) in applied.into_iter().zip(changes).rev() {
+            if slot.is_none() {
+                continue;
+            }
+            let Ok(slot) = self.entry_slot(change.path()) else { continue };
             match old.and_then(|k| self.nodes.remove(k)) {
-                Some(node) => self.nodes.insert(slot, node),
-                None => self.nodes.remove(&slot),
-            };
+                Some(node) => {
+                    self.nodes.insert(slot, node);
+                }
+                None if !matches!(self.nodes.get(&slot), Some(Node::Dir)) => {
+                    self.nodes.remove(&slot);
+                }
+                None => {}
+            }
         }
         Err(e)
     }
