@@ -275,6 +275,20 @@ fn a_set_that_replaces_a_symlink_its_own_paths_go_through_fails_as_on_disk() {
     both_agree(&ops).unwrap();
 }
 
+/// Regression (found by the property test): a set removes `c/c` through the symlink `c` (to the
+/// world itself), which removes `c`; the second name kept for it was made in `c/`, so it could
+/// no longer be reached and was left behind. Temporaries and kept names are now made in the
+/// physical folder.
+#[test]
+fn a_set_that_removes_a_symlink_its_own_path_goes_through_leaves_nothing_behind() {
+    let ops = [
+        Op::Symlink(Target::Inside(String::new()), "c".into()),
+        Op::WriteSet(vec![("c/c".into(), None)]),
+        Op::Walk(String::new()),
+    ];
+    both_agree(&ops).unwrap();
+}
+
 // Permission bits agree too: private folders are 0700 only where they were created, files
 // written atomically are 0600, and set_mode is read back (the real run assumes umask 022).
 #[test]

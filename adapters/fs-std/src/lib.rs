@@ -268,8 +268,9 @@ fn staged_with(
     if !dir_meta.is_dir() {
         return Err(FsError::new(FsErrorKind::NotADirectory, path, "parent is not a directory"));
     }
+    let dir = physical(dir)?;
     let mut tmp =
-        tempfile::Builder::new().prefix(".vitaecontext-").suffix(".tmp").tempfile_in(dir).map_err(|e| err(dir, e))?;
+        tempfile::Builder::new().prefix(".vitaecontext-").suffix(".tmp").tempfile_in(&dir).map_err(|e| err(&dir, e))?;
     content(&mut tmp).map_err(|e| err(path, e))?;
     if durable == Durable::Synced {
         tmp.as_file().sync_all().map_err(|e| err(path, e))?;
@@ -296,11 +297,18 @@ fn kept(path: &Path) -> Result<Option<tempfile::TempPath>, FsError> {
             let link = tempfile::Builder::new()
                 .prefix(".vitaecontext-")
                 .suffix(".old")
-                .make_in(dir, |name| fs::hard_link(path, name))
+                .make_in(physical(dir)?, |name| fs::hard_link(path, name))
                 .map_err(|e| err(path, e))?;
             Ok(Some(link.into_temp_path()))
         }
     }
+}
+
+/// The folder `dir` names, every symlink resolved: where a set's temporary and kept names are
+/// made, so that they are reached (renamed, removed) by a path that no change of the set can
+/// redirect, such as a symlink on the way that the set itself replaces or removes.
+fn physical(dir: &Path) -> Result<PathBuf, FsError> {
+    fs::canonicalize(dir).map_err(|e| err(dir, e))
 }
 
 fn too_large(path: &Path, max_bytes: u64) -> FsError {
