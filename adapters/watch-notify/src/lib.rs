@@ -1,14 +1,17 @@
 //! The watch port with the `notify` crate: inotify on Linux, FSEvents on macOS.
 //!
 //! notify's recursive mode adds a watch for every folder created after the start, so records
-//! in new folders are seen. Its vocabulary is translated here: reads (open, close after read,
-//! access time) are not changes, since indexing reads every record and would otherwise wake the
-//! watcher it serves; an error or a "rescan" flag (a queue overflow) is [`WatchEvent::Lost`].
+//! in new folders are seen. Reads are not changes: an index run opens every folder and many
+//! records, so the kernel is asked for no open or close-after-read events at all
+//! ([`WATCHED`]), which keeps a run from filling inotify's queue with its own reads (at
+//! 100,000 records it overflowed, and the overflow made `--watch` index again, forever).
+//! What still arrives is translated here: access times are not changes either; an error or a
+//! "rescan" flag (a queue overflow) is [`WatchEvent::Lost`].
 
 use std::path::Path;
 
-use notify::event::{AccessKind, AccessMode, EventKind, MetadataKind, ModifyKind};
-use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use notify::event::{AccessKind, AccessMode, EventKind, EventKindMask, MetadataKind, ModifyKind};
+use notify::{Config, RecommendedWatcher, RecursiveMode, Watcher as _};
 use ports::watch::{WatchError, WatchEvent, WatchSink, Watcher, Watching};
 
 /// Watches folders with the platform's recommended backend.
@@ -18,6 +21,15 @@ pub struct NotifyWatcher;
 struct Guard(#[allow(dead_code, reason = "held only to keep the watch alive")] RecommendedWatcher);
 
 impl Watching for Guard {}
+
+/// The events asked for: creations, removals, renames, writes, metadata, and the close of a
+/// file opened for writing; not opens, nor closes after reading.
+const WATCHED: EventKindMask = EventKindMask::CREATE
+    .union(EventKindMask::REMOVE)
+    .union(EventKindMask::MODIFY_DATA)
+    .union(EventKindMask::MODIFY_META)
+    .union(EventKindMask::MODIFY_NAME)
+    .union(EventKindMask::ACCESS_CLOSE);
 
 /// Whether an event of this kind means a file's content, name or existence may have changed.
 fn is_change(kind: &EventKind) -> bool {
@@ -32,13 +44,14 @@ fn is_change(kind: &EventKind) -> bool {
 impl Watcher for NotifyWatcher {
     fn watch(&self, root: &Path, sink: WatchSink) -> Result<Box<dyn Watching>, WatchError> {
         let fail = |e: notify::Error| WatchError { path: root.to_path_buf(), message: e.to_string() };
-        let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
+        let handler = move |res: notify::Result<notify::Event>| match res {
             Ok(event) if event.need_rescan() => sink(WatchEvent::Lost("the watcher missed events".into())),
             Ok(event) if is_change(&event.kind) => sink(WatchEvent::Changed(event.paths)),
             Ok(_) => {}
             Err(e) => sink(WatchEvent::Lost(e.to_string())),
-        })
-        .map_err(fail)?;
+        };
+        let mut watcher =
+            RecommendedWatcher::new(handler, Config::default().with_event_kinds(WATCHED)).map_err(fail)?;
         watcher.watch(root, RecursiveMode::Recursive).map_err(fail)?;
         Ok(Box::new(Guard(watcher)))
     }
@@ -82,6 +95,44 @@ mod tests {
                 break;
             }
             assert!(Instant::now() < deadline, "no event for {}", file.display());
+        }
+    }
+
+    /// Regression: notify 8 asked inotify for every open; an index run opens every folder it
+    /// walks and many records, so at 100,000 records its own reads overflowed the kernel's
+    /// queue, and the overflow made `--watch` index again, forever. The kernel's record of the
+    /// watches (`/proc/self/fdinfo` of the inotify descriptor) shows what was asked for.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_kernel_is_asked_for_no_open_or_read_events() {
+        const IN_OPEN: u32 = 0x20;
+        const IN_CLOSE_NOWRITE: u32 = 0x10;
+        const IN_MODIFY: u32 = 0x2;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("projects")).unwrap();
+        let _guard = NotifyWatcher.watch(&root, Box::new(|_| {})).unwrap();
+        // Every `inotify wd:... mask:HEX` line of every inotify descriptor of this process
+        // (other tests may watch too: each of their watches must pass as well).
+        let masks: Vec<u32> = std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.to_string_lossy().contains("inotify")))
+            .filter_map(|fd| {
+                std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.file_name().to_string_lossy())).ok()
+            })
+            .flat_map(|info| {
+                info.lines()
+                    .filter_map(|l| l.strip_prefix("inotify wd:"))
+                    .filter_map(|l| l.split_whitespace().find_map(|f| f.strip_prefix("mask:")))
+                    .map(|m| u32::from_str_radix(m, 16).unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(masks.len() >= 2, "the root and its folder are watched: {masks:x?}");
+        for mask in masks {
+            assert_eq!(mask & (IN_OPEN | IN_CLOSE_NOWRITE), 0, "a watch asks for reads: {mask:#x}");
+            assert_ne!(mask & IN_MODIFY, 0, "a watch asks for writes: {mask:#x}");
         }
     }
 
