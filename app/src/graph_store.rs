@@ -138,6 +138,16 @@ impl std::fmt::Debug for GraphStore {
     }
 }
 
+/// Whether `graph index` (in this process or another) is writing the generated files of the
+/// graph at `root` now: it holds the root's lock ([`FileSystem::lock_dir`]) from before it
+/// reads the records until its last file is in place. Meanwhile the files are in flux: the new
+/// search index lands a moment before its sidecar, and loading it then, from the JSON, would
+/// cost seconds and hundreds of MB at 100,000 records. A server that has an index loaded keeps
+/// serving it until the run ends (where the filesystem cannot tell, as if no run were under way).
+fn indexing(fs: &dyn FileSystem, root: &std::path::Path) -> bool {
+    fs.dir_locked(root).unwrap_or(false)
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -185,6 +195,10 @@ impl GraphStore {
         }
         if let Some(failed) = c.failed.as_ref().filter(|f| f.stamp == seen.stamp && f.len == seen.len) {
             return Err(Unavailable::Remembered(Arc::clone(&failed.error)));
+        }
+        if let Some(hit) = c.loaded.as_ref().filter(|_| indexing(fs, &root)) {
+            tracing::debug!(file = stored, "an index is being written: serving the one loaded before");
+            return Ok(Arc::clone(&hit.value));
         }
         let (bytes, meta) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES)?;
         let digest: [u8; 32] = Sha256::digest(&bytes).into();
@@ -248,6 +262,10 @@ impl GraphStore {
         }
         if let Some(failed) = c.failed.as_ref().filter(|f| f.stamp == seen.stamp && f.len == seen.len) {
             return Err(Unavailable::Remembered(Arc::clone(&failed.error)));
+        }
+        if let Some(hit) = c.loaded.as_ref().filter(|_| indexing(fs, &root)) {
+            tracing::debug!(file = stored, "an index is being written: serving the one loaded before");
+            return Ok(Arc::clone(&hit.value));
         }
         let (mut json, mut meta) = fs.open_beneath(&root, path.relative())?;
         if c.distrusted != Some((meta.stamp, meta.len)) {
@@ -482,6 +500,44 @@ mod tests {
         assert_eq!(fs.reads(), 2);
         assert!(store.graph(&fs).is_ok());
         assert_eq!(fs.reads(), 2, "a valid file is not read again either");
+    }
+
+    /// Regression: at 100,000 records a search made while `graph index` wrote its files found
+    /// the new `search-index.json` before its sidecar and loaded the JSON: seconds and
+    /// hundreds of MB, several times per edit under `mcp --watch`. While an index holds the
+    /// root's lock, what was loaded is served; the run's files are loaded once it ends.
+    #[test]
+    fn while_an_index_is_written_the_loaded_one_is_served() {
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        let graph = Path::new("/g/.generated/graph.json");
+        let empty_graph = |source: &str| format!(r#"{{"version":"2.0.0","source":"{source}","nodes":[],"edges":[]}}"#);
+        fs.write_atomic(graph, empty_graph("before").as_bytes()).unwrap();
+        let before = sample_index(&["kafka streams"]);
+        fs.write_atomic(Path::new(JSON), &crate::usecase::graph::json_bytes(&before)).unwrap();
+        let (old_graph, old_search) = (store.graph(&fs).unwrap(), store.searcher(&fs).unwrap());
+
+        let run = fs.lock_dir(Path::new("/g"), false).unwrap().expect("no other index");
+        fs.write_atomic(graph, empty_graph("after").as_bytes()).unwrap();
+        let after = sample_index(&["bazel caches"]);
+        fs.write_atomic(Path::new(JSON), &crate::usecase::graph::json_bytes(&after)).unwrap();
+        let reads = fs.reads();
+        assert!(Arc::ptr_eq(&store.graph(&fs).unwrap(), &old_graph), "the graph loaded before");
+        assert!(Arc::ptr_eq(&store.searcher(&fs).unwrap(), &old_search), "the search index loaded before");
+        assert_eq!(fs.reads(), reads, "nothing is read while the files are in flux");
+
+        drop(run);
+        assert_eq!(store.graph(&fs).unwrap().graph.source, "after", "the run's graph, once it ended");
+        assert_eq!(ids(&store.searcher(&fs).unwrap(), "bazel"), ["project:p0"], "and its search index");
+    }
+
+    #[test]
+    fn with_nothing_loaded_the_files_there_are_loaded_even_during_an_index() {
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        fs.write_atomic(Path::new(JSON), &crate::usecase::graph::json_bytes(&sample_index(&["kafka"]))).unwrap();
+        let _run = fs.lock_dir(Path::new("/g"), false).unwrap().expect("no other index");
+        assert_eq!(ids(&store.searcher(&fs).unwrap(), "kafka"), ["project:p0"], "served rather than nothing");
     }
 
     fn sample_index(texts: &[&str]) -> domain::graph::SearchIndex {

@@ -289,6 +289,11 @@ pub trait FileSystem: Send + Sync {
     /// An exclusive advisory lock on the folder `path` (between processes: `flock` on Unix),
     /// held until the guard drops. With `wait` false, `Ok(None)` when another holder has it.
     fn lock_dir(&self, path: &Path, wait: bool) -> Result<Option<DirLock>, FsError>;
+
+    /// Whether a [`FileSystem::lock_dir`] lock on the folder `path` is held now, by this
+    /// process or another. A probe: when the folder is free it is locked shared for an instant
+    /// (a `lock_dir` without `wait` made in that instant answers `None`).
+    fn dir_locked(&self, path: &Path) -> Result<bool, FsError>;
 }
 
 /// The names of a path given to [`FileSystem::read_beneath`]: relative, at least one name, and

@@ -326,10 +326,14 @@ fn folder_locks_agree_with_the_real_filesystem() {
         fs.create_dir_all(&w.join("g")).unwrap();
         fs.write_atomic(&w.join("f"), b"x").unwrap();
         link(&w.join("g"), &w.join("alias"));
+        assert!(!fs.dir_locked(&w.join("g")).unwrap(), "a free folder is seen free");
+        assert!(fs.lock_dir(&w.join("g"), false).unwrap().is_some(), "and the probe left it free");
         let held = fs.lock_dir(&w.join("g"), false).unwrap();
         assert!(held.is_some(), "a free folder is locked at once");
         assert!(fs.lock_dir(&w.join("g"), false).unwrap().is_none(), "a held one is not");
         assert!(fs.lock_dir(&w.join("alias"), false).unwrap().is_none(), "nor through a symlink");
+        assert!(fs.dir_locked(&w.join("g")).unwrap(), "a held folder is seen held");
+        assert!(fs.dir_locked(&w.join("alias")).unwrap(), "through a symlink too");
         let waited = std::thread::scope(|s| {
             let waiter = s.spawn(|| fs.lock_dir(&w.join("g"), true).map(|l| l.is_some()));
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -339,11 +343,14 @@ fn folder_locks_agree_with_the_real_filesystem() {
         });
         assert_eq!(waited, Ok(true), "and ends when it is released");
         assert!(fs.lock_dir(&w.join("g"), false).unwrap().is_some(), "free again");
-        [fs.lock_dir(&w.join("f"), false).map(drop), fs.lock_dir(&w.join("missing"), false).map(drop)]
-            .map(|r| r.map_err(|e| e.kind))
+        assert!(!fs.dir_locked(&w.join("g")).unwrap(), "a released folder is seen free");
+        let probes = [fs.dir_locked(&w.join("f")).map(drop), fs.dir_locked(&w.join("missing")).map(drop)];
+        let locks = [fs.lock_dir(&w.join("f"), false).map(drop), fs.lock_dir(&w.join("missing"), false).map(drop)];
+        [probes, locks].concat().into_iter().map(|r| r.map_err(|e| e.kind)).collect::<Vec<_>>()
     };
     let real = locks(&StdFs::new(), &real_world, &|to, at| std::os::unix::fs::symlink(to, at).unwrap());
     let model = locks(&mem, &mem_world, &|to, at| mem.symlink(to.to_str().unwrap(), at).unwrap());
     assert_eq!(real, model);
-    assert_eq!(model, [Err(ports::fs::FsErrorKind::NotADirectory), Err(ports::fs::FsErrorKind::NotFound)]);
+    let (not_a_dir, missing) = (Err(ports::fs::FsErrorKind::NotADirectory), Err(ports::fs::FsErrorKind::NotFound));
+    assert_eq!(model, [not_a_dir, missing, not_a_dir, missing]);
 }

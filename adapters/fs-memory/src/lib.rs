@@ -674,6 +674,14 @@ impl FileSystem for MemoryFs {
         Ok(Some(ports::fs::DirLock::new(Held(std::sync::Arc::clone(&self.locked), physical))))
     }
 
+    fn dir_locked(&self, path: &Path) -> Result<bool, FsError> {
+        if self.metadata(path)?.kind != FileKind::Dir {
+            return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        let physical = self.canonicalize(path)?;
+        Ok(self.locked.held.lock().unwrap_or_else(|p| p.into_inner()).contains(&physical))
+    }
+
     fn remove_file(&self, path: &Path) -> Result<(), FsError> {
         require_absolute(path)?;
         let mut s = self.lock();

@@ -546,6 +546,20 @@ impl FileSystem for StdFs {
             Err(e) => Err(err(path, e.into())),
         }
     }
+
+    fn dir_locked(&self, path: &Path) -> Result<bool, FsError> {
+        require_absolute(path)?;
+        let dir = File::open(path).map_err(|e| err(path, e))?;
+        if !dir.metadata().map_err(|e| err(path, e))?.is_dir() {
+            return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        // Shared: two probes never see each other. Closing the folder drops the lock.
+        match rustix::fs::flock(&dir, rustix::fs::FlockOperation::NonBlockingLockShared) {
+            Ok(()) => Ok(false),
+            Err(Errno::WOULDBLOCK) => Ok(true),
+            Err(e) => Err(err(path, e.into())),
+        }
+    }
 }
 
 #[cfg(test)]

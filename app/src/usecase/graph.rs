@@ -536,13 +536,22 @@ pub fn index(
 /// their writes of `.generated/`, one run's `graph.json` beside the other's search index. Where
 /// the filesystem cannot lock, the run goes on without (a missing root is reported by the read).
 fn take_turn(fs: &dyn FileSystem, root: &Path, progress: &dyn Progress) -> Option<ports::fs::DirLock> {
-    let waited = match fs.lock_dir(root, false) {
-        Ok(Some(lock)) => return Some(lock),
-        Ok(None) => {
-            progress.waiting(root);
-            fs.lock_dir(root, true)
+    // A server asking whether an index is under way (`dir_locked`) holds the lock for an
+    // instant: a few quick tries tell that from another index, before saying it waits.
+    let mut tries = 0;
+    let waited = loop {
+        match fs.lock_dir(root, false) {
+            Ok(Some(lock)) => return Some(lock),
+            Ok(None) if tries < 5 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Ok(None) => {
+                progress.waiting(root);
+                break fs.lock_dir(root, true);
+            }
+            Err(e) => break Err(e),
         }
-        Err(e) => Err(e),
     };
     waited.unwrap_or_else(|e| {
         tracing::debug!("indexing {} without a lock: {e}", root.display());
