@@ -258,10 +258,10 @@ impl ContextCache {
         };
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         let key = fs.metadata(&path).ok().map(|m| (path.clone(), m.stamp, m.len, in_git_worktree(fs, &path)));
-        if let (Some(key), Some((cached, loaded))) = (&key, last.as_ref()) {
-            if key == cached {
-                return Current::Loaded(Arc::clone(loaded));
-            }
+        if let (Some(key), Some((cached, loaded))) = (&key, last.as_ref())
+            && key == cached
+        {
+            return Current::Loaded(Arc::clone(loaded));
         }
         match load(fs, &path) {
             Ok(loaded) => {

@@ -151,7 +151,7 @@ fn read(
     let same_as_before = AtomicUsize::new(0);
     let read_one = |&(name, rel): &(&str, &Path)| -> Result<Option<(Record, Option<Seen>)>, GraphError> {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if n % 5000 == 0 {
+        if n.is_multiple_of(5000) {
             progress.update(n, total, clock.monotonic().saturating_sub(start));
         }
         if let Some(prev) = previous {
@@ -161,13 +161,12 @@ fn read(
             let meta = held.metadata_beneath(rel);
             if let Ok(meta) = meta {
                 let same = |s: &Seen| s.len == meta.len && s.stamp == meta.stamp && !s.racy(prev.written_ns);
-                if meta.kind == ports::fs::FileKind::File {
-                    if let Some((seen, _)) = prev.by_path.get(name).filter(|(s, _)| same(s)) {
-                        if let Some(record) = prev.take(name, |_| true) {
-                            same_as_before.fetch_add(1, Ordering::Relaxed);
-                            return Ok(Some((record, Some(*seen))));
-                        }
-                    }
+                if meta.kind == ports::fs::FileKind::File
+                    && let Some((seen, _)) = prev.by_path.get(name).filter(|(s, _)| same(s))
+                    && let Some(record) = prev.take(name, |_| true)
+                {
+                    same_as_before.fetch_add(1, Ordering::Relaxed);
+                    return Ok(Some((record, Some(*seen))));
                 }
             }
         }

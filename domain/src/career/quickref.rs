@@ -95,10 +95,10 @@ pub fn parse_scalar(value: &str) -> QValue {
     if t.eq_ignore_ascii_case("false") {
         return QValue::Bool(false);
     }
-    if is_number(t) {
-        if let Ok(n) = t.parse::<f64>() {
-            return QValue::Num(n);
-        }
+    if is_number(t)
+        && let Ok(n) = t.parse::<f64>()
+    {
+        return QValue::Num(n);
     }
     QValue::Str(strip_quotes(t).to_owned())
 }

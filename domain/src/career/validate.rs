@@ -595,11 +595,11 @@ fn empty_value_place(
             break;
         }
         let t = crate::text::trim_start(l);
-        if let Some(item) = t.strip_prefix('-') {
-            if is_empty_text(item) {
-                let dash = l.len() - t.len();
-                return Some((i, value_range(l, dash + 1)));
-            }
+        if let Some(item) = t.strip_prefix('-')
+            && is_empty_text(item)
+        {
+            let dash = l.len() - t.len();
+            return Some((i, value_range(l, dash + 1)));
         }
     }
     Some((key_line, 0..line.len()))

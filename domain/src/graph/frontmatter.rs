@@ -126,10 +126,10 @@ impl Attributes {
     }
 
     fn push_item(&mut self, key: &str, item: FmValue) {
-        if let Some(i) = self.position(key) {
-            if let FmValue::List(items) = &mut self.entries[i].1 {
-                items.push(item);
-            }
+        if let Some(i) = self.position(key)
+            && let FmValue::List(items) = &mut self.entries[i].1
+        {
+            items.push(item);
         }
     }
 }

@@ -310,7 +310,7 @@ impl Entries {
     const CHUNK: usize = 1 << 20;
 
     fn push(&mut self, e: Entry) {
-        if self.len % Self::CHUNK == 0 {
+        if self.len.is_multiple_of(Self::CHUNK) {
             self.chunks.push(Vec::with_capacity(Self::CHUNK));
         }
         if let Some(last) = self.chunks.last_mut() {
@@ -1500,7 +1500,10 @@ mod tests {
         for k in [0, Entries::CHUNK - 1, Entries::CHUNK, 2 * Entries::CHUNK + 2] {
             let e = entries.get(k);
             let k32 = k as u32;
-            assert_eq!((e.term, e.tf(), e.in_title(), e.in_tag()), (k32, k32 % 1000, k32 % 3 == 0, k32 % 5 == 0));
+            assert_eq!(
+                (e.term, e.tf(), e.in_title(), e.in_tag()),
+                (k32, k32 % 1000, k32.is_multiple_of(3), k32.is_multiple_of(5))
+            );
         }
         let big = Entry::new(1, u32::MAX, false, true);
         assert_eq!((big.tf(), big.in_title(), big.in_tag()), ((1 << 30) - 1, false, true));

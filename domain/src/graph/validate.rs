@@ -366,45 +366,41 @@ fn check_record<'a>(
         }
     }
     let ty = page.attr("type");
-    if let Some(t) = ty.filter(|t| t.is_truthy()) {
-        if t.as_str().and_then(RecordType::parse).is_none() {
-            out.error(
-                page,
-                GraphCode::InvalidRecordType,
-                Some("type"),
-                format!("Unknown record type: {}", t.js_string()),
-            );
-        }
+    if let Some(t) = ty.filter(|t| t.is_truthy())
+        && t.as_str().and_then(RecordType::parse).is_none()
+    {
+        out.error(page, GraphCode::InvalidRecordType, Some("type"), format!("Unknown record type: {}", t.js_string()));
     }
-    if let (Some(t), Some(id)) = (ty.and_then(FmValue::as_str), id) {
-        if is_valid_id(id) && id.split(':').next() != Some(t) {
-            out.error(
-                page,
-                GraphCode::RecordIdTypeMismatch,
-                Some("id"),
-                format!("Record id '{id}' must use '{t}:' for type '{t}'"),
-            );
-        }
+    if let (Some(t), Some(id)) = (ty.and_then(FmValue::as_str), id)
+        && is_valid_id(id)
+        && id.split(':').next() != Some(t)
+    {
+        out.error(
+            page,
+            GraphCode::RecordIdTypeMismatch,
+            Some("id"),
+            format!("Record id '{id}' must use '{t}:' for type '{t}'"),
+        );
     }
-    if let (Some(expected), Some(t)) = (RecordType::expected_at(&page.path), ty.filter(|t| t.is_truthy())) {
-        if t.as_str() != Some(expected.as_str()) {
-            out.error(
-                page,
-                GraphCode::RecordTypeDirectoryMismatch,
-                Some("type"),
-                format!("Record type '{}' does not match '{}' directory", t.js_string(), page.first_dir()),
-            );
-        }
+    if let (Some(expected), Some(t)) = (RecordType::expected_at(&page.path), ty.filter(|t| t.is_truthy()))
+        && t.as_str() != Some(expected.as_str())
+    {
+        out.error(
+            page,
+            GraphCode::RecordTypeDirectoryMismatch,
+            Some("type"),
+            format!("Record type '{}' does not match '{}' directory", t.js_string(), page.first_dir()),
+        );
     }
-    if let Some(v) = page.attr("visibility") {
-        if !matches!(v.as_str(), Some("private" | "public")) {
-            out.error(
-                page,
-                GraphCode::InvalidVisibility,
-                Some("visibility"),
-                format!("Unknown visibility: {}", v.js_string()),
-            );
-        }
+    if let Some(v) = page.attr("visibility")
+        && !matches!(v.as_str(), Some("private" | "public"))
+    {
+        out.error(
+            page,
+            GraphCode::InvalidVisibility,
+            Some("visibility"),
+            format!("Unknown visibility: {}", v.js_string()),
+        );
     }
     for field in ["related_records", "tags"] {
         if page.attr(field).is_some_and(|v| !matches!(v, FmValue::List(_))) {

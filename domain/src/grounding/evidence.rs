@@ -99,12 +99,12 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
         let (section, entry) = context_of(line_idx);
         let origin = Origin::Context { file: file.to_owned(), section };
         let (mut s, mut map) = (String::new(), Vec::new());
-        if let Some((hl, title)) = entry {
-            if hl + 1 != body_line {
-                map.push((0, hl + 1));
-                s.push_str(title);
-                s.push('\n');
-            }
+        if let Some((hl, title)) = entry
+            && hl + 1 != body_line
+        {
+            map.push((0, hl + 1));
+            s.push_str(title);
+            s.push('\n');
         }
         map.push((s.len(), body_line));
         s.push_str(body);
@@ -143,12 +143,12 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
                 entry = Some((i, t.replace('_', " ")));
             }
         }
-        if let Some(rest) = t.trim_start().strip_prefix("<!--") {
-            if let Some(facts) = rest.trim_start().strip_prefix("VERIFIED FACTS:") {
-                let facts = facts.trim_end().trim_end_matches("-->");
-                for pair in facts.split(',') {
-                    push(i, &pair.trim().replace('_', " "), i + 1, &mut out);
-                }
+        if let Some(rest) = t.trim_start().strip_prefix("<!--")
+            && let Some(facts) = rest.trim_start().strip_prefix("VERIFIED FACTS:")
+        {
+            let facts = facts.trim_end().trim_end_matches("-->");
+            for pair in facts.split(',') {
+                push(i, &pair.trim().replace('_', " "), i + 1, &mut out);
             }
         }
     }
@@ -175,12 +175,12 @@ impl<'a> GraphEvidence<'a> {
         let hits = self.searcher.search(&Query { text: Some(query), ..Default::default() });
         let ids: Vec<String> = hits.records.into_iter().take(limit).map(|h| h.id).collect();
         for id in &ids {
-            if !self.cache.contains_key(id) {
-                if let Some(d) = self.searcher.document(id) {
-                    let origin = Origin::Record { id: d.id.to_owned(), path: d.path.to_owned() };
-                    let p = Passage::new(origin, format!("{}\n{}", d.title, d.text), Vec::new());
-                    self.cache.insert(id.clone(), p);
-                }
+            if !self.cache.contains_key(id)
+                && let Some(d) = self.searcher.document(id)
+            {
+                let origin = Origin::Record { id: d.id.to_owned(), path: d.path.to_owned() };
+                let p = Passage::new(origin, format!("{}\n{}", d.title, d.text), Vec::new());
+                self.cache.insert(id.clone(), p);
             }
         }
         ids

@@ -321,11 +321,11 @@ fn find_term(term: &[String], context: &[Passage], graph: &mut Option<GraphEvide
     }
     if let Some(g) = graph.as_mut() {
         for id in g.search(&term.join(" "), RECORDS_PER_QUERY) {
-            if let Some(p) = g.get(&id) {
-                if let Some(at) = hit(p) {
-                    found.push(super::evidence_at(p, at));
-                    break;
-                }
+            if let Some(p) = g.get(&id)
+                && let Some(at) = hit(p)
+            {
+                found.push(super::evidence_at(p, at));
+                break;
             }
         }
     }

@@ -238,10 +238,10 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
         for form in &forms {
             let ids = g.search(&form.join(" "), RECORDS_PER_QUERY);
             for id in ids {
-                if let Some(p) = g.get(&id) {
-                    if let Some(at) = p.find_name(form) {
-                        return FactStatus::Supported(evidence(p, at));
-                    }
+                if let Some(p) = g.get(&id)
+                    && let Some(at) = p.find_name(form)
+                {
+                    return FactStatus::Supported(evidence(p, at));
                 }
             }
         }
@@ -288,13 +288,12 @@ fn number_text(p: &Passage, m: &text::Number) -> String {
     let mut s = p.text[m.span.clone()].to_owned();
     if p.text[m.span.end..].starts_with('%') {
         s.push('%');
-    } else if let Some(u) = &m.unit {
-        if let Some(w) = text::words(&p.text[m.span.end..]).first() {
-            if stem(w.text) == *u {
-                s.push(' ');
-                s.push_str(w.text);
-            }
-        }
+    } else if let Some(u) = &m.unit
+        && let Some(w) = text::words(&p.text[m.span.end..]).first()
+        && stem(w.text) == *u
+    {
+        s.push(' ');
+        s.push_str(w.text);
     }
     s
 }
@@ -308,13 +307,13 @@ fn judge_date(f: &FactText, related: &[(usize, Passage)]) -> FactStatus {
             return FactStatus::Supported(evidence(p, found[0].span.start));
         }
     }
-    if let Some((overlap, p)) = related.first() {
-        if *overlap >= CONTRADICTION_OVERLAP {
-            let theirs: Vec<&text::Number> = p.numbers.iter().filter(|m| m.year).collect();
-            if let Some(first) = theirs.first() {
-                let found = p.text[first.span.start..theirs[theirs.len().min(2) - 1].span.end].to_owned();
-                return FactStatus::Contradicted { evidence: evidence(p, first.span.start), found };
-            }
+    if let Some((overlap, p)) = related.first()
+        && *overlap >= CONTRADICTION_OVERLAP
+    {
+        let theirs: Vec<&text::Number> = p.numbers.iter().filter(|m| m.year).collect();
+        if let Some(first) = theirs.first() {
+            let found = p.text[first.span.start..theirs[theirs.len().min(2) - 1].span.end].to_owned();
+            return FactStatus::Contradicted { evidence: evidence(p, first.span.start), found };
         }
     }
     FactStatus::Unsupported
