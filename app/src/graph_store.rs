@@ -140,10 +140,8 @@ impl std::fmt::Debug for GraphStore {
 
 /// Whether `graph index` (in this process or another) is writing the generated files of the
 /// graph at `root` now: it holds the root's lock ([`FileSystem::lock_dir`]) from before it
-/// reads the records until its last file is in place. Meanwhile the files are in flux: the new
-/// search index lands a moment before its sidecar, and loading it then, from the JSON, would
-/// cost seconds and hundreds of MB at 100,000 records. A server that has an index loaded keeps
-/// serving it until the run ends (where the filesystem cannot tell, as if no run were under way).
+/// reads the records until its last file is in place, the search sidecar landing a moment
+/// after the JSON. Where the filesystem cannot tell, as if no run were under way.
 fn indexing(fs: &dyn FileSystem, root: &std::path::Path) -> bool {
     fs.dir_locked(root).unwrap_or(false)
 }
@@ -195,10 +193,6 @@ impl GraphStore {
         }
         if let Some(failed) = c.failed.as_ref().filter(|f| f.stamp == seen.stamp && f.len == seen.len) {
             return Err(Unavailable::Remembered(Arc::clone(&failed.error)));
-        }
-        if let Some(hit) = c.loaded.as_ref().filter(|_| indexing(fs, &root)) {
-            tracing::debug!(file = stored, "an index is being written: serving the one loaded before");
-            return Ok(Arc::clone(&hit.value));
         }
         let (bytes, meta) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES)?;
         let digest: [u8; 32] = Sha256::digest(&bytes).into();
@@ -263,10 +257,6 @@ impl GraphStore {
         if let Some(failed) = c.failed.as_ref().filter(|f| f.stamp == seen.stamp && f.len == seen.len) {
             return Err(Unavailable::Remembered(Arc::clone(&failed.error)));
         }
-        if let Some(hit) = c.loaded.as_ref().filter(|_| indexing(fs, &root)) {
-            tracing::debug!(file = stored, "an index is being written: serving the one loaded before");
-            return Ok(Arc::clone(&hit.value));
-        }
         let (mut json, mut meta) = fs.open_beneath(&root, path.relative())?;
         if c.distrusted != Some((meta.stamp, meta.len)) {
             match self.sidecar_searcher(fs, &meta) {
@@ -284,6 +274,14 @@ impl GraphStore {
                 },
                 Err(why) => tracing::debug!("{SEARCH_SIDECAR_FILE} not used: {why}"),
             }
+        }
+        // No sidecar for this JSON. While an index run holds the root's lock, that is most
+        // likely the moment between its JSON and its sidecar: the searcher loaded before is
+        // served rather than the JSON loaded (seconds and hundreds of MB at 100,000 records);
+        // the first request after the run loads its sidecar.
+        if let Some(hit) = c.loaded.as_ref().filter(|_| indexing(fs, &root)) {
+            tracing::debug!("an index is being written: serving the search index loaded before");
+            return Ok(Arc::clone(&hit.value));
         }
         tracing::info!(file = stored, bytes = meta.len, "loading the VitaeGraph search index");
         let parsed = read_capped(&mut json, &root.join(path.relative()), meta.len).and_then(|bytes| {
@@ -505,30 +503,52 @@ mod tests {
     /// Regression: at 100,000 records a search made while `graph index` wrote its files found
     /// the new `search-index.json` before its sidecar and loaded the JSON: seconds and
     /// hundreds of MB, several times per edit under `mcp --watch`. While an index holds the
-    /// root's lock, what was loaded is served; the run's files are loaded once it ends.
+    /// root's lock, a JSON without its sidecar is not loaded: the searcher loaded before is
+    /// served, and the run's sidecar is used once the run ends.
     #[test]
-    fn while_an_index_is_written_the_loaded_one_is_served() {
+    fn a_json_without_its_sidecar_is_not_loaded_while_an_index_is_written() {
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        let before = sample_index(&["kafka streams"]);
+        fs.write_atomic(Path::new(JSON), &crate::usecase::graph::json_bytes(&before)).unwrap();
+        let old = store.searcher(&fs).unwrap();
+
+        let run = fs.lock_dir(Path::new("/g"), false).unwrap().expect("no other index");
+        let after = sample_index(&["bazel caches"]);
+        let json = crate::usecase::graph::json_bytes(&after);
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        let reads = fs.reads();
+        assert!(Arc::ptr_eq(&store.searcher(&fs).unwrap(), &old), "the searcher loaded before");
+        // The sidecar was looked for (one read that failed); the JSON was not read.
+        assert_eq!(fs.reads() - reads, 1, "the JSON is not loaded while the run writes");
+
+        fs.write_atomic(Path::new(BIN), &sidecar_for(&after.documents, &json)).unwrap();
+        drop(run);
+        assert_eq!(ids(&store.searcher(&fs).unwrap(), "bazel"), ["project:p0"], "the run's index, once it ended");
+    }
+
+    /// Found in review: serving the old searcher for as long as any run held the lock skipped
+    /// a whole newer index (JSON and sidecar) left by the run before, under `--watch` for as
+    /// long as edits kept coming. A JSON whose sidecar is there is loaded, lock or not; so is
+    /// graph.json, which has no sidecar to wait for.
+    #[test]
+    fn a_whole_newer_index_is_loaded_while_the_next_run_holds_the_lock() {
         let fs = MemoryFs::new();
         let store = store_with(&fs);
         let graph = Path::new("/g/.generated/graph.json");
-        let empty_graph = |source: &str| format!(r#"{{"version":"2.0.0","source":"{source}","nodes":[],"edges":[]}}"#);
-        fs.write_atomic(graph, empty_graph("before").as_bytes()).unwrap();
-        let before = sample_index(&["kafka streams"]);
-        fs.write_atomic(Path::new(JSON), &crate::usecase::graph::json_bytes(&before)).unwrap();
-        let (old_graph, old_search) = (store.graph(&fs).unwrap(), store.searcher(&fs).unwrap());
-
-        let run = fs.lock_dir(Path::new("/g"), false).unwrap().expect("no other index");
-        fs.write_atomic(graph, empty_graph("after").as_bytes()).unwrap();
-        let after = sample_index(&["bazel caches"]);
-        fs.write_atomic(Path::new(JSON), &crate::usecase::graph::json_bytes(&after)).unwrap();
-        let reads = fs.reads();
-        assert!(Arc::ptr_eq(&store.graph(&fs).unwrap(), &old_graph), "the graph loaded before");
-        assert!(Arc::ptr_eq(&store.searcher(&fs).unwrap(), &old_search), "the search index loaded before");
-        assert_eq!(fs.reads(), reads, "nothing is read while the files are in flux");
-
-        drop(run);
-        assert_eq!(store.graph(&fs).unwrap().graph.source, "after", "the run's graph, once it ended");
-        assert_eq!(ids(&store.searcher(&fs).unwrap(), "bazel"), ["project:p0"], "and its search index");
+        let g = |source: &str| format!(r#"{{"version":"2.0.0","source":"{source}","nodes":[],"edges":[]}}"#);
+        fs.write_atomic(graph, g("run 1").as_bytes()).unwrap();
+        fs.write_atomic(Path::new(JSON), &crate::usecase::graph::json_bytes(&sample_index(&["kafka"]))).unwrap();
+        let _ = (store.graph(&fs).unwrap(), store.searcher(&fs).unwrap());
+        // Run 2 lands whole, and no request comes before run 3 takes the lock.
+        let index = sample_index(&["bazel"]);
+        let json = crate::usecase::graph::json_bytes(&index);
+        fs.write_atomic(graph, g("run 2").as_bytes()).unwrap();
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        fs.write_atomic(Path::new(BIN), &sidecar_for(&index.documents, &json)).unwrap();
+        let _run = fs.lock_dir(Path::new("/g"), false).unwrap().expect("run 3");
+        assert_eq!(store.graph(&fs).unwrap().graph.source, "run 2");
+        assert_eq!(ids(&store.searcher(&fs).unwrap(), "bazel"), ["project:p0"], "run 2's search index");
     }
 
     #[test]

@@ -1083,6 +1083,9 @@ mod tests {
         Delete(usize),
         DropManifest,
         CorruptManifest,
+        /// An index run in which one step of writing one file fails (`WRITTEN[file]`,
+        /// `SetStep::ALL[step]`): the set fails while the manifest lands, or the reverse.
+        FailedRun(usize, usize),
     }
 
     fn apply(fs: &MemoryFs, root: &Path, edit: &Edit) {
@@ -1099,6 +1102,11 @@ mod tests {
             }
             Edit::Delete(slug) => {
                 let _ = fs.write_atomic_set(&[Change::Remove(&file(slug))]);
+            }
+            Edit::FailedRun(file, step) => {
+                fs.fail_set_step(fs_memory::SetStep::ALL[step], root.join(GENERATED_DIR).join(WRITTEN[file]));
+                let _ = index(fs, &FixedClock, root, &Quiet);
+                fs.heal_set_steps();
             }
             Edit::DropManifest => {
                 let _ = fs.write_atomic_set(&[Change::Remove(&root.join(GENERATED_DIR).join(MANIFEST_FILE))]);
@@ -1122,6 +1130,7 @@ mod tests {
             2 => (0usize..5).prop_map(Edit::Delete),
             1 => Just(Edit::DropManifest),
             1 => Just(Edit::CorruptManifest),
+            2 => (0..WRITTEN.len(), 0..fs_memory::SetStep::ALL.len()).prop_map(|(f, st)| Edit::FailedRun(f, st)),
         ]
     }
 
