@@ -37,8 +37,41 @@ pub enum GraphError {
     NoRoot(PathBuf),
     #[error("the VitaeGraph root {} is not a folder", .0.display())]
     NotADir(PathBuf),
+    /// A folder the command would write in leads outside the root (a symlink): writing there
+    /// would put files into, or remove them from, a folder that is not the graph's.
+    #[error(
+        "refusing to write {}: it leads to {}, outside the VitaeGraph root {}; make it a plain folder inside the root",
+        .path.display(), .leads_to.display(), .root.display()
+    )]
+    Outside { path: PathBuf, leads_to: PathBuf, root: PathBuf },
     #[error("{0}")]
     Fs(#[from] FsError),
+}
+
+/// Checks that `path` (below `root`, existing or not) would be written inside the root: its
+/// nearest existing ancestor, symlinks resolved, lies in the canonical root. A graph copied
+/// from elsewhere may hold a `.generated` or a record folder that is a symlink to another
+/// place; `graph index` would write (and, for an invalid graph, remove) index files there and
+/// `graph add` would create a record there. The check names paths, like the writes after it:
+/// a folder swapped for a symlink in between is not caught (see ARCHITECTURE.md).
+fn inside_root(fs: &dyn FileSystem, root: &Path, path: &Path) -> Result<(), GraphError> {
+    let canonical = fs.canonicalize(root)?;
+    let mut existing = path;
+    let physical = loop {
+        match fs.canonicalize(existing) {
+            Ok(p) => break p,
+            Err(e) if e.kind == FsErrorKind::NotFound => match existing.parent() {
+                Some(parent) if existing != root => existing = parent,
+                _ => return Err(e.into()),
+            },
+            Err(e) => return Err(e.into()),
+        }
+    };
+    if physical.starts_with(&canonical) {
+        Ok(())
+    } else {
+        Err(GraphError::Outside { path: existing.to_path_buf(), leads_to: physical, root: root.to_path_buf() })
+    }
 }
 
 /// Every `.md` file below `root` (not under `.generated/`), parsed and made ready to index
@@ -452,6 +485,7 @@ pub fn index(
     let t1 = clock.monotonic();
     let records = &reading.records;
     let generated = root.join(GENERATED_DIR);
+    inside_root(fs, root, &generated)?;
     fs.create_dir_all(&generated)?;
     let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let manifest_path = generated.join(MANIFEST_FILE);
@@ -767,6 +801,7 @@ pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathB
         Err(e) => return Err(e.into()),
     }
     let path = root.join(record.path());
+    inside_root(fs, root, &path)?;
     if let Some(dir) = path.parent() {
         fs.create_private_dir_all(dir)?;
     }
@@ -864,6 +899,57 @@ mod tests {
 
     fn read(fs: &MemoryFs, p: &Path) -> Option<Vec<u8>> {
         fs.read(p, u64::MAX).ok()
+    }
+
+    /// A graph copied from elsewhere may hold a `.generated` that is a symlink to another
+    /// folder: the index would be written there, and an invalid graph's stale files removed
+    /// from it. Refused, with nothing written or removed outside; a symlink that stays inside
+    /// the root is followed, as the server follows it when it reads.
+    #[test]
+    fn the_index_is_never_written_through_a_symlink_leading_outside_the_root() {
+        let valid: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\n";
+        for (target, inside) in [("/elsewhere", false), ("index-files", true)] {
+            let fs = MemoryFs::new();
+            let root = Path::new("/g");
+            fs.create_dir_all(root).unwrap();
+            fs.create_dir_all(Path::new("/elsewhere")).unwrap();
+            fs.create_dir_all(&root.join("index-files")).unwrap();
+            fs.write_atomic(Path::new("/elsewhere/graph.json"), b"someone else's").unwrap();
+            fs.symlink(target, &root.join(GENERATED_DIR)).unwrap();
+            graph(&fs, root);
+            for next in [valid, b"no front matter"] {
+                fs.write_atomic(&root.join("projects/a/project.md"), next).unwrap();
+                match index(&fs, &FixedClock, root, &Quiet) {
+                    Ok(_) if inside => {
+                        let written = read(&fs, &root.join("index-files").join(DIAGNOSTICS_FILE));
+                        assert!(written.is_some(), "written through a symlink inside the root");
+                    }
+                    Err(GraphError::Outside { leads_to, .. }) if !inside => {
+                        assert_eq!(leads_to, Path::new("/elsewhere"));
+                    }
+                    other => panic!("{target}: {other:?}"),
+                }
+                let names: Vec<_> = fs.read_dir(Path::new("/elsewhere")).unwrap().into_iter().map(|e| e.name).collect();
+                assert_eq!(names, ["graph.json"], "nothing written or removed outside");
+                assert_eq!(read(&fs, Path::new("/elsewhere/graph.json")).unwrap(), b"someone else's");
+            }
+        }
+    }
+
+    #[test]
+    fn a_record_is_never_added_through_a_symlink_leading_outside_the_root() {
+        use domain::graph::new_record::NewRecord;
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        fs.create_dir_all(root).unwrap();
+        fs.create_dir_all(Path::new("/elsewhere")).unwrap();
+        fs.symlink("/elsewhere", &root.join("projects")).unwrap();
+        init(&fs, &FixedClock, root, false).unwrap();
+        let record = NewRecord::new(RecordType::Project, "evil", None, None, &[]).unwrap();
+        assert!(matches!(add(&fs, root, &record), Err(GraphError::Outside { .. })));
+        assert!(fs.read_dir(Path::new("/elsewhere")).unwrap().is_empty(), "nothing created there");
+        let record = NewRecord::new(RecordType::Award, "fine", None, None, &[]).unwrap();
+        assert!(add(&fs, root, &record).is_ok(), "other folders are unaffected");
     }
 
     /// The sidecar `graph index` streams (documents pushed batch by batch from the render
