@@ -90,14 +90,17 @@ pub fn read_records(
     root: &Path,
     progress: &dyn Progress,
 ) -> Result<Vec<Record>, GraphError> {
-    Ok(read(fs, clock, root, progress, || None)?.records)
+    let Reading { pages, texts, .. } = read(fs, clock, root, progress, || None)?;
+    Ok(pages.into_iter().zip(texts).map(|(page, text)| Record { page, text }).collect())
 }
 
-/// The records of a run, and for the manifest what was seen of each file (`None` for a file
-/// over the size cap, which is not cached).
+/// The records of a run, each in two parts (its page and its plain text: `graph index` drops
+/// the pages long before the texts), and for the manifest what was seen of each file (`None`
+/// for a file over the size cap, which is not cached); all in path order.
 #[derive(Debug)]
 pub struct Reading {
-    pub records: Vec<Record>,
+    pub pages: Vec<Page>,
+    pub texts: Vec<String>,
     pub seen: Vec<Option<Seen>>,
     /// Files parsed in this run; the others came from the manifest.
     pub parsed: usize,
@@ -238,17 +241,19 @@ fn read(
     if total >= 5000 {
         progress.update(total, total, clock.monotonic().saturating_sub(start));
     }
-    let mut records = Vec::with_capacity(total);
+    let mut pages = Vec::with_capacity(total);
+    let mut texts = Vec::with_capacity(total);
     let mut seen = Vec::with_capacity(total);
     for r in results {
         if let Some((record, s)) = r? {
-            records.push(record);
+            pages.push(record.page);
+            texts.push(record.text);
             seen.push(s);
         }
     }
     let unchanged =
-        previous.is_some_and(|p| p.by_path.len() == records.len() && same_as_before.into_inner() == records.len());
-    Ok(Reading { records, seen, parsed: parsed.into_inner(), unchanged })
+        previous.is_some_and(|p| p.by_path.len() == pages.len() && same_as_before.into_inner() == pages.len());
+    Ok(Reading { pages, texts, seen, parsed: parsed.into_inner(), unchanged })
 }
 
 /// The threads work is spread over: every core, at most 8.
@@ -481,47 +486,54 @@ pub fn index(
     // The canonical root names the graph the manifest describes (a manifest copied beside
     // another graph is ignored).
     let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-    let reading = read(fs, clock, root, progress, || previous_manifest(fs, root, &identity))?;
+    let Reading { pages, texts, seen, parsed, unchanged } =
+        read(fs, clock, root, progress, || previous_manifest(fs, root, &identity))?;
     let t1 = clock.monotonic();
-    let records = &reading.records;
+    let files = pages.len();
     let generated = root.join(GENERATED_DIR);
     inside_root(fs, root, &generated)?;
     fs.create_dir_all(&generated)?;
     let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let manifest_path = generated.join(MANIFEST_FILE);
-    let manifest = |out: &mut dyn Write| {
-        let entries = reading.seen.iter().zip(records).filter_map(|(s, r)| Some((s.as_ref()?, r)));
-        let entries: Vec<_> = entries.collect();
-        manifest::write(&identity, entries.into_iter(), out)
-    };
+    // Planned while the graph is validated: a graph is valid far more often than not, and
+    // neither needs the other. The plan borrows the texts only: after this, nothing but the
+    // manifest needs the pages.
+    let (validation, plan) = std::thread::scope(|s| {
+        let plan = s.spawn(|| Plan::split(&pages, &texts));
+        let validation = validate_pages(fs, root, &pages);
+        (validation, plan.join().expect("the planner panicked"))
+    });
+    let t2 = clock.monotonic();
+    tracing::debug!(records = files, parsed, read = ?(t1 - t0), validate_and_plan = ?(t2 - t1), "graph index: read, validated and planned");
     std::thread::scope(|s| {
         // The manifest describes the files as read, whatever the outputs: it is written on a
-        // thread of its own while the graph is validated, planned and written, apart from
-        // their set, so that a manifest that cannot be written costs the next run speed, not
-        // this run's index. It is a cache that checks itself, so it is not synced to the
-        // disk; an unchanged one is not rewritten (at 100,000 records it is 120 MB).
-        if !reading.unchanged {
-            s.spawn(|| {
-                if let Err(e) = fs.write_atomic_set(&[Change::Cache(&manifest_path, &manifest)]) {
+        // thread of its own while the graph is written, apart from their set, so that a
+        // manifest that cannot be written costs the next run speed, not this run's index. It
+        // takes the pages and drops each once written, so that they are gone (about 90 MB at
+        // 100,000 records) before the search sidecar is laid out. It is a cache that checks
+        // itself, so it is not synced to the disk; an unchanged one is not rewritten.
+        if unchanged {
+            drop(pages);
+        } else {
+            let (seen, texts, identity, manifest_path) = (&seen, &texts, &identity, &manifest_path);
+            s.spawn(move || {
+                let pages = Mutex::new(Some(pages));
+                let manifest = |out: &mut dyn Write| {
+                    let pages = pages.lock().unwrap_or_else(|p| p.into_inner()).take();
+                    let pages = pages.ok_or_else(|| std::io::Error::other("the manifest is written once"))?;
+                    let count = seen.iter().flatten().count();
+                    let entries = seen.iter().zip(pages).zip(texts);
+                    let entries = entries.filter_map(|((s, page), text)| Some((s.as_ref()?, page, text.as_str())));
+                    manifest::write(identity, count, entries, out)
+                };
+                if let Err(e) = fs.write_atomic_set(&[Change::Cache(manifest_path, &manifest)]) {
                     tracing::warn!("the index manifest was not written ({e}); the next `graph index` parses again what changed since the one before");
                 }
             });
         }
-        // Planned while the graph is validated: a graph is valid far more often than not, and
-        // neither needs the other.
-        let plan = s.spawn(|| Plan::new(records));
-        let validation = validate_pages(fs, root, records);
-        let plan = plan.join().expect("the planner panicked");
-        let t2 = clock.monotonic();
-        tracing::debug!(records = records.len(), parsed = reading.parsed, read = ?(t1 - t0), validate_and_plan = ?(t2 - t1), "graph index: read, validated and planned");
         let diagnostics = json_bytes(&Diagnostics::of(&validation));
-        let done = |nodes| Indexed {
-            validation: validation.clone(),
-            nodes,
-            generated: generated.clone(),
-            parsed: reading.parsed,
-            files: records.len(),
-        };
+        let done =
+            |nodes| Indexed { validation: validation.clone(), nodes, generated: generated.clone(), parsed, files };
         if !validation.valid {
             fs.write_atomic_set(&[
                 Change::Remove(&graph_path),
@@ -551,7 +563,7 @@ pub fn index(
         tracing::debug!(set = ?(t3 - t2), "graph index: JSON written");
         let indexed = done(plan.graph.nodes.len());
         if let Some(parts) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            // Written in pieces, its strings read from the records: never held whole.
+            // Written in pieces, its strings read from the plan and the texts: never held whole.
             let write = parts.lay_out();
             if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &write)]) {
                 tracing::warn!(

@@ -355,33 +355,44 @@ pub struct Plan<'a> {
 impl<'a> Plan<'a> {
     /// `records` are the graph's records in path order (pages without an id are left out).
     pub fn new(records: &'a [Record]) -> Self {
-        let mut with_id: Vec<&Record> =
-            records.iter().filter(|r| r.page.id().and_then(FmValue::as_str).is_some()).collect();
+        Self::of(records.iter().map(|r| (&r.page, r.text.as_str())))
+    }
+
+    /// [`Plan::new`] for records held as two lists, `pages` and their `texts` (in the same
+    /// order): the plan borrows the texts only, so the pages may be dropped once it is made.
+    pub fn split<P: std::borrow::Borrow<Page>>(pages: &[P], texts: &'a [String]) -> Self {
+        assert_eq!(pages.len(), texts.len(), "a text for every page");
+        Self::of(pages.iter().map(|p| p.borrow()).zip(texts.iter().map(String::as_str)))
+    }
+
+    fn of<'p>(records: impl Iterator<Item = (&'p Page, &'a str)>) -> Self {
+        let mut with_id: Vec<(&Page, &str)> =
+            records.filter(|(page, _)| page.id().and_then(FmValue::as_str).is_some()).collect();
         // Stable, as 2.x's sort: two records with one id (an invalid graph) keep path order.
-        with_id.sort_by(|a, b| a.page.id().and_then(FmValue::as_str).cmp(&b.page.id().and_then(FmValue::as_str)));
+        with_id.sort_by(|a, b| a.0.id().and_then(FmValue::as_str).cmp(&b.0.id().and_then(FmValue::as_str)));
         let str_of = |p: &Page, k: &str| p.attr(k).map(FmValue::js_string).unwrap_or_default();
         let nodes: Vec<Node> = with_id
             .iter()
-            .map(|r| Node {
-                id: str_of(&r.page, "id"),
-                kind: node_type(&str_of(&r.page, "type")),
-                label: str_of(&r.page, "title"),
-                path: r.page.path.clone(),
-                parent: r.page.attr("parent").filter(|p| !matches!(p, FmValue::Null)).map(FmValue::js_string),
-                tags: sorted_tags(&r.page),
+            .map(|(page, _)| Node {
+                id: str_of(page, "id"),
+                kind: node_type(&str_of(page, "type")),
+                label: str_of(page, "title"),
+                path: page.path.clone(),
+                parent: page.attr("parent").filter(|p| !matches!(p, FmValue::Null)).map(FmValue::js_string),
+                tags: sorted_tags(page),
             })
             .collect();
         let mut edges = Vec::new();
-        for (r, n) in with_id.iter().zip(&nodes) {
-            if let Some(parent) = r.page.attr("parent").filter(|p| p.is_truthy()) {
+        for ((page, _), n) in with_id.iter().zip(&nodes) {
+            if let Some(parent) = page.attr("parent").filter(|p| p.is_truthy()) {
                 edges.push(Edge { source: parent.js_string(), target: n.id.clone(), kind: "CONTAINS".into() });
             }
-            for target in FmValue::as_list(r.page.attr("related_records")) {
+            for target in FmValue::as_list(page.attr("related_records")) {
                 edges.push(Edge { source: n.id.clone(), target: target.js_string(), kind: "RELATED_TO".into() });
             }
         }
         edges.sort_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
-        let texts = with_id.iter().map(|r| r.text.as_str()).collect();
+        let texts = with_id.iter().map(|(_, text)| *text).collect();
         Plan { graph: Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges }, texts }
     }
 

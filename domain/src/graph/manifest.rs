@@ -11,6 +11,8 @@
 //! digest. Strings are a `u32` length and UTF-8 bytes; a front-matter value is a tag byte
 //! (0 string, 1 boolean, 2 null, 3 list) and its payload.
 
+use std::borrow::Borrow;
+
 use sha2::{Digest, Sha256};
 
 use super::frontmatter::{Attributes, FmValue};
@@ -64,18 +66,25 @@ pub struct Manifest {
     pub entries: Vec<(Seen, Record)>,
 }
 
-/// The manifest of `root`, with `entries` in path order.
-pub fn encode<'a>(root: &str, entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>) -> Vec<u8> {
+/// The manifest of `root`, with `entries` in path order: what was seen of each file, its
+/// page and the page's plain text (a [`Record`]'s two parts, which `graph index` holds apart).
+pub fn encode<'a, P: Borrow<Page>>(
+    root: &str,
+    entries: impl ExactSizeIterator<Item = (&'a Seen, P, &'a str)>,
+) -> Vec<u8> {
     let mut out = Vec::new();
-    write(root, entries, &mut out).expect("writing to memory cannot fail");
+    write(root, entries.len(), entries, &mut out).expect("writing to memory cannot fail");
     out
 }
 
-/// [`encode`], written to `out` in pieces of about 1 MiB as it is made: a 100,000-record
-/// manifest is never held whole.
-pub fn write<'a>(
+/// [`encode`] of `count` entries, written to `out` in pieces of about 1 MiB as it is made: a
+/// 100,000-record manifest is never held whole. Pages given by value are dropped as soon as
+/// they are written. Fails, having written a manifest that will not decode, when `entries`
+/// does not hold `count` entries.
+pub fn write<'a, P: Borrow<Page>>(
     root: &str,
-    entries: impl ExactSizeIterator<Item = (&'a Seen, &'a Record)>,
+    count: usize,
+    entries: impl Iterator<Item = (&'a Seen, P, &'a str)>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     const PIECE: usize = 1 << 20;
@@ -90,8 +99,10 @@ pub fn write<'a>(
     buf.extend_from_slice(MAGIC);
     buf.extend_from_slice(&PARSE_VERSION.to_le_bytes());
     put_str(&mut buf, root);
-    put_u32(&mut buf, entries.len());
-    for (e, record) in entries {
+    put_u32(&mut buf, count);
+    let mut written = 0;
+    for (e, page, text) in entries {
+        written += 1;
         buf.extend_from_slice(&e.len.to_le_bytes());
         buf.extend_from_slice(&e.stamp.to_le_bytes());
         match e.modified_ns {
@@ -102,10 +113,14 @@ pub fn write<'a>(
             None => buf.push(0),
         }
         buf.extend_from_slice(&e.sha256);
-        put_record(&mut buf, record);
+        put_record(&mut buf, page.borrow(), text);
         if buf.len() >= PIECE {
             flush(&mut buf, out)?;
         }
+    }
+    if written != count {
+        // Without its digest the manifest is ignored by the next run, never misread.
+        return Err(std::io::Error::other(format!("{written} manifest entries given for {count}")));
     }
     flush(&mut buf, out)?;
     out.write_all(&hash.finalize())
@@ -168,8 +183,7 @@ fn put_value(out: &mut Vec<u8>, v: &FmValue) {
     }
 }
 
-fn put_record(out: &mut Vec<u8>, r: &Record) {
-    let p = &r.page;
+fn put_record(out: &mut Vec<u8>, p: &Page, text: &str) {
     put_str(out, &p.path);
     match &p.attributes {
         Some(a) => {
@@ -198,7 +212,7 @@ fn put_record(out: &mut Vec<u8>, r: &Record) {
         put_str(out, l);
     }
     out.push(u8::from(p.too_large) | u8::from(p.unclosed_front_matter) << 1);
-    put_str(out, &r.text);
+    put_str(out, text);
 }
 
 /// A cursor over the manifest's bytes; every read is bounds-checked.
@@ -317,8 +331,24 @@ mod tests {
         (Seen { len: text.len() as u64, stamp: 7 << 70, modified_ns: Some(-3), sha256: [9; 32] }, record)
     }
 
+    /// A caller that gives fewer or more entries than it announced gets an error, and what
+    /// was written does not decode: the next run reads every record, never a short list.
+    #[test]
+    fn a_miscounted_write_fails_and_leaves_no_manifest() {
+        let m = sample();
+        let entries = || m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str()));
+        for count in [m.entries.len() - 1, m.entries.len() + 1] {
+            let mut out = Vec::new();
+            assert!(write(&m.root, count, entries(), &mut out).is_err(), "{count} announced");
+            assert_eq!(decode(&out), None);
+        }
+        let mut out = Vec::new();
+        write(&m.root, m.entries.len(), entries(), &mut out).unwrap();
+        assert_eq!(decode(&out), Some(m.clone()), "the right count round-trips");
+    }
+
     fn encoded(m: &Manifest) -> Vec<u8> {
-        encode(&m.root, m.entries.iter().map(|(s, r)| (s, r)))
+        encode(&m.root, m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str())))
     }
 
     fn sample() -> Manifest {
