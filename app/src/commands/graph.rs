@@ -38,7 +38,7 @@ pub(super) fn root(sources: &Sources) -> Result<PathBuf, Failure> {
 pub(super) fn graph_failure(e: GraphError) -> Failure {
     match e {
         GraphError::NoRoot(_) | GraphError::NotADir(_) => Failure::usage(miette!(help = "pass --root DIR", "{e}")),
-        GraphError::Outside { .. } | GraphError::Fs(_) => Failure::failed(miette!("{e}")),
+        GraphError::NotAPlainFolder { .. } | GraphError::Fs(_) => Failure::failed(miette!("{e}")),
     }
 }
 

@@ -37,41 +37,46 @@ pub enum GraphError {
     NoRoot(PathBuf),
     #[error("the VitaeGraph root {} is not a folder", .0.display())]
     NotADir(PathBuf),
-    /// A folder the command would write in leads outside the root (a symlink): writing there
-    /// would put files into, or remove them from, a folder that is not the graph's.
-    #[error(
-        "refusing to write {}: it leads to {}, outside the VitaeGraph root {}; make it a plain folder inside the root",
-        .path.display(), .leads_to.display(), .root.display()
-    )]
-    Outside { path: PathBuf, leads_to: PathBuf, root: PathBuf },
+    /// A folder the command would write in is not a plain folder below the root: a symlink
+    /// (which could lead anywhere: writing there would put files into, or remove them from, a
+    /// folder that is not the graph's) or a file.
+    #[error("refusing to write in {}: {why}", .path.display())]
+    NotAPlainFolder { path: PathBuf, why: String },
     #[error("{0}")]
     Fs(#[from] FsError),
 }
 
-/// Checks that `path` (below `root`, existing or not) would be written inside the root: its
-/// nearest existing ancestor, symlinks resolved, lies in the canonical root. A graph copied
-/// from elsewhere may hold a `.generated` or a record folder that is a symlink to another
-/// place; `graph index` would write (and, for an invalid graph, remove) index files there and
-/// `graph add` would create a record there. The check names paths, like the writes after it:
-/// a folder swapped for a symlink in between is not caught (see ARCHITECTURE.md).
-fn inside_root(fs: &dyn FileSystem, root: &Path, path: &Path) -> Result<(), GraphError> {
-    let canonical = fs.canonicalize(root)?;
-    let mut existing = path;
-    let physical = loop {
-        match fs.canonicalize(existing) {
-            Ok(p) => break p,
-            Err(e) if e.kind == FsErrorKind::NotFound => match existing.parent() {
-                Some(parent) if existing != root => existing = parent,
-                _ => return Err(e.into()),
-            },
+/// Checks that the folder `dir` (below `root`) and every folder between them that exists is a
+/// plain folder, not a symlink nor a file; what does not exist yet is created as plain folders.
+/// A graph copied from elsewhere may hold a `.generated` or a record folder that is a symlink
+/// to another place: `graph index` would write there (and, for an invalid graph, remove index
+/// files from there), and `graph add` would create a record there. Even a symlink that stays
+/// inside the root is refused: the walk never enters a symlinked folder (a record added
+/// through one would not be indexed) and the manifest is read without following symlinks (an
+/// index written through one would never be incremental). The check names paths, like the
+/// writes after it: a folder swapped for a symlink in between is not caught (ARCHITECTURE.md).
+fn plain_folders(fs: &dyn FileSystem, root: &Path, dir: &Path) -> Result<(), GraphError> {
+    use ports::fs::FileKind;
+    let below = dir.strip_prefix(root).unwrap_or(dir);
+    let mut at = root.to_path_buf();
+    for name in below.components() {
+        at.push(name);
+        let why = match fs.symlink_metadata(&at) {
+            Err(e) if e.kind == FsErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(e.into()),
-        }
-    };
-    if physical.starts_with(&canonical) {
-        Ok(())
-    } else {
-        Err(GraphError::Outside { path: existing.to_path_buf(), leads_to: physical, root: root.to_path_buf() })
+            Ok(m) if m.kind == FileKind::Dir => continue,
+            Ok(m) if m.kind == FileKind::Symlink => match fs.read_link(&at) {
+                Ok(target) => format!(
+                    "it is a symlink to {}; make it a plain folder inside the VitaeGraph root",
+                    target.display()
+                ),
+                Err(_) => "it is a symlink; make it a plain folder inside the VitaeGraph root".to_owned(),
+            },
+            Ok(_) => "it is a file, not a folder".to_owned(),
+        };
+        return Err(GraphError::NotAPlainFolder { path: at, why });
     }
+    Ok(())
 }
 
 /// Every `.md` file below `root` (not under `.generated/`), parsed and made ready to index
@@ -491,7 +496,7 @@ pub fn index(
     let t1 = clock.monotonic();
     let files = pages.len();
     let generated = root.join(GENERATED_DIR);
-    inside_root(fs, root, &generated)?;
+    plain_folders(fs, root, &generated)?;
     fs.create_dir_all(&generated)?;
     let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let manifest_path = generated.join(MANIFEST_FILE);
@@ -512,11 +517,12 @@ pub fn index(
         // takes the pages and drops each once written, so that they are gone (about 90 MB at
         // 100,000 records) before the search sidecar is laid out. It is a cache that checks
         // itself, so it is not synced to the disk; an unchanged one is not rewritten.
-        if unchanged {
+        let manifest_written = if unchanged {
             drop(pages);
+            None
         } else {
             let (seen, texts, identity, manifest_path) = (&seen, &texts, &identity, &manifest_path);
-            s.spawn(move || {
+            Some(s.spawn(move || {
                 let pages = Mutex::new(Some(pages));
                 let manifest = |out: &mut dyn Write| {
                     let pages = pages.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -529,8 +535,8 @@ pub fn index(
                 if let Err(e) = fs.write_atomic_set(&[Change::Cache(manifest_path, &manifest)]) {
                     tracing::warn!("the index manifest was not written ({e}); the next `graph index` parses again what changed since the one before");
                 }
-            });
-        }
+            }))
+        };
         let diagnostics = json_bytes(&Diagnostics::of(&validation));
         let done =
             |nodes| Indexed { validation: validation.clone(), nodes, generated: generated.clone(), parsed, files };
@@ -563,6 +569,11 @@ pub fn index(
         tracing::debug!(set = ?(t3 - t2), "graph index: JSON written");
         let indexed = done(plan.graph.nodes.len());
         if let Some(parts) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            // The pages go with the manifest (usually written well before the JSON): waited
+            // for here, so that they are gone when the sidecar's postings are made.
+            if let Some(written) = manifest_written {
+                written.join().expect("the manifest writer panicked");
+            }
             // Written in pieces, its strings read from the plan and the texts: never held whole.
             let write = parts.lay_out();
             if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &write)]) {
@@ -813,8 +824,8 @@ pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathB
         Err(e) => return Err(e.into()),
     }
     let path = root.join(record.path());
-    inside_root(fs, root, &path)?;
     if let Some(dir) = path.parent() {
+        plain_folders(fs, root, dir)?;
         fs.create_private_dir_all(dir)?;
     }
     fs.write_new(&path, record.text().as_bytes())?;
@@ -915,53 +926,68 @@ mod tests {
 
     /// A graph copied from elsewhere may hold a `.generated` that is a symlink to another
     /// folder: the index would be written there, and an invalid graph's stale files removed
-    /// from it. Refused, with nothing written or removed outside; a symlink that stays inside
-    /// the root is followed, as the server follows it when it reads.
+    /// from it. Refused, with nothing written or removed there; so is a symlink that stays
+    /// inside (the manifest is read without following symlinks, so such an index would never
+    /// be incremental), a dangling one, and a file in its place.
     #[test]
-    fn the_index_is_never_written_through_a_symlink_leading_outside_the_root() {
+    fn the_index_is_never_written_through_a_symlink_or_into_a_file() {
         let valid: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\n";
-        for (target, inside) in [("/elsewhere", false), ("index-files", true)] {
+        let link = |target: &'static str| move |fs: &MemoryFs, at: &Path| fs.symlink(target, at).unwrap();
+        let file = |fs: &MemoryFs, at: &Path| fs.write_atomic(at, b"x").unwrap();
+        type Make<'a> = &'a dyn Fn(&MemoryFs, &Path);
+        let cases: [(&str, Make); 4] = [
+            ("outside", &link("/elsewhere")),
+            ("inside", &link("index-files")),
+            ("dangling", &link("/elsewhere/new")),
+            ("a file", &file),
+        ];
+        for (what, make) in cases {
             let fs = MemoryFs::new();
             let root = Path::new("/g");
-            fs.create_dir_all(root).unwrap();
-            fs.create_dir_all(Path::new("/elsewhere")).unwrap();
             fs.create_dir_all(&root.join("index-files")).unwrap();
+            fs.create_dir_all(&root.join("projects/a")).unwrap();
+            fs.create_dir_all(Path::new("/elsewhere")).unwrap();
             fs.write_atomic(Path::new("/elsewhere/graph.json"), b"someone else's").unwrap();
-            fs.symlink(target, &root.join(GENERATED_DIR)).unwrap();
-            graph(&fs, root);
+            make(&fs, &root.join(GENERATED_DIR));
+            // Valid or not, nothing is written: the check comes before the graph is read.
             for next in [valid, b"no front matter"] {
                 fs.write_atomic(&root.join("projects/a/project.md"), next).unwrap();
                 match index(&fs, &FixedClock, root, &Quiet) {
-                    Ok(_) if inside => {
-                        let written = read(&fs, &root.join("index-files").join(DIAGNOSTICS_FILE));
-                        assert!(written.is_some(), "written through a symlink inside the root");
+                    Err(GraphError::NotAPlainFolder { path, .. }) => {
+                        assert_eq!(path, root.join(GENERATED_DIR), "{what}")
                     }
-                    Err(GraphError::Outside { leads_to, .. }) if !inside => {
-                        assert_eq!(leads_to, Path::new("/elsewhere"));
-                    }
-                    other => panic!("{target}: {other:?}"),
+                    other => panic!("{what}: {other:?}"),
                 }
                 let names: Vec<_> = fs.read_dir(Path::new("/elsewhere")).unwrap().into_iter().map(|e| e.name).collect();
-                assert_eq!(names, ["graph.json"], "nothing written or removed outside");
+                assert_eq!(names, ["graph.json"], "{what}: nothing written or removed there");
                 assert_eq!(read(&fs, Path::new("/elsewhere/graph.json")).unwrap(), b"someone else's");
+                assert!(fs.read_dir(&root.join("index-files")).unwrap().is_empty(), "{what}: nor inside");
             }
         }
     }
 
     #[test]
-    fn a_record_is_never_added_through_a_symlink_leading_outside_the_root() {
+    fn a_record_is_never_added_through_a_symlink() {
         use domain::graph::new_record::NewRecord;
-        let fs = MemoryFs::new();
-        let root = Path::new("/g");
-        fs.create_dir_all(root).unwrap();
-        fs.create_dir_all(Path::new("/elsewhere")).unwrap();
-        fs.symlink("/elsewhere", &root.join("projects")).unwrap();
-        init(&fs, &FixedClock, root, false).unwrap();
-        let record = NewRecord::new(RecordType::Project, "evil", None, None, &[]).unwrap();
-        assert!(matches!(add(&fs, root, &record), Err(GraphError::Outside { .. })));
-        assert!(fs.read_dir(Path::new("/elsewhere")).unwrap().is_empty(), "nothing created there");
-        let record = NewRecord::new(RecordType::Award, "fine", None, None, &[]).unwrap();
-        assert!(add(&fs, root, &record).is_ok(), "other folders are unaffected");
+        for target in ["/elsewhere", "inside", "/nowhere"] {
+            let fs = MemoryFs::new();
+            let root = Path::new("/g");
+            fs.create_dir_all(&root.join("inside")).unwrap();
+            fs.create_dir_all(Path::new("/elsewhere")).unwrap();
+            fs.symlink(target, &root.join("projects")).unwrap();
+            let record = NewRecord::new(RecordType::Project, "evil", None, None, &[]).unwrap();
+            match add(&fs, root, &record) {
+                Err(GraphError::NotAPlainFolder { path, why }) => {
+                    assert_eq!(path, root.join("projects"));
+                    assert!(why.contains(target), "{why}");
+                }
+                other => panic!("{target}: {other:?}"),
+            }
+            assert!(fs.read_dir(Path::new("/elsewhere")).unwrap().is_empty(), "nothing created there");
+            assert!(fs.read_dir(&root.join("inside")).unwrap().is_empty(), "nor inside");
+            let record = NewRecord::new(RecordType::Award, "fine", None, None, &[]).unwrap();
+            assert!(add(&fs, root, &record).is_ok(), "other folders are unaffected");
+        }
     }
 
     /// The sidecar `graph index` streams (documents pushed batch by batch from the render
