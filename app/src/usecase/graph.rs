@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use domain::graph::index::{self, Diagnostics, Plan, Record};
-use domain::graph::manifest::{self, MANIFEST_FILE, Manifest, Seen};
+use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::search::Prepared;
 use domain::graph::sidecar::SidecarBuilder;
@@ -122,12 +122,6 @@ struct Previous {
 }
 
 impl Previous {
-    fn new(m: Manifest, written_ns: Option<i64>) -> Self {
-        let by_path =
-            m.entries.into_iter().map(|(seen, r)| (r.page.path.clone(), (seen, Mutex::new(Some(r))))).collect();
-        Previous { written_ns, by_path }
-    }
-
     /// The cached record of `path` when `fits` accepts what was seen of it.
     fn take(&self, path: &str, fits: impl FnOnce(&Seen) -> bool) -> Option<Record> {
         let (seen, record) = self.by_path.get(path)?;
@@ -452,9 +446,19 @@ const MAX_MANIFEST_BYTES: u64 = 1 << 31;
 /// whole one of this version.
 fn previous_manifest(fs: &dyn FileSystem, root: &Path, identity: &str) -> Option<Previous> {
     let rel = Path::new(GENERATED_DIR).join(MANIFEST_FILE);
-    let (bytes, meta) = fs.read_beneath(root, &rel, MAX_MANIFEST_BYTES).ok()?;
-    match manifest::decode(&bytes) {
-        Some(m) if m.root == identity => Some(Previous::new(m, meta.modified_ns)),
+    let (mut file, meta) = fs.open_beneath(root, &rel).ok()?;
+    if meta.len > MAX_MANIFEST_BYTES {
+        tracing::info!("graph index: the manifest is larger than any this version writes; reading every record");
+        return None;
+    }
+    // Decoded as it is read, each entry straight into the map: at 100,000 records neither the
+    // 120 MB file nor a list of its entries is held beside the records.
+    let mut by_path = HashMap::new();
+    let named = manifest::decode_from(&mut file, meta.len, |seen, record| {
+        by_path.insert(record.page.path.clone(), (seen, Mutex::new(Some(record))));
+    });
+    match named {
+        Some(root) if root == identity => Some(Previous { written_ns: meta.modified_ns, by_path }),
         Some(_) => {
             tracing::info!("graph index: the manifest describes another root; reading every record");
             None
