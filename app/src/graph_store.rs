@@ -227,6 +227,19 @@ impl GraphStore {
         fs.metadata_beneath(&root, path.relative()).ok().map(|m| (m.stamp, m.len))
     }
 
+    /// The SHA-256 of `graph.json` as it is now (`None` when it cannot be read), without
+    /// parsing it: a baseline that tells a rewrite with the same bytes from a change.
+    pub fn digest_now(&self, fs: &dyn FileSystem) -> Option<[u8; 32]> {
+        let (root, path) = self.confined(fs, &generated_path(GRAPH_FILE)).ok()?;
+        let (bytes, _) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES).ok()?;
+        Some(Sha256::digest(&bytes).into())
+    }
+
+    /// The SHA-256 of the `graph.json` bytes the loaded graph was parsed from.
+    pub fn loaded_digest(&self) -> Option<[u8; 32]> {
+        lock(&self.graph).loaded.as_ref().map(|c| c.digest)
+    }
+
     pub fn graph(&self, fs: &dyn FileSystem) -> Result<Arc<LoadedGraph>, Unavailable> {
         self.load(fs, &self.graph, &generated_path(GRAPH_FILE), |bytes| {
             let raw = String::from_utf8(bytes)

@@ -184,7 +184,7 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
     let graph_root = sources.graph_root();
     let methods =
         Arc::new(mcp::methods::Methods::new(fs, sources).with_skills(skills).with_prompt_tools(args.prompt_tools));
-    let check_now = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY)
+    let check_now = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY, args.watch)
         .inspect_err(|e| tracing::warn!("could not start watching the Career Context and VitaeGraph for changes: {e}"))
         .ok();
     let live = match (args.watch, graph_root) {

@@ -298,7 +298,15 @@ impl Methods {
     /// again only when its stamp changed, and a rewrite with identical bytes reports nothing.
     /// The returned [`CheckNow`] makes it look at once (after `mcp --watch` re-indexed), so the
     /// poller stays the one place that decides what changed and nothing is reported twice.
-    pub fn watch_files(methods: &Arc<Methods>, every: std::time::Duration) -> std::io::Result<CheckNow> {
+    ///
+    /// With `indexing_at_start` (`mcp --watch`, whose first index rewrites graph.json at once,
+    /// usually with the same bytes), graph.json's digest is taken now too, and at the first
+    /// look a moved stamp is a change only when the bytes differ from these.
+    pub fn watch_files(
+        methods: &Arc<Methods>,
+        every: std::time::Duration,
+        indexing_at_start: bool,
+    ) -> std::io::Result<CheckNow> {
         let weak = Arc::downgrade(methods);
         // graph.json (~30 MB at 100,000 records) is first loaded on the watcher's thread at its
         // first tick, so that it holds up neither `initialize` nor the first answers (on two
@@ -306,6 +314,7 @@ impl Methods {
         // that a change made meanwhile is still reported.
         let (career, _, skills) = methods.watched(false);
         let graph_at_start = methods.graph.stamp(methods.fs());
+        let digest_at_start = indexing_at_start.then(|| methods.graph.digest_now(methods.fs())).flatten();
         // One pending wake-up is enough: the check looks at the files as they are then.
         let (wake, woken) = std::sync::mpsc::sync_channel::<()>(1);
         let check_now = CheckNow(wake);
@@ -324,8 +333,12 @@ impl Methods {
                 }
                 let graph_changed = match &last.1 {
                     Some(graph) => !now.1.same(graph),
-                    // The first look at the graph: changed if its stamp moved since the start.
-                    None => m.graph.stamp(m.fs()) != graph_at_start,
+                    // The first look at the graph: changed if its stamp moved since the start,
+                    // and, when its bytes then were taken, if they differ from those.
+                    None => {
+                        m.graph.stamp(m.fs()) != graph_at_start
+                            && (digest_at_start.is_none() || m.graph.loaded_digest() != digest_at_start)
+                    }
                 };
                 if graph_changed {
                     m.notifier().notify(Change::ResourceUpdated(resources::GRAPH_INDEX_URI.into()));
@@ -529,6 +542,40 @@ mod tests {
         }
         assert_eq!(Method::parse("initialize"), None, "the loop owns the lifecycle");
         assert_eq!(Method::parse("server/discover"), None);
+    }
+
+    /// Regression (a flaky test under load): `mcp --watch` indexes at start and rewrites
+    /// graph.json, usually with the same bytes; when that ended after a client subscribed,
+    /// the poller's first look saw graph.json's stamp moved and told the client of a change
+    /// that was none. Taking the bytes' digest at start tells a rewrite from a change.
+    #[test]
+    fn a_rewrite_with_the_same_bytes_at_start_is_not_a_change() {
+        use fs_memory::MemoryFs;
+        use std::time::Duration;
+        let graph = std::path::Path::new("/g/.generated/graph.json");
+        let json = |source: &str| format!(r#"{{"version":"2.0.0","source":"{source}","nodes":[],"edges":[]}}"#);
+        for (next, changed) in [("same", false), ("other", true)] {
+            let fs = Arc::new(MemoryFs::new());
+            fs.create_dir_all(graph.parent().unwrap()).unwrap();
+            fs.write_atomic(graph, json("same").as_bytes()).unwrap();
+            let sources = Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() };
+            let methods = Arc::new(Methods::new(Arc::clone(&fs) as Arc<dyn FileSystem>, sources));
+            let mut told = methods.changes();
+            let check_now = Methods::watch_files(&methods, Duration::from_secs(3600), true).unwrap();
+            // The index at start: graph.json written again (a new stamp), then a look at once.
+            fs.write_atomic(graph, json(next).as_bytes()).unwrap();
+            check_now.check();
+            let deadline = std::time::Instant::now() + Duration::from_secs(2);
+            let mut updated = false;
+            while std::time::Instant::now() < deadline && !updated {
+                match told.try_recv() {
+                    Ok(Change::ResourceUpdated(uri)) => updated = uri == super::resources::GRAPH_INDEX_URI,
+                    Ok(_) => {}
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            assert_eq!(updated, changed, "graph.json rewritten with {next} bytes");
+        }
     }
 
     #[test]
