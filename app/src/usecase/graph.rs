@@ -802,6 +802,12 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
         match fs.write_new(&path, text.as_bytes()) {
             Ok(()) => report.created.push(path),
             Err(e) if e.kind == FsErrorKind::AlreadyExists && force => {
+                // A symlink is left alone: backing it up would copy whatever it leads to
+                // (outside the root, maybe) into the graph, and replacing it is not asked for.
+                if fs.symlink_metadata(&path)?.kind == ports::fs::FileKind::Symlink {
+                    report.kept.push(path);
+                    continue;
+                }
                 let old = fs.read(&path, MAX_RECORD_BYTES)?;
                 if old == text.as_bytes() {
                     report.kept.push(path);
@@ -968,6 +974,27 @@ mod tests {
                 assert!(fs.read_dir(&root.join("index-files")).unwrap().is_empty(), "{what}: nor inside");
             }
         }
+    }
+
+    /// Found in review: `graph init --force` backed up a symlinked `VITAEGRAPH.md` by copying
+    /// what it led to (outside the root) into the graph, then replaced the link. A symlinked
+    /// starter file is now kept as it is.
+    #[test]
+    fn init_force_leaves_a_symlinked_starter_file_alone() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        fs.create_dir_all(root).unwrap();
+        fs.create_dir_all(Path::new("/elsewhere")).unwrap();
+        fs.write_atomic(Path::new("/elsewhere/secret.md"), b"not the graph's").unwrap();
+        fs.symlink("/elsewhere/secret.md", &root.join("VITAEGRAPH.md")).unwrap();
+        let report = init(&fs, &FixedClock, root, true).unwrap();
+        assert!(report.kept.contains(&root.join("VITAEGRAPH.md")), "{report:?}");
+        assert!(report.replaced.is_empty(), "{report:?}");
+        assert_eq!(fs.symlink_metadata(&root.join("VITAEGRAPH.md")).unwrap().kind, ports::fs::FileKind::Symlink);
+        let names: Vec<_> =
+            fs.read_dir(root).unwrap().into_iter().map(|e| e.name.to_string_lossy().into_owned()).collect();
+        assert!(!names.iter().any(|n| n.contains("backup")), "no copy of the target: {names:?}");
+        assert_eq!(read(&fs, Path::new("/elsewhere/secret.md")).unwrap(), b"not the graph's");
     }
 
     #[test]
