@@ -296,6 +296,23 @@ pub trait FileSystem: Send + Sync {
     fn dir_locked(&self, path: &Path) -> Result<bool, FsError>;
 }
 
+/// How an adapter names what [`FileSystem::write_atomic_set`] makes beside a target: a
+/// temporary is `.vitaecontext-XXXX.tmp`, a kept second name of the old target
+/// `.vitaecontext-XXXX.old`, `XXXX` being ASCII letters and digits. A set removes both before it
+/// returns; only a process that was killed in the middle leaves them behind.
+pub const SET_FILE_PREFIX: &str = ".vitaecontext-";
+pub const SET_TEMP_SUFFIX: &str = ".tmp";
+pub const SET_KEPT_SUFFIX: &str = ".old";
+
+/// Whether `name` is a name [`SET_FILE_PREFIX`] describes: what an interrupted set left.
+pub fn is_set_leftover(name: &OsStr) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(rest) = name.as_bytes().strip_prefix(SET_FILE_PREFIX.as_bytes()) else { return false };
+    let middle =
+        rest.strip_suffix(SET_TEMP_SUFFIX.as_bytes()).or_else(|| rest.strip_suffix(SET_KEPT_SUFFIX.as_bytes()));
+    middle.is_some_and(|m| !m.is_empty() && m.len() <= 32 && m.iter().all(u8::is_ascii_alphanumeric))
+}
+
 /// The names of a path given to [`FileSystem::read_beneath`]: relative, at least one name, and
 /// nothing but names: no `.`, `..`, empty part or trailing `/` (checked on the bytes, since
 /// `Path::components` would quietly drop some of them). Shared by both adapters so that they

@@ -14,7 +14,10 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ports::fs::{Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, Walk, beneath_names};
+use ports::fs::{
+    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, SET_FILE_PREFIX, SET_KEPT_SUFFIX,
+    SET_TEMP_SUFFIX, Walk, beneath_names,
+};
 
 /// Linux gives up after 40 symlinks in one resolution.
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -291,7 +294,7 @@ impl State {
     /// A fresh name beside `slot`, as tempfile would pick.
     fn fresh_beside(&mut self, slot: &Path, suffix: &str) -> PathBuf {
         let n = self.stamp();
-        slot.with_file_name(format!(".vitaecontext-{n}.{suffix}"))
+        slot.with_file_name(format!("{SET_FILE_PREFIX}{n}{suffix}"))
     }
 
     /// Where a removal acts: `None` when a folder on the way is missing (nothing to remove).
@@ -314,7 +317,7 @@ impl State {
             };
             let slot = self.entry_slot(path)?;
             self.check_step(SetStep::CreateTemp, path)?;
-            let temp = self.fresh_beside(&slot, "tmp");
+            let temp = self.fresh_beside(&slot, SET_TEMP_SUFFIX);
             let stamp = self.stamp();
             self.nodes.insert(temp.clone(), Node::File { bytes: Vec::new(), stamp });
             made.push(temp.clone());
@@ -338,7 +341,7 @@ impl State {
                 }
                 Some(node) => {
                     self.check_step(SetStep::Keep, change.path())?;
-                    let name = self.fresh_beside(&slot, "old");
+                    let name = self.fresh_beside(&slot, SET_KEPT_SUFFIX);
                     self.nodes.insert(name.clone(), node);
                     made.push(name.clone());
                     kept.push(Some(name));

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use ports::fs::{
-    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, HeldRoot, Metadata, Walk, beneath_names,
+    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, HeldRoot, Metadata, SET_FILE_PREFIX, SET_KEPT_SUFFIX,
+    SET_TEMP_SUFFIX, Walk, beneath_names,
 };
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags};
@@ -269,8 +270,11 @@ fn staged_with(
         return Err(FsError::new(FsErrorKind::NotADirectory, path, "parent is not a directory"));
     }
     let dir = physical(dir)?;
-    let mut tmp =
-        tempfile::Builder::new().prefix(".vitaecontext-").suffix(".tmp").tempfile_in(&dir).map_err(|e| err(&dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(SET_FILE_PREFIX)
+        .suffix(SET_TEMP_SUFFIX)
+        .tempfile_in(&dir)
+        .map_err(|e| err(&dir, e))?;
     content(&mut tmp).map_err(|e| err(path, e))?;
     if durable == Durable::Synced {
         tmp.as_file().sync_all().map_err(|e| err(path, e))?;
@@ -295,8 +299,8 @@ fn kept(path: &Path) -> Result<Option<tempfile::TempPath>, FsError> {
         Ok(_) => {
             let dir = path.parent().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, path, "no parent folder"))?;
             let link = tempfile::Builder::new()
-                .prefix(".vitaecontext-")
-                .suffix(".old")
+                .prefix(SET_FILE_PREFIX)
+                .suffix(SET_KEPT_SUFFIX)
                 .make_in(physical(dir)?, |name| fs::hard_link(path, name))
                 .map_err(|e| err(path, e))?;
             Ok(Some(link.into_temp_path()))
@@ -616,6 +620,21 @@ mod tests {
         assert_eq!(e.kind, FsErrorKind::IsADirectory, "{e}");
         assert_eq!(names(dir.path()), ["a", "b", "d"], "no temporary or kept name behind");
         assert_eq!((fs::read(&a).unwrap(), fs::read(&b).unwrap()), (b"new a".to_vec(), b"new b".to_vec()));
+    }
+
+    /// What a set makes beside its targets is what an index run removes as an interrupted
+    /// run's leftovers (`ports::fs::is_set_leftover`), and nothing a set makes is missed.
+    #[test]
+    fn what_a_set_makes_beside_a_target_is_named_as_a_leftover() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        fs::write(&a, "old").unwrap();
+        let temp = staged_with(&a, &|out| out.write_all(b"new"), Durable::Cache).unwrap();
+        let kept = kept(&a).unwrap().unwrap();
+        for made in [temp.path(), &*kept] {
+            assert!(ports::fs::is_set_leftover(made.file_name().unwrap()), "{}", made.display());
+        }
+        assert!(!ports::fs::is_set_leftover(a.file_name().unwrap()));
     }
 
     const BOTH: [Beneath; 2] = [Beneath::Openat2, Beneath::PerComponent];

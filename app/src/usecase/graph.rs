@@ -17,7 +17,7 @@ use domain::graph::{
     SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,
 };
 use ports::Clock;
-use ports::fs::{Change, FileSystem, FsError, FsErrorKind};
+use ports::fs::{Change, FileKind, FileSystem, FsError, FsErrorKind};
 use sha2::{Digest, Sha256};
 
 /// Reports progress of long work (stderr for the CLI, nothing in tests).
@@ -56,7 +56,6 @@ pub enum GraphError {
 /// index written through one would never be incremental). The check names paths, like the
 /// writes after it: a folder swapped for a symlink in between is not caught (ARCHITECTURE.md).
 fn plain_folders(fs: &dyn FileSystem, root: &Path, dir: &Path) -> Result<(), GraphError> {
-    use ports::fs::FileKind;
     let below = dir.strip_prefix(root).unwrap_or(dir);
     let mut at = root.to_path_buf();
     for name in below.components() {
@@ -309,7 +308,6 @@ struct Walked {
 /// reason. Each top-level folder is walked on its own thread. Names are the entries' own
 /// (`OsString`), so a name that is not UTF-8 is found, not mangled.
 fn markdown_files(fs: &dyn FileSystem, root: &Path) -> Result<Walked, GraphError> {
-    use ports::fs::FileKind;
     let is_md = |p: &PathBuf| p.extension().is_some_and(|e| e == "md");
     let entries = fs.read_dir(root)?;
     let mut files: Vec<PathBuf> =
@@ -491,7 +489,7 @@ pub fn index(
     progress: &dyn Progress,
 ) -> Result<Indexed, GraphError> {
     let t0 = clock.monotonic();
-    let _turn = take_turn(fs, root, progress);
+    let turn = take_turn(fs, root, progress);
     // The canonical root names the graph the manifest describes (a manifest copied beside
     // another graph is ignored).
     let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
@@ -502,6 +500,9 @@ pub fn index(
     let generated = root.join(GENERATED_DIR);
     plain_folders(fs, root, &generated)?;
     fs.create_dir_all(&generated)?;
+    if turn.is_some() {
+        remove_leftovers(fs, &generated);
+    }
     let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
     let manifest_path = generated.join(MANIFEST_FILE);
     // Planned while the graph is validated: a graph is valid far more often than not, and
@@ -589,6 +590,19 @@ pub fn index(
         tracing::debug!(sidecar = ?(clock.monotonic() - t3), "graph index: sidecar written");
         Ok(indexed)
     })
+}
+
+/// Removes the temporaries and kept names that an index run killed while writing (Ctrl-C, a
+/// full disk's OOM killer) left in `.generated/`: at 100,000 records they are hundreds of MB,
+/// and each interrupted run would add more. Only while this run holds the root's lock: every
+/// writer of `.generated/` is an index run, so none of them is under way.
+fn remove_leftovers(fs: &dyn FileSystem, generated: &Path) {
+    let Ok(entries) = fs.read_dir(generated) else { return };
+    let leftovers = entries.iter().filter(|e| e.kind == FileKind::File && ports::fs::is_set_leftover(&e.name));
+    let removed = leftovers.filter(|e| fs.remove_file(&generated.join(&e.name)).is_ok()).count();
+    if removed > 0 {
+        tracing::info!("removed {removed} temporary file(s) that an interrupted run left in {}", generated.display());
+    }
 }
 
 /// An exclusive lock on the graph's root for one index run. Indexers of one graph take turns
@@ -974,6 +988,41 @@ mod tests {
                 assert!(fs.read_dir(&root.join("index-files")).unwrap().is_empty(), "{what}: nor inside");
             }
         }
+    }
+
+    /// A run killed while it wrote (Ctrl-C at 100,000 records) leaves its temporaries in
+    /// `.generated/`; the next run removes them, and nothing else: not a file of another name,
+    /// not a folder, not a leftover in a record's folder (no index run writes there).
+    #[test]
+    fn an_index_removes_what_an_interrupted_run_left_in_generated() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        fs.create_dir_all(&root.join("projects/a")).unwrap();
+        fs.write_atomic(&root.join("projects/a/project.md"), b"---\ntype: project\nid: project:a\ntitle: A\n---\n")
+            .unwrap();
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        let dir = root.join(GENERATED_DIR);
+        let names = |dir: &Path| {
+            let mut names: Vec<_> =
+                fs.read_dir(dir).unwrap().into_iter().map(|e| e.name.into_string().unwrap()).collect();
+            names.sort();
+            names
+        };
+        let clean = names(&dir);
+        let leftovers = [".vitaecontext-Mw4sWH.tmp", ".vitaecontext-ORpupy.old", ".vitaecontext-17.tmp"];
+        let others =
+            [".vitaecontext-notes.txt", "vitaecontext-Mw4sWH.tmp", ".vitaecontext-a.b.tmp", ".vitaecontext-.tmp"];
+        for name in leftovers.iter().chain(&others) {
+            fs.write_atomic(&dir.join(name), b"half a file").unwrap();
+        }
+        fs.create_dir_all(&dir.join(".vitaecontext-folder.tmp")).unwrap();
+        fs.write_atomic(&root.join("projects/a/.vitaecontext-Xy12ab.tmp"), b"not ours to sweep").unwrap();
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        let mut expected: Vec<String> = clean.iter().cloned().chain(others.map(String::from)).collect();
+        expected.push(".vitaecontext-folder.tmp".into());
+        expected.sort();
+        assert_eq!(names(&dir), expected);
+        assert!(read(&fs, &root.join("projects/a/.vitaecontext-Xy12ab.tmp")).is_some());
     }
 
     /// Found in review: `graph init --force` backed up a symlinked `VITAEGRAPH.md` by copying
