@@ -3,6 +3,8 @@
 //! Nothing here touches the filesystem, the environment, the clock or the wire. Adapters feed it
 //! bytes and plain values; the `app` crate turns its results into JSON-RPC.
 
+#![forbid(unsafe_code)]
+
 pub mod career;
 pub mod clients;
 pub mod doctor;

@@ -4,6 +4,8 @@
 //! The traits speak in plain values so that the domain and the application never depend on
 //! which adapter is plugged in.
 
+#![forbid(unsafe_code)]
+
 pub mod clock;
 pub mod fs;
 pub mod transport;

@@ -8,6 +8,8 @@
 //! `read_beneath` is modelled as the real adapter does it: the root resolved like any path, then
 //! one name at a time from there, refusing every symlink.
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};

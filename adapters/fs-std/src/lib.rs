@@ -6,8 +6,10 @@
 //! Confined reads (`read_beneath`) are opened from a handle on the root with `openat2`
 //! (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`) where the kernel has it, and one `openat` per
 //! component with `O_NOFOLLOW` where it does not, then read through the final handle. The
-//! syscalls come from `rustix`: safe wrappers (the workspace forbids `unsafe`), already in the
+//! syscalls come from `rustix`: safe wrappers (this crate forbids `unsafe`), already in the
 //! tree through `tempfile`, and it has `openat2` and `ResolveFlags` where std has neither.
+
+#![forbid(unsafe_code)]
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};

@@ -9,6 +9,8 @@
 //! `send` waits for room, so a client that does not read its stdout slows the server down
 //! instead of growing its memory.
 
+#![forbid(unsafe_code)]
+
 mod framer;
 
 use std::io::{Read, Write};

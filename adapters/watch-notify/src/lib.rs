@@ -8,6 +8,8 @@
 //! What still arrives is translated here: access times are not changes either; an error or a
 //! "rescan" flag (a queue overflow) is [`WatchEvent::Lost`].
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 
 use notify::event::{AccessKind, AccessMode, EventKind, EventKindMask, MetadataKind, ModifyKind};
