@@ -160,10 +160,17 @@ fn read(
     })?;
     // Each file's record path and the path below the root to read (they differ for a symlink).
     let mut files: Vec<(&str, &Path)> = Vec::new();
+    let t0 = clock.monotonic();
     let (walked, previous) = std::thread::scope(|s| {
-        let previous = s.spawn(previous);
+        let previous = s.spawn(|| {
+            let previous = previous();
+            (previous, clock.monotonic())
+        });
         let walked = markdown_files(fs, root);
-        (walked, previous.join().expect("the manifest reader panicked"))
+        let t1 = clock.monotonic();
+        let (previous, t2) = previous.join().expect("the manifest reader panicked");
+        tracing::debug!(walk = ?(t1 - t0), manifest = ?(t2 - t0), "graph: walked the root and read the manifest");
+        (walked, previous)
     });
     let walked = walked?;
     let previous = previous.as_ref();
@@ -236,9 +243,11 @@ fn read(
         Ok(Some((Record::new(page), Some(seen))))
     };
     let results = parallel_map(&files, read_one);
+    let took = clock.monotonic().saturating_sub(start);
     if total >= 5000 {
-        progress.update(total, total, clock.monotonic().saturating_sub(start));
+        progress.update(total, total, took);
     }
+    tracing::debug!(files = total, parsed = parsed.load(Ordering::Relaxed), read = ?took, "graph: read the files");
     let mut pages = Vec::with_capacity(total);
     let mut texts = Vec::with_capacity(total);
     let mut seen = Vec::with_capacity(total);
