@@ -59,6 +59,26 @@ pub trait HeldRoot: Send + Sync {
     fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError>;
 }
 
+/// A folder opened once by [`FileSystem::open_dir_beneath`], for changes that must land in it:
+/// each is made by name in that very folder, whatever is renamed, moved or swapped for a
+/// symlink on its path after it was opened (a `graph index` writes `.generated/` this way, so
+/// a `.generated` replaced by a symlink in the middle of a run does not send its files, or its
+/// removals, somewhere else).
+pub trait HeldDir: Send + Sync {
+    /// The folder's path when it was opened, for messages.
+    fn path(&self) -> &Path;
+
+    /// [`FileSystem::write_atomic_set`] in this folder: each change's path is one plain name
+    /// (else `InvalidPath`), and every temporary and kept name is made in this folder too.
+    fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError>;
+
+    /// The folder's entries, as [`FileSystem::read_dir`] gives them.
+    fn read_dir(&self) -> Result<Vec<DirEntry>, FsError>;
+
+    /// Removes the file or symlink `name` of this folder (`IsADirectory` for a folder).
+    fn remove_file(&self, name: &OsStr) -> Result<(), FsError>;
+}
+
 /// The default [`HeldRoot`]: the root resolved by its path on every call.
 struct RootByPath<'a, F: ?Sized> {
     fs: &'a F,
@@ -220,6 +240,11 @@ pub trait FileSystem: Send + Sync {
         }
         Ok(Box::new(RootByPath { fs: self, root: root.to_path_buf() }))
     }
+
+    /// The folder at `relative` below `root`, reached as [`FileSystem::read_beneath`] reaches a
+    /// file (no symlink followed below the root: one anywhere in `relative` is `Loop`), opened
+    /// for the changes of a [`HeldDir`]. `NotADirectory` when it is not a folder.
+    fn open_dir_beneath<'a>(&'a self, root: &Path, relative: &Path) -> Result<Box<dyn HeldDir + 'a>, FsError>;
 
     /// Metadata, following symlinks.
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError>;

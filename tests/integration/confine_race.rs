@@ -196,3 +196,41 @@ fn confine_race_index_record_folder_swapped_for_a_symlink() {
         dir
     });
 }
+
+/// Runs `graph index` again and again while `.generated` is exchanged with a symlink to an
+/// outside folder holding files of the generated names; every other run the graph is invalid,
+/// so the run removes its stale index. Nothing outside may be written, replaced or removed.
+#[test]
+fn confine_race_index_writes_stay_in_generated_when_it_is_swapped_for_a_symlink() {
+    let w = world();
+    let outside = w.base.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let victims = ["graph.json", "search-index.json", "search-index.bin", "diagnostics.json", "manifest.bin"];
+    for f in victims {
+        fs::write(outside.join(f), MARKER).unwrap();
+    }
+    let _ = Cmd::new(["graph", "index", "--root", w.root.to_str().unwrap()]).output();
+    let swapper = Swapper::start(w.root.join(".generated"), &outside, &w.base);
+    let bad = w.root.join("projects/no-front-matter.md");
+    let (mut runs, start) = (0, Instant::now());
+    while (runs < 8 || start.elapsed() < MAX_RACE) && runs < 200 && start.elapsed() < 3 * MAX_RACE {
+        if runs % 2 == 0 {
+            fs::write(&bad, "no front matter\n").unwrap();
+        } else {
+            let _ = fs::remove_file(&bad);
+        }
+        let _ = Cmd::new(["graph", "index", "--root", w.root.to_str().unwrap()]).output();
+        runs += 1;
+    }
+    let swaps = swapper.finish();
+    let mut found: Vec<_> = fs::read_dir(&outside).unwrap().map(|e| e.unwrap().file_name()).collect();
+    found.sort();
+    let mut expected = victims.map(std::ffi::OsString::from).to_vec();
+    expected.sort();
+    eprintln!("index .generated: {runs} runs, {swaps} swaps, outside holds {found:?}");
+    assert!(swaps > 100, "the swapper barely ran ({swaps})");
+    assert_eq!(found, expected, "nothing made or removed outside");
+    for f in victims {
+        assert_eq!(fs::read_to_string(outside.join(f)).unwrap(), MARKER, "{f} replaced outside the root");
+    }
+}

@@ -354,3 +354,49 @@ fn folder_locks_agree_with_the_real_filesystem() {
     let (not_a_dir, missing) = (Err(ports::fs::FsErrorKind::NotADirectory), Err(ports::fs::FsErrorKind::NotFound));
     assert_eq!(model, [not_a_dir, missing, not_a_dir, missing]);
 }
+
+// Held folders agree: which folders open (a plain one; not a symlink, a file, a missing one,
+// nor one reached through a symlink), and what a held folder's set, listing and removal do,
+// failures included (a name that is a path, a set that would replace a folder: nothing
+// changes, nothing is left behind).
+#[test]
+fn held_folders_agree_with_the_real_filesystem() {
+    use ports::fs::FsErrorKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let real_world = tmp.path().canonicalize().unwrap();
+    let mem = MemoryFs::new();
+    let mem_world = PathBuf::from("/world");
+    mem.create_dir_all(&mem_world).unwrap();
+    type Listing = Vec<(String, FileKind)>;
+    let held = |fs: &dyn FileSystem, w: &Path, link: &dyn Fn(&str, &Path)| -> (Vec<Result<(), FsErrorKind>>, Listing) {
+        fs.create_dir_all(&w.join("root/gen/sub")).unwrap();
+        fs.write_atomic(&w.join("root/gen/old"), b"old").unwrap();
+        fs.write_atomic(&w.join("root/file"), b"x").unwrap();
+        link("gen", &w.join("root/alias"));
+        let root = w.join("root");
+        let mut results: Vec<Result<(), FsErrorKind>> = ["alias", "file", "missing", "alias/sub"]
+            .iter()
+            .map(|rel| fs.open_dir_beneath(&root, Path::new(rel)).map(drop).map_err(|e| e.kind))
+            .collect();
+        let dir = fs.open_dir_beneath(&root, Path::new("gen")).unwrap();
+        assert_eq!(dir.path(), root.join("gen"));
+        let set = |changes: &[Change<'_>]| dir.write_atomic_set(changes).map_err(|e| e.kind);
+        results.push(set(&[Change::Write(Path::new("new"), b"new"), Change::Remove(Path::new("old"))]));
+        results.push(set(&[Change::Write(Path::new("a"), b"a"), Change::Write(Path::new("sub/b"), b"b")]));
+        results.push(set(&[Change::Remove(Path::new("new")), Change::Write(Path::new("sub"), b"over a folder")]));
+        results.push(set(&[Change::Remove(Path::new("missing"))]));
+        results.push(dir.remove_file("sub".as_ref()).map_err(|e| e.kind));
+        results.push(dir.remove_file("gone".as_ref()).map_err(|e| e.kind));
+        assert_eq!(fs.read(&root.join("gen/new"), 10).unwrap(), b"new", "the failed set changed nothing");
+        let listing = dir.read_dir().unwrap().into_iter().map(|e| (e.name.into_string().unwrap(), e.kind)).collect();
+        (results, listing)
+    };
+    let real = held(&StdFs::new(), &real_world, &|to, at| std::os::unix::fs::symlink(to, at).unwrap());
+    let model = held(&mem, &mem_world, &|to, at| mem.symlink(to, at).unwrap());
+    assert_eq!(real, model);
+    use FsErrorKind::*;
+    let expected = [Err(Loop), Err(NotADirectory), Err(NotFound), Err(Loop), Ok(()), Err(InvalidPath)];
+    assert_eq!(model.0[..6], expected);
+    assert_eq!(model.0[6..], [Err(IsADirectory), Ok(()), Err(IsADirectory), Err(NotFound)]);
+    assert_eq!(model.1, [("new".to_string(), FileKind::File), ("sub".to_string(), FileKind::Dir)]);
+}

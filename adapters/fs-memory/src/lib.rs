@@ -11,13 +11,13 @@
 #![forbid(unsafe_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ports::fs::{
-    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, Metadata, SET_FILE_PREFIX, SET_KEPT_SUFFIX,
+    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, HeldDir, Metadata, SET_FILE_PREFIX, SET_KEPT_SUFFIX,
     SET_TEMP_SUFFIX, Walk, beneath_names,
 };
 
@@ -223,6 +223,18 @@ impl State {
     /// root's physical path with no symlink followed (what `openat2` with `RESOLVE_BENEATH |
     /// RESOLVE_NO_SYMLINKS` does), checked to be a regular file.
     fn beneath(&self, root: &Path, relative: &Path) -> Result<(&[u8], Metadata), FsError> {
+        let full = root.join(relative);
+        match self.beneath_node(root, relative)?.1 {
+            node @ Node::File { bytes, .. } => Ok((bytes, node.metadata())),
+            Node::Dir => Err(FsError::new(FsErrorKind::IsADirectory, &full, "is a directory")),
+            Node::Symlink(_) => Err(FsError::new(FsErrorKind::Loop, &full, "a symlink below the root")),
+            Node::Other => Err(FsError::new(FsErrorKind::NotAFile, &full, "not a regular file")),
+        }
+    }
+
+    /// The node at `relative` below `root` and its physical path, reached without following a
+    /// symlink below the root (one on the way is `Loop`; the node itself may be one).
+    fn beneath_node(&self, root: &Path, relative: &Path) -> Result<(PathBuf, &Node), FsError> {
         let names = beneath_names(relative)?;
         let full = root.join(relative);
         let (mut cur, node) = self.node(root, true)?;
@@ -246,10 +258,7 @@ impl State {
         cur.push(last);
         match self.nodes.get(&cur) {
             None => Err(not_found(&full)),
-            Some(node @ Node::File { bytes, .. }) => Ok((bytes, node.metadata())),
-            Some(Node::Dir) => Err(FsError::new(FsErrorKind::IsADirectory, &full, "is a directory")),
-            Some(Node::Symlink(_)) => Err(FsError::new(FsErrorKind::Loop, &full, "a symlink below the root")),
-            Some(Node::Other) => Err(FsError::new(FsErrorKind::NotAFile, &full, "not a regular file")),
+            Some(node) => Ok((cur, node)),
         }
     }
 
@@ -488,6 +497,56 @@ impl MemoryFs {
     }
 }
 
+/// A folder of a [`MemoryFs`] opened by `open_dir_beneath`. The memory model has no handles,
+/// so it acts on the folder's physical path at the time it was opened; its tests do not rename
+/// folders under a held one (the real adapter's tests do).
+struct MemoryDir<'a> {
+    fs: &'a MemoryFs,
+    physical: PathBuf,
+    path: PathBuf,
+}
+
+impl MemoryDir<'_> {
+    fn name<'p>(&self, path: &'p Path) -> Result<&'p OsStr, FsError> {
+        match beneath_names(path)?.as_slice() {
+            [name] => Ok(name),
+            _ => Err(FsError::new(FsErrorKind::InvalidPath, self.path.join(path), "not a name in the folder")),
+        }
+    }
+}
+
+impl HeldDir for MemoryDir<'_> {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
+        let paths = changes
+            .iter()
+            .map(|c| Ok(self.physical.join(self.name(c.path())?)))
+            .collect::<Result<Vec<_>, FsError>>()?;
+        let changes: Vec<Change<'_>> = changes
+            .iter()
+            .zip(&paths)
+            .map(|(c, p)| match *c {
+                Change::Write(_, bytes) => Change::Write(p, bytes),
+                Change::Stream(_, f) => Change::Stream(p, f),
+                Change::Cache(_, f) => Change::Cache(p, f),
+                Change::Remove(_) => Change::Remove(p),
+            })
+            .collect();
+        self.fs.write_atomic_set(&changes)
+    }
+
+    fn read_dir(&self) -> Result<Vec<DirEntry>, FsError> {
+        self.fs.read_dir(&self.physical)
+    }
+
+    fn remove_file(&self, name: &OsStr) -> Result<(), FsError> {
+        self.fs.remove_file(&self.physical.join(self.name(Path::new(name))?))
+    }
+}
+
 impl FileSystem for MemoryFs {
     fn read(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>, FsError> {
         self.reads.fetch_add(1, Ordering::SeqCst);
@@ -517,6 +576,17 @@ impl FileSystem for MemoryFs {
     fn metadata_beneath(&self, root: &Path, relative: &Path) -> Result<Metadata, FsError> {
         require_absolute(root)?;
         Ok(self.lock().beneath(root, relative)?.1)
+    }
+
+    fn open_dir_beneath<'a>(&'a self, root: &Path, relative: &Path) -> Result<Box<dyn HeldDir + 'a>, FsError> {
+        require_absolute(root)?;
+        let full = root.join(relative);
+        let s = self.lock();
+        match s.beneath_node(root, relative)? {
+            (physical, Node::Dir) => Ok(Box::new(MemoryDir { fs: self, physical, path: full })),
+            (_, Node::Symlink(_)) => Err(FsError::new(FsErrorKind::Loop, &full, "a symlink below the root")),
+            _ => Err(FsError::new(FsErrorKind::NotADirectory, &full, "not a directory")),
+        }
     }
 
     fn metadata(&self, path: &Path) -> Result<Metadata, FsError> {

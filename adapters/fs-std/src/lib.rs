@@ -11,6 +11,8 @@
 
 #![forbid(unsafe_code)]
 
+mod held_dir;
+
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -18,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use ports::fs::{
-    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, HeldRoot, Metadata, SET_FILE_PREFIX, SET_KEPT_SUFFIX,
-    SET_TEMP_SUFFIX, Walk, beneath_names,
+    Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, HeldDir, HeldRoot, Metadata, SET_FILE_PREFIX,
+    SET_KEPT_SUFFIX, SET_TEMP_SUFFIX, Walk, beneath_names,
 };
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags};
@@ -147,19 +149,31 @@ fn open_root(root: &Path) -> Result<OwnedFd, FsError> {
 
 /// [`open_beneath`] from a handle on the root already open (`root` names it in errors).
 fn open_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -> Result<File, FsError> {
+    // O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its fstat.
+    let file_flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    open_below_with(root_fd, root, relative, how, file_flags).map(File::from)
+}
+
+/// [`open_below`] with the flags of the last open (`O_NOFOLLOW` among them).
+fn open_below_with(
+    root_fd: &OwnedFd,
+    root: &Path,
+    relative: &Path,
+    how: Beneath,
+    file_flags: OFlags,
+) -> Result<OwnedFd, FsError> {
     let names = beneath_names(relative)?;
     let full = root.join(relative);
     let fail = |e: Errno| err(&full, e.into());
-    // O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its fstat.
-    let file_flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     if how == Beneath::Openat2 && !NO_OPENAT2.load(Ordering::Relaxed) {
         let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
         // EAGAIN is the kernel declining to prove a `..` safe during a rename; there is no `..`
         // here, but a retry through the per-component walk is exact anyway.
         match rustix::fs::openat2(root_fd, relative, file_flags, Mode::empty(), resolve) {
-            Ok(fd) => return Ok(File::from(fd)),
+            Ok(fd) => return Ok(fd),
             Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
-            Err(Errno::PERM | Errno::AGAIN) => {}
+            // ENOTDIR may be a symlink met with O_DIRECTORY: the walk below tells which.
+            Err(Errno::PERM | Errno::AGAIN | Errno::NOTDIR) => {}
             Err(e) => return Err(fail(e)),
         }
     }
@@ -173,8 +187,8 @@ fn open_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -> 
             .map_err(fail)?;
         below = Some(next);
     }
-    let fd = rustix::fs::openat(below.as_ref().unwrap_or(root_fd), *last, file_flags, Mode::empty()).map_err(fail)?;
-    Ok(File::from(fd))
+    let dir = below.as_ref().unwrap_or(root_fd);
+    rustix::fs::openat(dir, *last, file_flags, Mode::empty()).map_err(|e| symlink_is_loop(dir, last, e)).map_err(fail)
 }
 
 /// `O_NOFOLLOW | O_DIRECTORY` on a symlink fails with ENOTDIR; report it as the symlink it is
@@ -217,6 +231,15 @@ fn opened_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -
         FileKind::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
         _ => Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
     }
+}
+
+/// The folder `relative` below `root`, opened (for listing, syncing and the `*at` calls of
+/// a [`HeldDir`]) the way [`open_below`] opens a file: no symlink followed below the root.
+fn open_dir_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<held_dir::OpenDir, FsError> {
+    let root_fd = open_root_for(root, relative)?;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = open_below_with(&root_fd, root, relative, how, flags)?;
+    Ok(held_dir::OpenDir { fd, path: root.join(relative) })
 }
 
 /// A root held open for a run's reads ([`FileSystem::hold_root`]): one handle instead of one
@@ -338,6 +361,10 @@ impl FileSystem for StdFs {
 
     fn hold_root<'a>(&'a self, root: &Path) -> Result<Box<dyn HeldRoot + 'a>, FsError> {
         Ok(Box::new(OpenRoot::new(root, Beneath::Openat2)?))
+    }
+
+    fn open_dir_beneath<'a>(&'a self, root: &Path, relative: &Path) -> Result<Box<dyn HeldDir + 'a>, FsError> {
+        Ok(Box::new(open_dir_beneath(root, relative, Beneath::Openat2)?))
     }
 
     fn open_beneath(&self, root: &Path, relative: &Path) -> Result<(ports::fs::OpenFile, Metadata), FsError> {
@@ -571,6 +598,7 @@ impl FileSystem for StdFs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsStr;
 
     #[test]
     fn fifo_is_refused_without_blocking() {
@@ -637,6 +665,40 @@ mod tests {
             assert!(ports::fs::is_set_leftover(made.file_name().unwrap()), "{}", made.display());
         }
         assert!(!ports::fs::is_set_leftover(a.file_name().unwrap()));
+    }
+
+    /// What a held folder writes, removes and lists stays in the folder it opened, when that
+    /// folder is then renamed and a symlink to another folder is put in its place: the other
+    /// folder's files are neither replaced nor removed, and nothing is left beside them.
+    #[test]
+    fn a_held_folder_swapped_for_a_symlink_keeps_its_changes() {
+        for how in BOTH {
+            let dir = tempfile::tempdir().unwrap();
+            let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+            fs::create_dir_all(root.join("gen")).unwrap();
+            fs::create_dir_all(&outside).unwrap();
+            for name in ["graph.json", "gone", ".vitaecontext-AbC123.tmp"] {
+                fs::write(outside.join(name), "someone else's").unwrap();
+                fs::write(root.join("gen").join(name), "ours").unwrap();
+            }
+            let held = open_dir_beneath(&root, Path::new("gen"), how).unwrap();
+            fs::rename(root.join("gen"), root.join("moved")).unwrap();
+            std::os::unix::fs::symlink(&outside, root.join("gen")).unwrap();
+            held.write_atomic_set(&[Change::Write(Path::new("graph.json"), b"new"), Change::Remove(Path::new("gone"))])
+                .unwrap();
+            held.remove_file(OsStr::new(".vitaecontext-AbC123.tmp")).unwrap();
+            assert_eq!(names(&outside), [".vitaecontext-AbC123.tmp", "gone", "graph.json"], "{how:?}");
+            for name in names(&outside) {
+                assert_eq!(fs::read_to_string(outside.join(name)).unwrap(), "someone else's", "{how:?}");
+            }
+            assert_eq!(names(&root.join("moved")), ["graph.json"], "{how:?}: the changes, and nothing else");
+            assert_eq!(fs::read_to_string(root.join("moved/graph.json")).unwrap(), "new");
+            let listed: Vec<_> = held.read_dir().unwrap().into_iter().map(|e| e.name).collect();
+            assert_eq!(listed, ["graph.json"], "{how:?}: the held folder is listed");
+            // Opened now, the symlink is refused.
+            let e = open_dir_beneath(&root, Path::new("gen"), how).err().unwrap();
+            assert_eq!(e.kind, FsErrorKind::Loop, "{how:?}: {e}");
+        }
     }
 
     const BOTH: [Beneath; 2] = [Beneath::Openat2, Beneath::PerComponent];

@@ -17,7 +17,7 @@ use domain::graph::{
     SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,
 };
 use ports::Clock;
-use ports::fs::{Change, FileKind, FileSystem, FsError, FsErrorKind};
+use ports::fs::{Change, FileKind, FileSystem, FsError, FsErrorKind, HeldDir};
 use sha2::{Digest, Sha256};
 
 /// Reports progress of long work (stderr for the CLI, nothing in tests).
@@ -509,11 +509,15 @@ pub fn index(
     let generated = root.join(GENERATED_DIR);
     plain_folders(fs, root, &generated)?;
     fs.create_dir_all(&generated)?;
+    // Every write and removal below goes through this handle on the folder checked above: a
+    // `.generated` renamed or swapped for a symlink from now on cannot redirect them.
+    let out = fs.open_dir_beneath(root, Path::new(GENERATED_DIR))?;
+    let out = &*out;
     if turn.is_some() {
-        remove_leftovers(fs, &generated);
+        remove_leftovers(out);
     }
-    let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(|f| generated.join(f));
-    let manifest_path = generated.join(MANIFEST_FILE);
+    let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(Path::new);
+    let manifest_path = Path::new(MANIFEST_FILE);
     // Planned while the graph is validated: a graph is valid far more often than not, and
     // neither needs the other. The plan borrows the texts only: after this, nothing but the
     // manifest needs the pages.
@@ -535,7 +539,7 @@ pub fn index(
             drop(pages);
             None
         } else {
-            let (seen, texts, identity, manifest_path) = (&seen, &texts, &identity, &manifest_path);
+            let (seen, texts, identity) = (&seen, &texts, &identity);
             Some(s.spawn(move || {
                 let pages = Mutex::new(Some(pages));
                 let manifest = |out: &mut dyn Write| {
@@ -546,7 +550,7 @@ pub fn index(
                     let entries = entries.filter_map(|((s, page), text)| Some((s.as_ref()?, page, text.as_str())));
                     manifest::write(identity, count, entries, out)
                 };
-                if let Err(e) = fs.write_atomic_set(&[Change::Cache(manifest_path, &manifest)]) {
+                if let Err(e) = out.write_atomic_set(&[Change::Cache(manifest_path, &manifest)]) {
                     tracing::warn!("the index manifest was not written ({e}); the next `graph index` parses again what changed since the one before");
                 }
             }))
@@ -555,11 +559,11 @@ pub fn index(
         let done =
             |nodes| Indexed { validation: validation.clone(), nodes, generated: generated.clone(), parsed, files };
         if !validation.valid {
-            fs.write_atomic_set(&[
-                Change::Remove(&graph_path),
-                Change::Remove(&search_path),
-                Change::Remove(&sidecar_path),
-                Change::Write(&diagnostics_path, &diagnostics),
+            out.write_atomic_set(&[
+                Change::Remove(graph_path),
+                Change::Remove(search_path),
+                Change::Remove(sidecar_path),
+                Change::Write(diagnostics_path, &diagnostics),
             ])?;
             return Ok(done(0));
         }
@@ -573,11 +577,11 @@ pub fn index(
             *sidecar.lock().unwrap_or_else(|p| p.into_inner()) = Some(parts);
             Ok(())
         };
-        fs.write_atomic_set(&[
-            Change::Stream(&graph_path, &graph),
-            Change::Stream(&search_path, &search),
-            Change::Remove(&sidecar_path),
-            Change::Write(&diagnostics_path, &diagnostics),
+        out.write_atomic_set(&[
+            Change::Stream(graph_path, &graph),
+            Change::Stream(search_path, &search),
+            Change::Remove(sidecar_path),
+            Change::Write(diagnostics_path, &diagnostics),
         ])?;
         let t3 = clock.monotonic();
         tracing::debug!(set = ?(t3 - t2), "graph index: JSON written");
@@ -590,7 +594,7 @@ pub fn index(
             }
             // Written in pieces, its strings read from the plan and the texts: never held whole.
             let write = parts.lay_out();
-            if let Err(e) = fs.write_atomic_set(&[Change::Cache(&sidecar_path, &write)]) {
+            if let Err(e) = out.write_atomic_set(&[Change::Cache(sidecar_path, &write)]) {
                 tracing::warn!(
                     "the search sidecar was not written ({e}); the server will read search-index.json instead"
                 );
@@ -605,12 +609,13 @@ pub fn index(
 /// full disk's OOM killer) left in `.generated/`: at 100,000 records they are hundreds of MB,
 /// and each interrupted run would add more. Only while this run holds the root's lock: every
 /// writer of `.generated/` is an index run, so none of them is under way.
-fn remove_leftovers(fs: &dyn FileSystem, generated: &Path) {
-    let Ok(entries) = fs.read_dir(generated) else { return };
+fn remove_leftovers(generated: &dyn HeldDir) {
+    let Ok(entries) = generated.read_dir() else { return };
     let leftovers = entries.iter().filter(|e| e.kind == FileKind::File && ports::fs::is_set_leftover(&e.name));
-    let removed = leftovers.filter(|e| fs.remove_file(&generated.join(&e.name)).is_ok()).count();
+    let removed = leftovers.filter(|e| generated.remove_file(&e.name).is_ok()).count();
     if removed > 0 {
-        tracing::info!("removed {removed} temporary file(s) that an interrupted run left in {}", generated.display());
+        let at = generated.path().display();
+        tracing::info!("removed {removed} temporary file(s) that an interrupted run left in {at}");
     }
 }
 

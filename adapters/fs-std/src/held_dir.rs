@@ -1,0 +1,270 @@
+//! A folder opened once, for writes that must land in it ([`HeldDir`]): every temporary,
+//! rename, hard link and removal is made with the `*at` calls on the folder's own handle, so a
+//! folder renamed, or swapped for a symlink, after it was opened cannot redirect them.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::hash::{BuildHasher, Hasher};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use ports::fs::{
+    Change, DirEntry, FileKind, FsError, FsErrorKind, HeldDir, SET_FILE_PREFIX, SET_KEPT_SUFFIX, SET_TEMP_SUFFIX,
+    beneath_names,
+};
+use rustix::fd::OwnedFd;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::{Durable, err};
+
+/// A folder held open by its handle (`O_RDONLY | O_DIRECTORY`, so it can be listed and synced).
+pub(crate) struct OpenDir {
+    pub(crate) fd: OwnedFd,
+    pub(crate) path: PathBuf,
+}
+
+/// A name a set made in the folder (a temporary or a kept old target): removed when dropped,
+/// unless it was taken (renamed over its target).
+struct Made<'d> {
+    dir: &'d OpenDir,
+    name: Option<OsString>,
+}
+
+impl Made<'_> {
+    fn name(&self) -> &OsStr {
+        self.name.as_deref().unwrap_or_default()
+    }
+
+    /// Renames the made name over `target`; it is no longer this guard's to remove.
+    fn rename_to(&mut self, target: &OsStr) -> Result<(), Errno> {
+        rustix::fs::renameat(&self.dir.fd, self.name(), &self.dir.fd, target)?;
+        self.name = None;
+        Ok(())
+    }
+}
+
+impl Drop for Made<'_> {
+    fn drop(&mut self) {
+        if let Some(name) = self.name.take() {
+            let _ = rustix::fs::unlinkat(&self.dir.fd, &name, AtFlags::empty());
+        }
+    }
+}
+
+impl OpenDir {
+    fn error(&self, name: &OsStr, e: Errno) -> FsError {
+        err(&self.path.join(name), e.into())
+    }
+
+    /// A fresh name `.vitaecontext-XXXXXX{suffix}` in the folder, made by `make` (which fails
+    /// with EEXIST when the name is taken; another is tried).
+    fn fresh<T>(&self, suffix: &str, make: impl Fn(&OsStr) -> Result<T, Errno>) -> Result<(Made<'_>, T), FsError> {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let mut last = Errno::EXIST;
+        for attempt in 0u64..64 {
+            // Each RandomState is seeded afresh: names differ across threads and processes.
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(attempt);
+            let mut bits = h.finish();
+            let mut name = SET_FILE_PREFIX.as_bytes().to_vec();
+            for _ in 0..6 {
+                name.push(ALPHABET[(bits % ALPHABET.len() as u64) as usize]);
+                bits /= ALPHABET.len() as u64;
+            }
+            name.extend_from_slice(suffix.as_bytes());
+            let name = OsStr::from_bytes(&name);
+            match make(name) {
+                Ok(value) => return Ok((Made { dir: self, name: Some(name.to_owned()) }, value)),
+                Err(Errno::EXIST) => last = Errno::EXIST,
+                Err(e) => return Err(self.error(name, e)),
+            }
+        }
+        Err(self.error(OsStr::new(SET_FILE_PREFIX), last))
+    }
+
+    /// A temporary file in the folder holding what `content` writes (synced when `durable`).
+    fn stage(&self, target: &OsStr, change: &Change<'_>, durable: Durable) -> Result<Made<'_>, FsError> {
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let (made, fd) =
+            self.fresh(SET_TEMP_SUFFIX, |name| rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o600)))?;
+        let mut file = File::from(fd);
+        let target_path = self.path.join(target);
+        change.write_content(&mut file).map_err(|e| err(&target_path, e))?;
+        if durable == Durable::Synced {
+            file.sync_all().map_err(|e| err(&target_path, e))?;
+        }
+        Ok(made)
+    }
+
+    /// A second name (a hard link) for the file at `target`, to put it back if the set fails;
+    /// `None` when nothing is there.
+    fn keep(&self, target: &OsStr) -> Result<Option<Made<'_>>, FsError> {
+        match rustix::fs::statat(&self.fd, target, AtFlags::SYMLINK_NOFOLLOW) {
+            Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(self.error(target, e)),
+            Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => {
+                Err(FsError::new(FsErrorKind::IsADirectory, self.path.join(target), "is a directory"))
+            }
+            Ok(_) => {
+                let link = |name: &OsStr| rustix::fs::linkat(&self.fd, target, &self.fd, name, AtFlags::empty());
+                Ok(Some(self.fresh(SET_KEPT_SUFFIX, link)?.0))
+            }
+        }
+    }
+
+    fn unlink(&self, name: &OsStr) -> Result<(), Errno> {
+        match rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()) {
+            Err(Errno::NOENT) => Ok(()),
+            other => other,
+        }
+    }
+}
+
+/// The one plain name a change of a held folder's set must have.
+fn name_of<'c>(change: &Change<'c>) -> Result<&'c OsStr, FsError> {
+    match beneath_names(change.path())?.as_slice() {
+        [name] => Ok(name),
+        _ => Err(FsError::new(FsErrorKind::InvalidPath, change.path(), "not a name in the folder")),
+    }
+}
+
+impl HeldDir for OpenDir {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
+        let names = changes.iter().map(name_of).collect::<Result<Vec<_>, _>>()?;
+        // Each file is written (and synced) on its own thread, so the syncs overlap. Whatever
+        // is made is removed when its guard drops, on every return path.
+        let staging: Vec<Result<Option<Made<'_>>, FsError>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = changes
+                .iter()
+                .zip(&names)
+                .map(|(change, name)| {
+                    scope.spawn(move || match change {
+                        Change::Write(..) | Change::Stream(..) => self.stage(name, change, Durable::Synced).map(Some),
+                        Change::Cache(..) => self.stage(name, change, Durable::Cache).map(Some),
+                        Change::Remove(_) => Ok(None),
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().expect("staging thread")).collect()
+        });
+        let mut temps = staging.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let mut kept = names.iter().map(|name| self.keep(name)).collect::<Result<Vec<_>, _>>()?;
+        let mut applied = 0;
+        let mut failure = None;
+        for (name, temp) in names.iter().zip(&mut temps) {
+            let done = match temp {
+                Some(temp) => temp.rename_to(name),
+                None => self.unlink(name),
+            };
+            if let Err(e) = done {
+                failure = Some(self.error(name, e));
+                break;
+            }
+            applied += 1;
+        }
+        if let Some(e) = failure {
+            // Put back what was changed, last first.
+            let mut unrestored = Vec::new();
+            for (name, old) in names[..applied].iter().zip(&mut kept).rev() {
+                let restored = match old {
+                    Some(old) => old.rename_to(name),
+                    None => self.unlink(name),
+                };
+                if restored.is_err() {
+                    unrestored.push(self.path.join(name).display().to_string());
+                }
+            }
+            let _ = rustix::fs::fsync(&self.fd);
+            return Err(if unrestored.is_empty() {
+                e
+            } else {
+                FsError::new(e.kind, e.path, format!("{}; could not put back {}", e.detail, unrestored.join(", ")))
+            });
+        }
+        drop(kept);
+        // The renames made durable; a filesystem that cannot sync a folder is not an error.
+        let _ = rustix::fs::fsync(&self.fd);
+        Ok(())
+    }
+
+    fn read_dir(&self) -> Result<Vec<DirEntry>, FsError> {
+        let fail = |e: Errno| err(&self.path, e.into());
+        let mut entries = Vec::new();
+        for entry in rustix::fs::Dir::read_from(&self.fd).map_err(fail)? {
+            let entry = entry.map_err(fail)?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            let kind = match entry.file_type() {
+                FileType::RegularFile => FileKind::File,
+                FileType::Directory => FileKind::Dir,
+                FileType::Symlink => FileKind::Symlink,
+                FileType::Unknown => match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => kind_of(FileType::from_raw_mode(st.st_mode)),
+                    Err(e) => return Err(self.error(name, e)),
+                },
+                other => kind_of(other),
+            };
+            entries.push(DirEntry { name: name.to_owned(), kind });
+        }
+        entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        Ok(entries)
+    }
+
+    fn remove_file(&self, name: &OsStr) -> Result<(), FsError> {
+        let name = match beneath_names(Path::new(name))?.as_slice() {
+            [name] => *name,
+            _ => return Err(FsError::new(FsErrorKind::InvalidPath, self.path.join(name), "not a name in the folder")),
+        };
+        rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()).map_err(|e| match e {
+            Errno::ISDIR => FsError::new(FsErrorKind::IsADirectory, self.path.join(name), "is a directory"),
+            e => self.error(name, e),
+        })
+    }
+}
+
+fn kind_of(t: FileType) -> FileKind {
+    match t {
+        FileType::RegularFile => FileKind::File,
+        FileType::Directory => FileKind::Dir,
+        FileType::Symlink => FileKind::Symlink,
+        _ => FileKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a held folder's set makes (temporaries, kept names) is what an index run removes
+    /// as an interrupted run's leftovers, and two names made in a row differ.
+    #[test]
+    fn what_a_held_folder_makes_is_named_as_a_leftover() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = crate::open_dir_beneath(
+            dir.path().parent().unwrap(),
+            dir.path().file_name().unwrap().as_ref(),
+            crate::Beneath::Openat2,
+        )
+        .unwrap();
+        let touch = |name: &OsStr| {
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC;
+            rustix::fs::openat(&held.fd, name, flags, Mode::from_raw_mode(0o600)).map(drop)
+        };
+        let (a, ()) = held.fresh(SET_TEMP_SUFFIX, touch).unwrap();
+        let (b, ()) = held.fresh(SET_KEPT_SUFFIX, touch).unwrap();
+        let (c, ()) = held.fresh(SET_TEMP_SUFFIX, touch).unwrap();
+        for made in [&a, &b, &c] {
+            assert!(ports::fs::is_set_leftover(made.name()), "{:?}", made.name());
+        }
+        assert_ne!(a.name(), c.name());
+        drop((a, b, c));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "each made name is removed when dropped");
+    }
+}
