@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use domain::graph::confine::{self, ConfinedPath, Deny};
 use domain::graph::index::Graph;
 use domain::graph::search::Searcher;
+use domain::graph::sidecar;
 use domain::graph::{GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path};
 use ports::fs::{ConfineView, FileSystem, Metadata, OpenFile};
 use sha2::{Digest, Sha256};
@@ -273,18 +274,43 @@ impl GraphStore {
         let (mut json, mut meta) = fs.open_beneath(&root, path.relative())?;
         if c.distrusted != Some((meta.stamp, meta.len)) {
             match self.sidecar_searcher(fs, &meta) {
-                Ok((searcher, sha256)) => match verify_after(json, sha256) {
-                    Some(verify) => {
+                // The JSON the sidecar was written beside, untouched since: answered from at
+                // once, its digest checked after.
+                Ok((searcher, named)) if named.json_stamp == meta.stamp => {
+                    match verify_after(json, named.json_sha256) {
+                        Some(verify) => {
+                            let value = Arc::new(searcher);
+                            let verify = Some(verify);
+                            c.loaded = Some(LoadedSearch {
+                                stamp: meta.stamp,
+                                len: meta.len,
+                                value: Arc::clone(&value),
+                                verify,
+                            });
+                            c.failed = None;
+                            return Ok(value);
+                        }
+                        // Unverifiable, so not used: the JSON, opened again.
+                        None => (json, meta) = fs.open_beneath(&root, path.relative())?,
+                    }
+                }
+                // Another file (a copied graph, a touched JSON, or another JSON of the same
+                // length): trusted only once the JSON's digest agrees, before any answer.
+                Ok((searcher, named)) => {
+                    if sha256_of(&mut json) == Some(named.json_sha256) {
                         let value = Arc::new(searcher);
-                        let verify = Some(verify);
-                        c.loaded =
-                            Some(LoadedSearch { stamp: meta.stamp, len: meta.len, value: Arc::clone(&value), verify });
+                        c.loaded = Some(LoadedSearch {
+                            stamp: meta.stamp,
+                            len: meta.len,
+                            value: Arc::clone(&value),
+                            verify: None,
+                        });
                         c.failed = None;
                         return Ok(value);
                     }
-                    // Unverifiable, so not used: the JSON, opened again.
-                    None => (json, meta) = fs.open_beneath(&root, path.relative())?,
-                },
+                    tracing::debug!("{SEARCH_SIDECAR_FILE} not used: built from another {SEARCH_INDEX_FILE}");
+                    (json, meta) = fs.open_beneath(&root, path.relative())?;
+                }
                 Err(why) => tracing::debug!("{SEARCH_SIDECAR_FILE} not used: {why}"),
             }
         }
@@ -322,8 +348,7 @@ impl GraphStore {
 
     /// The searcher in the sidecar beside a JSON with metadata `json`, and the JSON digest it
     /// names; why not, otherwise. Confined like every other read.
-    fn sidecar_searcher(&self, fs: &dyn FileSystem, json: &Metadata) -> Result<(Searcher, [u8; 32]), String> {
-        use domain::graph::sidecar;
+    fn sidecar_searcher(&self, fs: &dyn FileSystem, json: &Metadata) -> Result<(Searcher, sidecar::Source), String> {
         let (root, path) = self.confined(fs, &generated_path(SEARCH_SIDECAR_FILE)).map_err(|e| e.to_string())?;
         let start = std::time::Instant::now();
         let (bytes, meta) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES).map_err(|e| e.to_string())?;
@@ -338,7 +363,7 @@ impl GraphStore {
         let start = std::time::Instant::now();
         let (searcher, named) = sidecar::decode(bytes).map_err(|e| e.to_string())?;
         tracing::debug!(bytes = meta.len, decode = ?start.elapsed(), "search index from {SEARCH_SIDECAR_FILE}");
-        Ok((searcher, named.json_sha256))
+        Ok((searcher, named))
     }
 
     /// Says an answer from the searcher was made: a digest check waiting for it may start.
@@ -392,22 +417,26 @@ fn read_capped(file: &mut OpenFile, path: &std::path::Path, len: u64) -> Result<
 /// Hashes the opened JSON on its own thread, in 1 MiB reads (never the whole file in memory),
 /// and tells whether it is the one the sidecar was built from. It starts once released (see
 /// [`Verify`]).
+/// The SHA-256 of what is left to read in `file`, read in 1 MiB pieces; `None` on a read error.
+fn sha256_of(file: &mut OpenFile) -> Option<[u8; 32]> {
+    let mut hash = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match std::io::Read::read(file, &mut buf) {
+            Ok(0) => return Some(hash.finalize().into()),
+            Ok(k) => hash.update(&buf[..k]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+}
+
 fn verify_after(mut json: OpenFile, want: [u8; 32]) -> Option<Verify> {
     let (go, released) = std::sync::mpsc::sync_channel::<()>(1);
     let check = move || {
         // A send, a drop of the sender or the grace period: all mean "start".
         let _ = released.recv_timeout(DIGEST_GRACE);
-        let mut hash = Sha256::new();
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            match std::io::Read::read(&mut json, &mut buf) {
-                Ok(0) => break,
-                Ok(k) => hash.update(&buf[..k]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
-            }
-        }
-        <[u8; 32]>::from(hash.finalize()) == want
+        sha256_of(&mut json) == Some(want)
     };
     let thread = std::thread::Builder::new().name("search-index digest".into());
     match thread.spawn(check) {
@@ -437,17 +466,25 @@ mod tests {
 
     use super::*;
 
-    /// The sidecar `graph index` writes for `documents`, naming `json` as the JSON beside it.
+    /// The sidecar `graph index` writes for `documents`, naming `json` (with stamp
+    /// `json_stamp`) as the JSON beside it.
     fn sidecar_for<'a>(
         documents: impl IntoIterator<Item = &'a domain::graph::index::Document>,
         json: &[u8],
+        json_stamp: u128,
     ) -> Vec<u8> {
         use sha2::Digest;
         let mut b = domain::graph::sidecar::SidecarBuilder::default();
         for d in documents {
             b.add(d);
         }
-        b.finish(json.len() as u64, sha2::Sha256::digest(json).into())
+        let json_sha256 = sha2::Sha256::digest(json).into();
+        b.finish(sidecar::Source { json_len: json.len() as u64, json_sha256, json_stamp })
+    }
+
+    /// The stamp of the file at `path`, as a sidecar written beside it records.
+    fn stamp(fs: &MemoryFs, path: &str) -> u128 {
+        fs.metadata(Path::new(path)).unwrap().stamp
     }
 
     // The search index is streamed into the searcher document by document; it must answer
@@ -535,7 +572,7 @@ mod tests {
         // The sidecar was looked for (one read that failed); the JSON was not read.
         assert_eq!(fs.reads() - reads, 1, "the JSON is not loaded while the run writes");
 
-        fs.write_atomic(Path::new(BIN), &sidecar_for(&after.documents, &json)).unwrap();
+        fs.write_atomic(Path::new(BIN), &sidecar_for(&after.documents, &json, stamp(&fs, JSON))).unwrap();
         drop(run);
         assert_eq!(ids(&store.searcher(&fs).unwrap(), "bazel"), ["project:p0"], "the run's index, once it ended");
     }
@@ -558,7 +595,7 @@ mod tests {
         let json = crate::usecase::graph::json_bytes(&index);
         fs.write_atomic(graph, g("run 2").as_bytes()).unwrap();
         fs.write_atomic(Path::new(JSON), &json).unwrap();
-        fs.write_atomic(Path::new(BIN), &sidecar_for(&index.documents, &json)).unwrap();
+        fs.write_atomic(Path::new(BIN), &sidecar_for(&index.documents, &json, stamp(&fs, JSON))).unwrap();
         let _run = fs.lock_dir(Path::new("/g"), false).unwrap().expect("run 3");
         assert_eq!(store.graph(&fs).unwrap().graph.source, "run 2");
         assert_eq!(ids(&store.searcher(&fs).unwrap(), "bazel"), ["project:p0"], "run 2's search index");
@@ -614,7 +651,7 @@ mod tests {
         fs.write_atomic(Path::new(JSON), &json).unwrap();
         // Same length, other documents, other digest: only the digest can tell.
         let other = sample_index(&["bazel streams", "kafka caches"]);
-        let mut sidecar = sidecar_for(&other.documents, &json);
+        let mut sidecar = sidecar_for(&other.documents, &json, stamp(&fs, JSON));
         sidecar[24] ^= 1;
         fs.write_atomic(Path::new(BIN), &sidecar).unwrap();
         let first = store.searcher(&fs).unwrap();
@@ -625,6 +662,36 @@ mod tests {
         assert!(Arc::ptr_eq(&next, &store.searcher(&fs).unwrap()), "and it stays loaded");
     }
 
+    // Found in review: a sidecar beside another JSON of the same length (copied from another
+    // machine, say) answered the first searches, until the digest check after them. A sidecar
+    // whose JSON no longer has the stamp it recorded is trusted only once the JSON's digest
+    // agrees, before any answer.
+    #[test]
+    fn a_sidecar_beside_a_json_it_was_not_written_beside_is_hashed_before_it_answers() {
+        let index = sample_index(&["kafka streams", "bazel caches"]);
+        let json = crate::usecase::graph::json_bytes(&index);
+        let other = sample_index(&["bazel streams", "kafka caches"]);
+        let other_json = crate::usecase::graph::json_bytes(&other);
+        assert_eq!(json.len(), other_json.len());
+        // Another graph's sidecar, written beside a JSON of the same length.
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        let foreign = sidecar_for(&other.documents, &other_json, stamp(&fs, JSON) + 1);
+        fs.write_atomic(Path::new(BIN), &foreign).unwrap();
+        for _ in 0..3 {
+            assert_eq!(ids(&store.searcher(&fs).unwrap(), "kafka"), ["project:p0"], "the JSON answers, first too");
+        }
+        // A sidecar that names this JSON's digest under another stamp (a copied graph) is used,
+        // after the digest: here it holds other documents, so its answer shows it was used.
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        let copied = sidecar_for(&other.documents, &json, stamp(&fs, JSON) + 1);
+        fs.write_atomic(Path::new(BIN), &copied).unwrap();
+        assert_eq!(ids(&store.searcher(&fs).unwrap(), "kafka"), ["project:p1"], "the sidecar, once hashed");
+    }
+
     #[test]
     fn a_good_sidecar_answers_like_the_json_and_stays() {
         let fs = MemoryFs::new();
@@ -632,7 +699,7 @@ mod tests {
         let index = sample_index(&["kafka streams", "bazel caches", "rust rust"]);
         let json = crate::usecase::graph::json_bytes(&index);
         fs.write_atomic(Path::new(JSON), &json).unwrap();
-        fs.write_atomic(Path::new(BIN), &sidecar_for(&index.documents, &json)).unwrap();
+        fs.write_atomic(Path::new(BIN), &sidecar_for(&index.documents, &json, stamp(&fs, JSON))).unwrap();
         let from_sidecar = store.searcher(&fs).unwrap();
         let reads = fs.reads();
         store.settle();
@@ -649,9 +716,9 @@ mod tests {
     fn a_corrupt_or_stale_sidecar_is_ignored() {
         let index = sample_index(&["kafka streams", "bazel caches"]);
         let json = crate::usecase::graph::json_bytes(&index);
-        let good = sidecar_for(&index.documents, &json);
+        let good = sidecar_for(&index.documents, &json, 0);
         let other = sample_index(&["bazel streams", "kafka caches"]);
-        let lying = sidecar_for(&other.documents, &json);
+        let lying = sidecar_for(&other.documents, &json, 0);
         let mut flipped = lying.clone();
         let last = flipped.len() - 1;
         flipped[last] ^= 1;

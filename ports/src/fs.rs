@@ -39,7 +39,8 @@ pub struct Metadata {
     pub len: u64,
     /// A stamp that changes when the file's content is replaced or its metadata changes
     /// (mtime and ctime in nanoseconds, device and inode, where the platform has them). Only
-    /// compared for equality, within one build.
+    /// compared for equality. Caches keep it (the manifest, the search sidecar): a build that
+    /// computed it otherwise would only make them miss.
     pub stamp: u128,
     /// Last modification, in nanoseconds since the epoch, where the filesystem keeps one. With
     /// the stamp it tells whether a file may have changed within one timestamp tick of a read

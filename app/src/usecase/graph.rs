@@ -11,7 +11,7 @@ use domain::graph::index::{self, Diagnostics, Plan, Record};
 use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::search::Prepared;
-use domain::graph::sidecar::SidecarBuilder;
+use domain::graph::sidecar::{SidecarBuilder, Source as SidecarSource};
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType,
     SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,
@@ -593,7 +593,11 @@ pub fn index(
                 written.join().expect("the manifest writer panicked");
             }
             // Written in pieces, its strings read from the plan and the texts: never held whole.
-            let write = parts.lay_out();
+            // It keeps the JSON's stamp as the set left it, which the server compares before
+            // trusting the sidecar without hashing the JSON first (none: it always hashes).
+            let json = Path::new(GENERATED_DIR).join(SEARCH_INDEX_FILE);
+            let stamp = fs.metadata_beneath(root, &json).map_or(0, |m| m.stamp);
+            let write = parts.lay_out(stamp);
             if let Err(e) = out.write_atomic_set(&[Change::Cache(sidecar_path, &write)]) {
                 tracing::warn!(
                     "the search sidecar was not written ({e}); the server will read search-index.json instead"
@@ -660,11 +664,13 @@ pub struct Unfinished<'p> {
 impl<'p> Unfinished<'p> {
     /// Lays the sidecar out and returns what writes it, reading the documents' strings from
     /// the plan again: document `i` of the builder is node `i` of the plan.
-    pub fn lay_out(self) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
+    /// `json_stamp` is the JSON's stamp once in place.
+    pub fn lay_out(self, json_stamp: u128) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
         let Unfinished { plan, builder, json_len, json_sha256 } = self;
         let strings = move |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
         let layout = builder.layout(&strings);
-        move |out: &mut dyn Write| layout.write(json_len, json_sha256, &strings, out)
+        let json = SidecarSource { json_len, json_sha256, json_stamp };
+        move |out: &mut dyn Write| layout.write(json, &strings, out)
     }
 }
 
@@ -1102,14 +1108,15 @@ mod tests {
             .collect();
         let plan = Plan::new(&records);
         let mut json = Vec::new();
-        let write = write_search_index(&plan, &mut json).unwrap().lay_out();
+        let write = write_search_index(&plan, &mut json).unwrap().lay_out(42);
         let mut streamed = Vec::new();
         write(&mut streamed).unwrap();
         let mut reference = SidecarBuilder::default();
         for i in 0..plan.graph.nodes.len() {
             reference.add(&plan.document(i));
         }
-        let reference = reference.finish(json.len() as u64, sha2::Sha256::digest(&json).into());
+        let json_sha256 = sha2::Sha256::digest(&json).into();
+        let reference = reference.finish(SidecarSource { json_len: json.len() as u64, json_sha256, json_stamp: 42 });
         assert_eq!(plan.graph.nodes.len(), 600);
         assert!(streamed == reference, "the streamed sidecar differs from the reference");
     }
@@ -1271,8 +1278,17 @@ mod tests {
         assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().validation.valid, "exactly the cap is accepted");
     }
 
+    /// The generated files, the JSON's stamp in the sidecar zeroed: it names the file the run
+    /// wrote (another on every run and filesystem); every other byte must be the same.
     fn generated(fs: &MemoryFs, root: &Path) -> Vec<Option<Vec<u8>>> {
-        GENERATED_FILES.iter().map(|f| read(fs, &root.join(GENERATED_DIR).join(f))).collect()
+        let read = |f: &&str| {
+            let mut bytes = read(fs, &root.join(GENERATED_DIR).join(f))?;
+            if *f == SEARCH_SIDECAR_FILE && bytes.len() >= domain::graph::sidecar::HEADER_LEN {
+                bytes[56..72].fill(0);
+            }
+            Some(bytes)
+        };
+        GENERATED_FILES.iter().map(read).collect()
     }
 
     /// Record texts the edits choose from: valid records, links, a parent, a duplicate id, one

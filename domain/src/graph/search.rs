@@ -1522,7 +1522,11 @@ mod tests {
             for d in &docs {
                 b.add(d);
             }
-            let (decoded, src) = crate::graph::sidecar::decode(b.finish(7, [9; 32])).expect("decodes");
+            let (decoded, src) = crate::graph::sidecar::decode(b.finish(crate::graph::sidecar::Source {
+                json_len: 7,
+                json_sha256: [9; 32],
+                json_stamp: 11,
+            })).expect("decodes");
             proptest::prop_assert_eq!(src.json_len, 7);
             for q in queries() {
                 let want = reference.search(&q);

@@ -2,9 +2,11 @@
 //! written by `graph index` beside `search-index.json`, so the server can answer its first
 //! search without parsing hundreds of megabytes of JSON. The JSON stays the contract: the
 //! sidecar names the JSON it was built from (length and SHA-256) and is used only while that
-//! holds; a sidecar that is missing, stale or corrupt is ignored, never trusted.
+//! holds; a sidecar that is missing, stale or corrupt is ignored, never trusted. It also keeps
+//! the stamp (inode, mtime, ctime) the JSON had once written: a server trusts the sidecar
+//! before hashing the JSON only when the JSON still has that stamp; otherwise it hashes first.
 //!
-//! Format, version 1, every integer little-endian:
+//! Format, version 2, every integer little-endian:
 //!
 //! | bytes | field |
 //! | --- | --- |
@@ -13,6 +15,7 @@
 //! | 4 | reserved, `0` |
 //! | 8 | byte length of the `search-index.json` it was built from |
 //! | 32 | SHA-256 of that `search-index.json` |
+//! | 16 | that `search-index.json`'s stamp once written (`ports::fs::Metadata::stamp`), u128 |
 //! | 8 | byte length of the body |
 //! | 8 | checksum of the body ([`checksum`]) |
 //! | … | body: the searcher's layout, to the end of the file |
@@ -31,15 +34,18 @@ use super::index::{Document, DocumentView};
 use super::search::{Corrupt, DocStrings, Layout, Prepared, Searcher, SearcherBuilder};
 
 pub const MAGIC: [u8; 8] = *b"VCSIDX\r\n";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The fixed header before the body.
-pub const HEADER_LEN: usize = 72;
+pub const HEADER_LEN: usize = 88;
 
 /// What the sidecar says about the JSON it was built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Source {
     pub json_len: u64,
     pub json_sha256: [u8; 32],
+    /// The JSON's stamp when the sidecar was written: while the JSON has it, it is the file
+    /// the sidecar was made beside (a copy or an edit has another).
+    pub json_stamp: u128,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -79,11 +85,11 @@ impl SidecarBuilder {
 
     /// The sidecar's bytes, naming the JSON it stands beside (a builder that holds its
     /// documents' strings).
-    pub fn finish(self, json_len: u64, json_sha256: [u8; 32]) -> Vec<u8> {
+    pub fn finish(self, json: Source) -> Vec<u8> {
         assert!(!self.0.is_borrowing(), "a borrowing builder is laid out with its strings");
         let none = |_: usize, _: usize| -> &[u8] { &[] };
         let mut out = Vec::new();
-        self.layout(&none).write(json_len, json_sha256, &none, &mut out).expect("a Vec takes every write");
+        self.layout(&none).write(json, &none, &mut out).expect("a Vec takes every write");
         out
     }
 
@@ -101,21 +107,16 @@ impl SidecarLayout {
     /// Writes the sidecar, naming the JSON it stands beside, to `out` in pieces: the body is
     /// written twice from the one layout, once into a checksum (the header, first, holds it)
     /// and once to `out`, so that it is never held whole (150 MB at 100,000 records).
-    pub fn write(
-        &self,
-        json_len: u64,
-        json_sha256: [u8; 32],
-        strings: &DocStrings<'_>,
-        out: &mut dyn std::io::Write,
-    ) -> std::io::Result<()> {
+    pub fn write(&self, json: Source, strings: &DocStrings<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut sum = Checksum::default();
         self.0.write(&mut sum, strings)?;
         let mut header = Vec::with_capacity(HEADER_LEN);
         header.extend_from_slice(&MAGIC);
         header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         header.extend_from_slice(&0u32.to_le_bytes());
-        header.extend_from_slice(&json_len.to_le_bytes());
-        header.extend_from_slice(&json_sha256);
+        header.extend_from_slice(&json.json_len.to_le_bytes());
+        header.extend_from_slice(&json.json_sha256);
+        header.extend_from_slice(&json.json_stamp.to_le_bytes());
         debug_assert_eq!(sum.len, self.0.len(strings) as u64);
         header.extend_from_slice(&sum.len.to_le_bytes());
         header.extend_from_slice(&sum.finish().to_le_bytes());
@@ -137,15 +138,16 @@ pub fn source(bytes: &[u8]) -> Result<Source, SidecarError> {
     }
     let json_len = u64::from_le_bytes(header[16..24].try_into().unwrap_or_default());
     let json_sha256 = header[24..56].try_into().unwrap_or_default();
-    Ok(Source { json_len, json_sha256 })
+    let json_stamp = u128::from_le_bytes(header[56..72].try_into().unwrap_or_default());
+    Ok(Source { json_len, json_sha256, json_stamp })
 }
 
 /// A searcher from a sidecar's bytes, and the JSON it names: header, length, checksum and
 /// every structure checked. Takes the bytes so the searcher holds them without a copy.
 pub fn decode(bytes: Vec<u8>) -> Result<(Searcher, Source), SidecarError> {
     let src = source(&bytes)?;
-    let body_len = u64::from_le_bytes(bytes[56..64].try_into().unwrap_or_default());
-    let sum = u64::from_le_bytes(bytes[64..72].try_into().unwrap_or_default());
+    let body_len = u64::from_le_bytes(bytes[72..80].try_into().unwrap_or_default());
+    let sum = u64::from_le_bytes(bytes[80..88].try_into().unwrap_or_default());
     if (bytes.len() - HEADER_LEN) as u64 != body_len {
         return Err(SidecarError::Length);
     }
@@ -313,8 +315,8 @@ mod tests {
         ] {
             b.add(&d);
         }
-        let bytes = b.finish(5, [7; 32]);
-        assert_eq!((bytes.len(), checksum(&bytes)), (1322, 348_831_776_599_237_570));
+        let bytes = b.finish(Source { json_len: 5, json_sha256: [7; 32], json_stamp: 3 });
+        assert_eq!((bytes.len(), checksum(&bytes)), (1338, 14_465_092_695_215_973_940));
     }
 
     fn sidecar() -> Vec<u8> {
@@ -323,14 +325,14 @@ mod tests {
         {
             b.add(&d);
         }
-        b.finish(1234, [7; 32])
+        b.finish(Source { json_len: 1234, json_sha256: [7; 32], json_stamp: u128::MAX - 5 })
     }
 
     /// Rewrites the body checksum, so that a change reaches the structural checks.
     fn resum(mut bytes: Vec<u8>) -> Vec<u8> {
         if bytes.len() >= HEADER_LEN {
             let sum = checksum(&bytes[HEADER_LEN..]);
-            bytes[64..72].copy_from_slice(&sum.to_le_bytes());
+            bytes[80..88].copy_from_slice(&sum.to_le_bytes());
         }
         bytes
     }
@@ -348,7 +350,7 @@ mod tests {
     #[test]
     fn a_sidecar_round_trips() {
         let (s, src) = decode(sidecar()).expect("decodes");
-        assert_eq!(src, Source { json_len: 1234, json_sha256: [7; 32] });
+        assert_eq!(src, Source { json_len: 1234, json_sha256: [7; 32], json_stamp: u128::MAX - 5 });
         assert_eq!(s.len(), 2);
         let r = s.search(&Query { text: Some("cache"), ..Default::default() });
         assert_eq!(r.records[0].id, "project:b");
@@ -363,8 +365,8 @@ mod tests {
         magic[0] ^= 1;
         assert_eq!(decode(magic).err(), Some(SidecarError::Magic));
         let mut version = good.clone();
-        version[8] = 2;
-        assert_eq!(decode(version).err(), Some(SidecarError::Version(2)));
+        version[8] = 1;
+        assert_eq!(decode(version).err(), Some(SidecarError::Version(1)), "version 1 had no stamp");
         assert_eq!(decode(good[..HEADER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
         assert_eq!(decode(good[..good.len() - 1].to_vec()).err(), Some(SidecarError::Length));
         let mut flipped = good.clone();
