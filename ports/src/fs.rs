@@ -73,6 +73,10 @@ pub trait HeldDir: Send + Sync {
     /// (else `InvalidPath`), and every temporary and kept name is made in this folder too.
     fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError>;
 
+    /// [`FileSystem::write_new`] of the file `name` in this folder: a complete new file, or
+    /// `AlreadyExists` when anything is at that name.
+    fn write_new(&self, name: &OsStr, bytes: &[u8]) -> Result<(), FsError>;
+
     /// The folder's entries, as [`FileSystem::read_dir`] gives them.
     fn read_dir(&self) -> Result<Vec<DirEntry>, FsError>;
 

@@ -387,6 +387,11 @@ fn held_folders_agree_with_the_real_filesystem() {
         results.push(set(&[Change::Remove(Path::new("missing"))]));
         results.push(dir.remove_file("sub".as_ref()).map_err(|e| e.kind));
         results.push(dir.remove_file("gone".as_ref()).map_err(|e| e.kind));
+        results.push(dir.write_new("fresh".as_ref(), b"fresh").map_err(|e| e.kind));
+        results.push(dir.write_new("fresh".as_ref(), b"again").map_err(|e| e.kind));
+        results.push(dir.write_new("sub".as_ref(), b"over a folder").map_err(|e| e.kind));
+        results.push(dir.write_new("sub/x".as_ref(), b"a path").map_err(|e| e.kind));
+        assert_eq!(fs.read(&root.join("gen/fresh"), 10).unwrap(), b"fresh", "never replaced");
         assert_eq!(fs.read(&root.join("gen/new"), 10).unwrap(), b"new", "the failed set changed nothing");
         let listing = dir.read_dir().unwrap().into_iter().map(|e| (e.name.into_string().unwrap(), e.kind)).collect();
         (results, listing)
@@ -397,6 +402,8 @@ fn held_folders_agree_with_the_real_filesystem() {
     use FsErrorKind::*;
     let expected = [Err(Loop), Err(NotADirectory), Err(NotFound), Err(Loop), Ok(()), Err(InvalidPath)];
     assert_eq!(model.0[..6], expected);
-    assert_eq!(model.0[6..], [Err(IsADirectory), Ok(()), Err(IsADirectory), Err(NotFound)]);
-    assert_eq!(model.1, [("new".to_string(), FileKind::File), ("sub".to_string(), FileKind::Dir)]);
+    assert_eq!(model.0[6..10], [Err(IsADirectory), Ok(()), Err(IsADirectory), Err(NotFound)]);
+    assert_eq!(model.0[10..], [Ok(()), Err(AlreadyExists), Err(AlreadyExists), Err(InvalidPath)]);
+    let names: Vec<_> = model.1.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["fresh", "new", "sub"]);
 }

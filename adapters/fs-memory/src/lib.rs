@@ -538,6 +538,10 @@ impl HeldDir for MemoryDir<'_> {
         self.fs.write_atomic_set(&changes)
     }
 
+    fn write_new(&self, name: &OsStr, bytes: &[u8]) -> Result<(), FsError> {
+        self.fs.write_new(&self.physical.join(self.name(Path::new(name))?), bytes)
+    }
+
     fn read_dir(&self) -> Result<Vec<DirEntry>, FsError> {
         self.fs.read_dir(&self.physical)
     }

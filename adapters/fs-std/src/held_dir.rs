@@ -129,6 +129,14 @@ fn name_of<'c>(change: &Change<'c>) -> Result<&'c OsStr, FsError> {
     }
 }
 
+/// `name` when it is one plain name (no `/`, not `.` or `..`).
+fn plain_name<'n>(dir: &Path, name: &'n OsStr) -> Result<&'n OsStr, FsError> {
+    match beneath_names(Path::new(name))?.as_slice() {
+        [name] => Ok(name),
+        _ => Err(FsError::new(FsErrorKind::InvalidPath, dir.join(name), "not a name in the folder")),
+    }
+}
+
 impl HeldDir for OpenDir {
     fn path(&self) -> &Path {
         &self.path
@@ -192,6 +200,16 @@ impl HeldDir for OpenDir {
         Ok(())
     }
 
+    fn write_new(&self, name: &OsStr, bytes: &[u8]) -> Result<(), FsError> {
+        let name = plain_name(&self.path, name)?;
+        let temp = self.stage(name, &Change::Write(Path::new(name), bytes), Durable::Synced)?;
+        // A second name for the complete file, made only where nothing is: then the temporary
+        // goes (its guard drops).
+        rustix::fs::linkat(&self.fd, temp.name(), &self.fd, name, AtFlags::empty()).map_err(|e| self.error(name, e))?;
+        let _ = rustix::fs::fsync(&self.fd);
+        Ok(())
+    }
+
     fn read_dir(&self) -> Result<Vec<DirEntry>, FsError> {
         let fail = |e: Errno| err(&self.path, e.into());
         let mut entries = Vec::new();
@@ -218,10 +236,7 @@ impl HeldDir for OpenDir {
     }
 
     fn remove_file(&self, name: &OsStr) -> Result<(), FsError> {
-        let name = match beneath_names(Path::new(name))?.as_slice() {
-            [name] => *name,
-            _ => return Err(FsError::new(FsErrorKind::InvalidPath, self.path.join(name), "not a name in the folder")),
-        };
+        let name = plain_name(&self.path, name)?;
         rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()).map_err(|e| match e {
             Errno::ISDIR => FsError::new(FsErrorKind::IsADirectory, self.path.join(name), "is a directory"),
             e => self.error(name, e),

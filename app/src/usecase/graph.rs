@@ -868,11 +868,16 @@ pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathB
         Err(e) => return Err(e.into()),
     }
     let path = root.join(record.path());
-    if let Some(dir) = path.parent() {
-        plain_folders(fs, root, dir)?;
-        fs.create_private_dir_all(dir)?;
-    }
-    fs.write_new(&path, record.text().as_bytes())?;
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(FsError::new(FsErrorKind::InvalidPath, &path, "not a record path").into());
+    };
+    plain_folders(fs, root, dir)?;
+    fs.create_private_dir_all(dir)?;
+    // Written through a handle on the folder reached from the root with no symlink followed:
+    // a folder swapped for a symlink after the check fails this open, or is not followed.
+    // (Every record path has a folder: `projects/<slug>/project.md`, `awards/<slug>.md`.)
+    let relative = dir.strip_prefix(root).unwrap_or(dir);
+    fs.open_dir_beneath(root, relative)?.write_new(name, record.text().as_bytes())?;
     Ok(path)
 }
 
