@@ -128,6 +128,23 @@ fn graph_index_watch_reports_an_invalid_graph_and_keeps_watching() {
     interrupt(&mut s);
 }
 
+/// A root moved away is a watch that could never index again (what is watched is the moved
+/// folder): it ends with exit 1 and says why, rather than go on silently.
+#[test]
+fn graph_index_watch_ends_when_the_root_is_moved_away() {
+    let (_tmp, root) = graph();
+    let mut s = watch(&root, &[]);
+    let moved = root.with_file_name("moved");
+    fs::rename(&root, &moved).unwrap();
+    let record = moved.join("projects/cachewarden/project.md");
+    let text = fs::read_to_string(&record).unwrap();
+    fs::write(&record, text + "\nEdited after the move.\n").unwrap();
+    let status = s.wait_exit(RESPONSE_TIMEOUT);
+    assert_eq!(status.code(), Some(1), "{}", s.stderr());
+    assert!(s.stderr().contains("stopped watching: the VitaeGraph root"), "{}", s.stderr());
+    assert!(!s.stderr().contains("still watching"), "{}", s.stderr());
+}
+
 fn search(s: &mut Server, query: &str) -> Value {
     s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": query}}))
 }

@@ -13,7 +13,7 @@ use super::graph::{graph_failure, render_findings, root};
 use super::{Failure, Outcome, err};
 use crate::sources::Sources;
 use crate::usecase::graph::{GraphError, Progress};
-use crate::usecase::watch::{self as usecase, LiveIndex, Reindex, Stopper, Timings};
+use crate::usecase::watch::{self as usecase, Ended, LiveIndex, Reindex, Stopper, Timings};
 
 /// Re-indexes report skipped files only: a progress line every 5,000 files on every edit would
 /// drown the one line that matters.
@@ -65,9 +65,19 @@ pub fn index(
     .map_err(|e| Failure::failed(miette::miette!(help = "on Linux, see fs.inotify.max_user_watches", "{e}")))?;
     err(&format!("graph: watching {} for changes (Ctrl-C to stop)\n", root.display()));
     stop_on_ctrl_c(live.stopper());
-    live.join();
-    err("graph: stopped watching\n");
-    Ok(ExitCode::SUCCESS)
+    match live.join() {
+        Ended::Stopped => {
+            err("graph: stopped watching\n");
+            Ok(ExitCode::SUCCESS)
+        }
+        // What is watched is the folder that was at the path: nothing put there later would
+        // ever be indexed, so the watch ends rather than go on silently.
+        Ended::RootGone => Err(Failure::failed(miette::miette!(
+            help = "run `vitaecontext graph index --watch` again once the graph is back at its path",
+            "stopped watching: the VitaeGraph root {} was moved or removed",
+            root.display()
+        ))),
+    }
 }
 
 /// The one line said about an index: what triggered it, what came of it, how long it took.
@@ -92,6 +102,8 @@ pub fn describe(r: &Reindex) -> String {
             done.validation.warnings.len(),
             done.generated.join(domain::graph::DIAGNOSTICS_FILE).display()
         ),
+        // The watch ends there (see `index`).
+        Err(e @ GraphError::NoRoot(_)) => format!("{what}: failed: {e} ({took})"),
         Err(e) => format!("{what}: failed: {e} ({took}); still watching"),
     }
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 use ports::watch::Watcher;
 
 use super::methods::CheckNow;
-use crate::usecase::graph::Progress;
+use crate::usecase::graph::{GraphError, Progress};
 use crate::usecase::watch::{self, Live, LiveIndex, Reindex, Timings};
 
 /// Skipped files go to the log; progress does not.
@@ -46,6 +46,12 @@ fn log(r: &Reindex) {
              they are fixed (run `vitaecontext graph validate` to see them)",
             done.validation.errors.len(),
             done.validation.warnings.len()
+        ),
+        // Live indexing ends there (`watch::Ended::RootGone`): what is watched is the folder
+        // that was at the path.
+        Err(e @ GraphError::NoRoot(_)) => tracing::warn!(
+            "VitaeGraph index {trigger} failed: {e}; it was moved or removed, so the server stops following \
+             changes (restart it once the graph is back)"
         ),
         Err(e) => tracing::warn!("VitaeGraph index {trigger} failed: {e}"),
     }

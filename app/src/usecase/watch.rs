@@ -173,20 +173,35 @@ pub fn reindex_on_change(
     timings: Timings,
     progress: &dyn Progress,
     report: &mut dyn FnMut(Reindex),
-) {
+) -> Ended {
     let ignored = generated_dir(root);
     while let Some(batch) = next_batch(events, clock, timings, &ignored) {
         let start = clock.monotonic();
         let result = graph::index(fs, clock, root, progress);
+        let gone = matches!(result, Err(GraphError::NoRoot(_)));
         report(Reindex { changes: batch.changes, result, took: clock.monotonic().saturating_sub(start) });
+        if gone {
+            return Ended::RootGone;
+        }
     }
+    Ended::Stopped
+}
+
+/// Why live indexing ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// A [`Stopper`] asked, or the watcher went away.
+    Stopped,
+    /// The root is no longer at its path (moved or removed): what is watched is the folder
+    /// that was there, so nothing put at the path later would ever be indexed.
+    RootGone,
 }
 
 /// Live indexing running on its own thread (indexing blocks: it reads every record and uses
 /// every core, so it never runs on an async runtime's workers).
 pub struct Live {
     stop: Stopper,
-    thread: std::thread::JoinHandle<()>,
+    thread: std::thread::JoinHandle<Ended>,
     _watching: Box<dyn Watching>,
 }
 
@@ -213,17 +228,18 @@ impl Live {
         self.stop.clone()
     }
 
-    /// Waits until a [`Stopper`] has stopped it.
-    pub fn join(self) {
-        if self.thread.join().is_err() {
+    /// Waits until a [`Stopper`] has stopped it, or the root is gone.
+    pub fn join(self) -> Ended {
+        self.thread.join().unwrap_or_else(|_| {
             tracing::error!("the VitaeGraph watch thread panicked");
-        }
+            Ended::Stopped
+        })
     }
 
     /// Stops it and waits for the re-index under way, if any.
-    pub fn stop(self) {
+    pub fn stop(self) -> Ended {
         self.stop.stop();
-        self.join();
+        self.join()
     }
 }
 
@@ -265,7 +281,7 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
             let start = clock.monotonic();
             let result = graph::index(&*fs, &*clock, &root, &*progress);
             report(Reindex { changes: 0, result, took: clock.monotonic().saturating_sub(start) });
-            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, &*progress, &mut *report);
+            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, &*progress, &mut *report)
         })
         .map_err(|e| WatchError { path, message: format!("could not start a thread: {e}") })?;
     Ok(Live { stop: Stopper(tx), thread, _watching: watching })

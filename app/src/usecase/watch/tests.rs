@@ -230,9 +230,25 @@ fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
         edits: [(MS, record.as_path(), invalid), (MS * 1000, record.as_path(), fixed)].into(),
     };
     let mut reports = Vec::new();
-    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), &Quiet, &mut |r| {
+    let ended = reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), &Quiet, &mut |r| {
         let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
         reports.push((r.changes, r.result.map(|i| i.validation.valid).ok(), text));
     });
     assert_eq!(reports, vec![(1, Some(false), None), (1, Some(true), Some(true))]);
+    assert_eq!(ended, Ended::Stopped);
+}
+
+/// A root that is no longer at its path (moved away, removed) ends the loop after the failed
+/// index is reported: what is watched is the folder that was there, so a graph put at the path
+/// later would never be indexed.
+#[test]
+fn a_root_gone_from_its_path_ends_the_watch() {
+    let fs = MemoryFs::new();
+    let clock = Arc::new(FakeClock::default());
+    let mut events = Script::new(&clock, [(MS, change("projects/a/project.md")), (MS * 1000, change("x.md"))]);
+    let mut reports = Vec::new();
+    let ended = reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), &Quiet, &mut |r| {
+        reports.push(matches!(r.result, Err(GraphError::NoRoot(_))));
+    });
+    assert_eq!((ended, reports), (Ended::RootGone, vec![true]), "one report, then the end");
 }
