@@ -289,15 +289,22 @@ fn a_set_that_removes_a_symlink_its_own_path_goes_through_leaves_nothing_behind(
     both_agree(&ops).unwrap();
 }
 
-// Permission bits agree too: private folders are 0700 only where they were created, files
-// written atomically are 0600, and set_mode is read back (the real run assumes umask 022).
-#[test]
-fn modes_agree_with_the_real_filesystem() {
+/// A real folder (a temp dir, canonical) and an in-memory one (`/world`), both empty, for a
+/// test that does the same things in both.
+fn worlds() -> (tempfile::TempDir, PathBuf, MemoryFs, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let real_world = tmp.path().canonicalize().unwrap();
     let mem = MemoryFs::new();
     let mem_world = PathBuf::from("/world");
     mem.create_dir_all(&mem_world).unwrap();
+    (tmp, real_world, mem, mem_world)
+}
+
+// Permission bits agree too: private folders are 0700 only where they were created, files
+// written atomically are 0600, and set_mode is read back (the real run assumes umask 022).
+#[test]
+fn modes_agree_with_the_real_filesystem() {
+    let (_tmp, real_world, mem, mem_world) = worlds();
     let modes = |fs: &dyn FileSystem, w: &Path| {
         fs.create_dir_all(&w.join("shared")).unwrap();
         fs.set_mode(&w.join("shared"), 0o755).unwrap();
@@ -317,11 +324,7 @@ fn modes_agree_with_the_real_filesystem() {
 // missing folder is an error of the same kind.
 #[test]
 fn folder_locks_agree_with_the_real_filesystem() {
-    let tmp = tempfile::tempdir().unwrap();
-    let real_world = tmp.path().canonicalize().unwrap();
-    let mem = MemoryFs::new();
-    let mem_world = PathBuf::from("/world");
-    mem.create_dir_all(&mem_world).unwrap();
+    let (_tmp, real_world, mem, mem_world) = worlds();
     let locks = |fs: &dyn FileSystem, w: &Path, link: &dyn Fn(&Path, &Path)| {
         fs.create_dir_all(&w.join("g")).unwrap();
         fs.write_atomic(&w.join("f"), b"x").unwrap();
@@ -362,11 +365,7 @@ fn folder_locks_agree_with_the_real_filesystem() {
 #[test]
 fn held_folders_agree_with_the_real_filesystem() {
     use ports::fs::FsErrorKind;
-    let tmp = tempfile::tempdir().unwrap();
-    let real_world = tmp.path().canonicalize().unwrap();
-    let mem = MemoryFs::new();
-    let mem_world = PathBuf::from("/world");
-    mem.create_dir_all(&mem_world).unwrap();
+    let (_tmp, real_world, mem, mem_world) = worlds();
     type Listing = Vec<(String, FileKind)>;
     let held = |fs: &dyn FileSystem, w: &Path, link: &dyn Fn(&str, &Path)| -> (Vec<Result<(), FsErrorKind>>, Listing) {
         fs.create_dir_all(&w.join("root/gen/sub")).unwrap();
