@@ -88,11 +88,11 @@ fn run(cli: Cli) -> Outcome {
                 ),
                 GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
                 GraphCommand::Index { root, watch: false, .. } => {
-                    return_freed_memory_at_once();
+                    return_freed_memory_after(0);
                     commands::graph::index(&fs, &clock, &root_of(&root))
                 }
                 GraphCommand::Index { root, watch: true, debounce } => {
-                    return_freed_memory_at_once();
+                    return_freed_memory_after(0);
                     commands::watch::index(
                         Arc::new(fs),
                         Arc::new(clock),
@@ -199,13 +199,16 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
             tracing::warn!("--watch: there is no VitaeGraph root to watch (HOME is not set; pass --root)");
             None
         }
-        (true, Some(root)) => mcp::live_index::start(
-            &watch_notify::NotifyWatcher,
-            fs_std::StdFs::new(),
-            root,
-            args.debounce.timings(),
-            check_now,
-        ),
+        (true, Some(root)) => {
+            return_freed_memory_after(10);
+            mcp::live_index::start(
+                &watch_notify::NotifyWatcher,
+                fs_std::StdFs::new(),
+                root,
+                args.debounce.timings(),
+                check_now,
+            )
+        }
     };
     let ended = runtime.block_on(mcp::serve(source, Arc::new(sink), methods));
     tracing::info!(?ended, "MCP server stopped");
@@ -268,22 +271,26 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// bindings name no constant. A test checks that the option there has purge_delay's default.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Makes mimalloc give freed pages back to the system at once rather than after a second
-/// (`purge_delay`, 1000 ms by default). An index frees a phase's memory (what was read, then what
-/// was rendered) just before the next phase allocates as much again, so at 100,000 records its
-/// peak RSS carried 50 to 90 MB of freed pages. Only for `graph index`: the server allocates
-/// and frees a little for every search, and purging at once made a warm search at 100,000
-/// records about 0.4 ms slower (ARCHITECTURE.md, Allocation).
+/// How long mimalloc keeps freed pages before it gives them back to the system
+/// (`purge_delay`; 1000 ms by default). An index frees a phase's memory (what was read, then
+/// what was rendered) just before the next phase allocates as much again, so at 100,000
+/// records a whole second of freed pages sat in its peak. Measured at 100,000 records
+/// (ARCHITECTURE.md, Allocation):
+/// - `graph index`, 0 ms: peak RSS 263 MB against 324 (full), 288 against 366 (after an edit);
+/// - `mcp --watch`, 10 ms: peak RSS over five live edits 584 MB against 735, warm searches
+///   asked back to back as fast (0 ms made them about 0.4 ms slower: each search's scratch
+///   memory went back and was faulted in again);
+/// - `mcp` without `--watch` keeps the default: it frees little once loaded.
 #[allow(unsafe_code)]
-fn return_freed_memory_at_once() {
+fn return_freed_memory_after(ms: u16) {
     // SAFETY: stores a number in one of mimalloc's option slots; it may be called at any time,
     // from any thread, and touches no memory of ours.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, ms.into()) };
 }
 
 #[cfg(test)]
 mod tests {
-    /// The slot `return_freed_memory_at_once` sets is purge_delay's: it holds purge_delay's
+    /// The slot `return_freed_memory_after` sets is purge_delay's: it holds purge_delay's
     /// default (1000 ms in mimalloc 3), and no other option has that default. An upgrade of
     /// mimalloc that moves or changes the option fails here.
     #[test]
