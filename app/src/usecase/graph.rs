@@ -384,10 +384,14 @@ fn linked_record(
     let rel = link.strip_prefix(root).ok().and_then(Path::to_str);
     let rel = rel.ok_or("its name is not valid UTF-8, so no record path can name it")?;
     match confine::resolve(&ports::fs::ConfineView(fs), canonical, rel) {
-        Ok(c) if c.relative().extension().is_some_and(|e| e == "md") && !c.relative().starts_with(GENERATED_DIR) => {
+        // The walk passes over every folder named `.generated`, at any depth: so does a link.
+        Ok(c)
+            if c.relative().extension().is_some_and(|e| e == "md")
+                && !c.relative().iter().any(|name| name == GENERATED_DIR) =>
+        {
             Ok(Some(c.relative().to_path_buf()))
         }
-        Ok(_) => Err("it is a symlink to a file that is not a Markdown record (or lies in .generated/)"),
+        Ok(_) => Err("it is a symlink to a file that is not a Markdown record (or lies in a .generated/ folder)"),
         Err(Deny::Escapes) => Err(
             "it is a symlink that leads outside the VitaeGraph root; only symlinks that stay inside the root are indexed",
         ),
@@ -1478,6 +1482,31 @@ mod tests {
         assert!(done.validation.valid, "{:?}", done.validation.errors);
         let graph = String::from_utf8(read(&fs, &root.join(GENERATED_DIR).join(GRAPH_FILE)).unwrap()).unwrap();
         assert!(!graph.contains("secret"), "nothing from outside the root is indexed: {graph}");
+    }
+
+    /// Found in review: the walk passes over a `.generated` folder at any depth, but a symlink
+    /// into a nested one was followed. A link into any `.generated` is passed over, with a word.
+    #[test]
+    fn a_symlink_into_any_generated_folder_is_not_followed() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        let hidden = b"---\ntype: project\nid: project:hidden\ntitle: H\n---\n";
+        for dir in ["projects/.generated", ".generated"] {
+            fs.create_dir_all(&root.join(dir)).unwrap();
+            fs.write_atomic(&root.join(dir).join("hidden.md"), hidden).unwrap();
+        }
+        fs.create_dir_all(&root.join("notes")).unwrap();
+        fs.symlink("../projects/.generated/hidden.md", &root.join("notes/nested.md")).unwrap();
+        fs.symlink("../.generated/hidden.md", &root.join("notes/top.md")).unwrap();
+        let skips = Skips::default();
+        let records = read_records(&fs, &FixedClock, root, &skips).unwrap();
+        assert!(records.iter().all(|r| !r.page.path.contains("hidden")), "neither is read");
+        let skipped = skips.0.into_inner().unwrap();
+        for link in ["notes/nested.md", "notes/top.md"] {
+            let why = skipped.iter().find(|(s, _)| s == &root.join(link)).map(|(_, w)| w.as_str());
+            assert!(why.is_some_and(|w| w.contains(".generated/ folder")), "{link}: {skipped:?}");
+        }
     }
 
     /// A symlink to a record that is read under its own path too would be the same id twice
