@@ -216,7 +216,7 @@ fn read(
             Ok(read) => read,
             Err(e) if e.kind == FsErrorKind::TooLarge => {
                 parsed.fetch_add(1, Ordering::Relaxed);
-                return Ok(Some((Record::new(Page::oversized(name)), None)));
+                return Ok(Some((Record::oversized(name), None)));
             }
             // Removed (or renamed away by an editor) since the walk: as if the walk had not
             // seen it; a watch sees the change and indexes again.
@@ -236,11 +236,11 @@ fn read(
             return Ok(Some((record, Some(seen))));
         }
         parsed.fetch_add(1, Ordering::Relaxed);
-        let page = match String::from_utf8(bytes) {
-            Ok(text) => Page::parse(name, &text),
-            Err(e) => Page::parse(name, &String::from_utf8_lossy(e.as_bytes())),
+        let record = match std::str::from_utf8(&bytes) {
+            Ok(text) => Record::parse(name, text),
+            Err(_) => Record::parse(name, &String::from_utf8_lossy(&bytes)),
         };
-        Ok(Some((Record::new(page), Some(seen))))
+        Ok(Some((record, Some(seen))))
     };
     let results = parallel_map(&files, read_one);
     let took = clock.monotonic().saturating_sub(start);
@@ -1112,7 +1112,7 @@ mod tests {
                     i % 7,
                     "latency ".repeat(i % 5)
                 );
-                Record::new(Page::parse(&format!("projects/p{i:03}/project.md"), &text))
+                Record::parse(&format!("projects/p{i:03}/project.md"), &text)
             })
             .collect();
         let plan = Plan::new(&records);

@@ -70,8 +70,10 @@ impl FmValue {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Attributes {
     entries: Vec<(String, FmValue)>,
-    /// Where each key is in `entries`.
-    index: HashMap<String, usize>,
+    /// Where each key is in `entries`, once there are more than [`Attributes::SCANNED`] keys.
+    /// Boxed: a record's handful of keys never needs it, and a graph holds 100,000 records.
+    #[allow(clippy::box_collection, reason = "8 bytes in every record instead of a map's 48")]
+    index: Option<Box<HashMap<String, usize>>>,
 }
 
 impl Attributes {
@@ -96,7 +98,7 @@ impl Attributes {
         if self.entries.len() <= Self::SCANNED {
             return self.entries.iter().position(|(k, _)| k == key);
         }
-        self.index.get(key).copied()
+        self.index.as_ref()?.get(key).copied()
     }
 
     /// Up to this many keys, a key is found by a scan (faster than hashing for a record's
@@ -117,9 +119,10 @@ impl Attributes {
             None => {
                 self.entries.push((key.to_owned(), value));
                 if self.entries.len() == Self::SCANNED + 1 {
-                    self.index = self.entries.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
-                } else if self.entries.len() > Self::SCANNED {
-                    self.index.insert(key.to_owned(), self.entries.len() - 1);
+                    let index = self.entries.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
+                    self.index = Some(Box::new(index));
+                } else if let Some(index) = &mut self.index {
+                    index.insert(key.to_owned(), self.entries.len() - 1);
                 }
             }
         }

@@ -3,6 +3,8 @@
 //! the same on every machine; VitaeContext 2.x used locale-aware comparison, which agrees on
 //! ordinary data.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::frontmatter::FmValue;
@@ -45,8 +47,9 @@ impl Tag {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
     pub id: String,
+    /// A record type's name, shared by every node of that type (a graph holds 100,000 nodes).
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Cow<'static, str>,
     pub label: String,
     pub path: String,
     pub parent: Option<String>,
@@ -57,8 +60,9 @@ pub struct Node {
 pub struct Edge {
     pub source: String,
     pub target: String,
+    /// `CONTAINS` or `RELATED_TO`, shared by every edge of that type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Cow<'static, str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,27 +316,32 @@ fn sorted_tags(page: &Page) -> Vec<Tag> {
 
 /// A node's `type`: the record type's PascalCase name. A valid graph (the only kind indexed)
 /// has no other type; anything else is written as found.
-fn node_type(t: &str) -> String {
-    RecordType::parse(t).map_or_else(|| t.to_owned(), |t| t.pascal_name().to_owned())
+fn node_type(t: &str) -> Cow<'static, str> {
+    RecordType::parse(t).map_or_else(|| Cow::Owned(t.to_owned()), |t| Cow::Borrowed(t.pascal_name()))
 }
 
-/// A page ready to be indexed: its body is replaced by the body's plain text, which is all the
-/// index keeps of it, so a graph of 100,000 records is held as text, not as Markdown.
+/// A page ready to be indexed: the page without its body, and the body's plain text, which is
+/// all the index keeps of it, so a graph of 100,000 records is held as text, not as Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
-    /// The page, with an empty `body`.
     pub page: Page,
     /// [`plain_text`] of the body.
     pub text: String,
 }
 
 impl Record {
-    pub fn new(mut page: Page) -> Record {
-        let mut text = plain_text(&page.body);
+    /// The record of the file at `path` (relative to the root) holding `content`.
+    pub fn parse(path: &str, content: &str) -> Record {
+        let (page, body) = Page::parse_with_body(path, content);
+        let mut text = plain_text(body);
         // Kept for the whole run (100,000 of them at scale): no spare capacity.
         text.shrink_to_fit();
-        page.body = String::new();
         Record { page, text }
+    }
+
+    /// A file over [`super::MAX_RECORD_BYTES`], which was not read.
+    pub fn oversized(path: &str) -> Record {
+        Record { page: Page::oversized(path), text: String::new() }
     }
 }
 
@@ -385,10 +394,14 @@ impl<'a> Plan<'a> {
         let mut edges = Vec::new();
         for ((page, _), n) in with_id.iter().zip(&nodes) {
             if let Some(parent) = page.attr("parent").filter(|p| p.is_truthy()) {
-                edges.push(Edge { source: parent.js_string(), target: n.id.clone(), kind: "CONTAINS".into() });
+                edges.push(Edge { source: parent.js_string(), target: n.id.clone(), kind: Cow::Borrowed("CONTAINS") });
             }
             for target in FmValue::as_list(page.attr("related_records")) {
-                edges.push(Edge { source: n.id.clone(), target: target.js_string(), kind: "RELATED_TO".into() });
+                edges.push(Edge {
+                    source: n.id.clone(),
+                    target: target.js_string(),
+                    kind: Cow::Borrowed("RELATED_TO"),
+                });
             }
         }
         edges.sort_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
@@ -409,7 +422,7 @@ impl<'a> Plan<'a> {
         let text = self.texts[i];
         Document {
             id: n.id.clone(),
-            kind: n.kind.clone(),
+            kind: n.kind.to_string(),
             title: n.label.clone(),
             path: n.path.clone(),
             text: text.to_owned(),
@@ -798,7 +811,7 @@ mod tests {
                     let text = format!(
                         "---\ntype: project\n{id}title: {title}\n{parent}related_records: [award:{slug}]\ntags:\n{tags}---\n{body}"
                     );
-                    Record::new(Page::parse(&format!("projects/{i}/project.md"), &text))
+                    Record::parse(&format!("projects/{i}/project.md"), &text)
                 })
                 .collect();
             let (graph, search) = build(&records);

@@ -22,7 +22,7 @@ use super::page::Page;
 /// The file's name in `.generated/`.
 pub const MANIFEST_FILE: &str = "manifest.bin";
 /// Names the format and its layout version; another layout is ignored, not misread.
-const MAGIC: &[u8; 16] = b"vitaecontext-mf2";
+const MAGIC: &[u8; 16] = b"vitaecontext-mf3";
 /// The version of what a manifest caches: the parsed page and its plain text. Bump it with
 /// any change to `Page::parse`, the front-matter grammar or `plain_text`, so that records
 /// cached by an older parser are parsed again, never served as they were.
@@ -270,15 +270,8 @@ fn put_record(out: &mut Vec<u8>, p: &Page, text: &str) {
         None => out.push(0),
     }
     put_u32(out, p.key_lines.len());
-    for line in &p.key_lines {
-        put_u32(out, *line);
-    }
-    match &p.title {
-        Some(t) => {
-            out.push(1);
-            put_value(out, t);
-        }
-        None => out.push(0),
+    for &line in &p.key_lines {
+        put_u32(out, line as usize);
     }
     put_u32(out, p.links.len());
     for l in &p.links {
@@ -364,13 +357,8 @@ impl<'a> Reader<'a> {
         let n = self.len()?;
         let mut key_lines = Self::vec(n);
         for _ in 0..n {
-            key_lines.push(usize::try_from(u32::from_le_bytes(self.array()?)).ok()?);
+            key_lines.push(u32::from_le_bytes(self.array()?));
         }
-        let title = match self.byte()? {
-            0 => None,
-            1 => Some(self.value(0)?),
-            _ => return None,
-        };
         let n = self.len()?;
         let mut links = Self::vec(n);
         for _ in 0..n {
@@ -384,9 +372,7 @@ impl<'a> Reader<'a> {
         let page = Page {
             path,
             attributes,
-            body: String::new(),
             key_lines,
-            title,
             links,
             too_large: flags & 1 != 0,
             unclosed_front_matter: flags & 2 != 0,
@@ -400,7 +386,7 @@ mod tests {
     use super::*;
 
     fn entry(path: &str, text: &str) -> (Seen, Record) {
-        let record = Record::new(Page::parse(path, text));
+        let record = Record::parse(path, text);
         (Seen { len: text.len() as u64, stamp: 7 << 70, modified_ns: Some(-3), sha256: [9; 32] }, record)
     }
 

@@ -1,24 +1,18 @@
-//! A Markdown file of the VitaeGraph as read: front matter, body, title, links.
+//! A Markdown file of the VitaeGraph as read: front matter, key lines, links.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use super::frontmatter::{self, Attributes, FmValue};
-use crate::text::JS_SPACE_CLASS;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page {
     /// Relative to the root, `/`-separated.
     pub path: String,
     pub attributes: Option<Attributes>,
-    pub body: String,
     /// 1-based line of each front-matter key, in the order of the attributes' entries (for
-    /// diagnostics people read).
-    pub key_lines: Vec<usize>,
-    /// `title` from the front matter, else the body's first `# ` heading.
-    pub title: Option<FmValue>,
+    /// diagnostics people read). A record is at most [`super::MAX_RECORD_BYTES`], so a line
+    /// number fits in 32 bits; a graph holds 100,000 of these for a whole index run.
+    pub key_lines: Vec<u32>,
     /// Link targets (`[text](target)`, images included), trimmed.
     pub links: Vec<String>,
     /// The file is over [`super::MAX_RECORD_BYTES`] and was not read: the validator reports
@@ -28,32 +22,28 @@ pub struct Page {
     pub unclosed_front_matter: bool,
 }
 
-static HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"(?mR)^#{s}+([^\n\r\u{{2028}}\u{{2029}}]+)$", s = JS_SPACE_CLASS)).expect("heading pattern")
-});
-
 impl Page {
     pub fn parse(path: &str, content: &str) -> Page {
+        Self::parse_with_body(path, content).0
+    }
+
+    /// The page and its body (`content` after the front matter), borrowed: the page keeps no
+    /// copy of it, since an index keeps only the body's plain text.
+    pub fn parse_with_body<'c>(path: &str, content: &'c str) -> (Page, &'c str) {
         let (attributes, body) = match frontmatter::parse(content) {
-            Some((a, end)) => (Some(a), content[end..].to_owned()),
-            None => (None, content.to_owned()),
-        };
-        let title = match attributes.as_ref().and_then(|a| a.get("title")) {
-            Some(FmValue::Null) | None => {
-                HEADING.captures(&body).map(|c| FmValue::Str(crate::text::trim(&c[1]).to_owned()))
-            }
-            Some(t) => Some(t.clone()),
+            Some((a, end)) => (Some(a), &content[end..]),
+            None => (None, content),
         };
         let front = &content[..content.len() - body.len()];
         let key_lines = match &attributes {
             Some(a) => {
                 // The first line `key:` of each key, in one pass: keys hold no `:`, so a line
                 // starts with `key:` exactly when the text before its first `:` is the key.
-                let mut first_line: HashMap<&str, usize> = HashMap::new();
-                for (i, line) in front.lines().enumerate() {
+                let mut first_line: HashMap<&str, u32> = HashMap::new();
+                for (i, line) in (1..).zip(front.lines()) {
                     crate::steps::add(line.len() + 1);
                     if let Some(colon) = line.find(':') {
-                        first_line.entry(&line[..colon]).or_insert(i + 1);
+                        first_line.entry(&line[..colon]).or_insert(i);
                     }
                 }
                 a.entries().iter().map(|(k, _)| first_line.get(k.as_str()).copied().unwrap_or(1)).collect()
@@ -63,16 +53,9 @@ impl Page {
         let links = super::links::targets(content).into_iter().map(|t| crate::text::trim(t).to_owned()).collect();
         let unclosed_front_matter =
             attributes.is_none() && (body.starts_with("---\n") || body.starts_with("---\r\n") || body == "---");
-        Page {
-            path: path.to_owned(),
-            attributes,
-            body,
-            key_lines,
-            title,
-            links,
-            too_large: false,
-            unclosed_front_matter,
-        }
+        let page =
+            Page { path: path.to_owned(), attributes, key_lines, links, too_large: false, unclosed_front_matter };
+        (page, body)
     }
 
     /// A file that was not read because it is over [`super::MAX_RECORD_BYTES`].
@@ -80,9 +63,7 @@ impl Page {
         Page {
             path: path.to_owned(),
             attributes: None,
-            body: String::new(),
             key_lines: Vec::new(),
-            title: None,
             links: Vec::new(),
             too_large: true,
             unclosed_front_matter: false,
@@ -101,7 +82,7 @@ impl Page {
     /// The line of a front-matter key (`key_lines` is in the order of the attributes).
     pub fn line_of(&self, key: &str) -> Option<usize> {
         let i = self.attributes.as_ref()?.position(key)?;
-        self.key_lines.get(i).copied()
+        self.key_lines.get(i).map(|&line| line as usize)
     }
 
     pub fn first_dir(&self) -> &str {
@@ -114,13 +95,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn title_falls_back_to_the_first_h1() {
+    fn links_and_key_lines() {
         let p = Page::parse("index.md", "Intro\n# The Graph  \nmore [a](b.md) ![img](pic.png)");
-        assert_eq!(p.title, Some(FmValue::Str("The Graph".into())));
         assert_eq!(p.links, ["b.md", "pic.png"]);
-        let r = Page::parse("projects/x/project.md", "---\nid: project:x\ntitle: X\n---\n# Other\n");
-        assert_eq!(r.title, Some(FmValue::Str("X".into())));
+        let (r, body) = Page::parse_with_body("projects/x/project.md", "---\nid: project:x\ntitle: X\n---\n# Other\n");
+        assert_eq!(r.attr("title"), Some(&FmValue::Str("X".into())));
         assert_eq!(r.line_of("title"), Some(3));
+        assert_eq!(body, "# Other\n");
     }
 
     #[test]

@@ -246,8 +246,8 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
         }
     }
     let records: Vec<&Page> = pages.iter().copied().filter(|p| p.id().is_some()).collect();
-    let known: HashSet<&str> = records.iter().filter_map(|r| r.id().and_then(FmValue::as_str)).collect();
-    // A later record with the same id replaces an earlier one, as a JavaScript Map would.
+    // A later record with the same id replaces an earlier one, as a JavaScript Map would. Its
+    // keys are the known ids.
     let by_id: HashMap<&str, &Page> = records.iter().filter_map(|r| Some((r.id()?.as_str()?, *r))).collect();
     let mut seen: HashMap<&str, &Page> = HashMap::default();
 
@@ -285,7 +285,7 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
             continue;
         }
         if let Some(id_value) = page.id() {
-            check_record(page, id_value, &known, &by_id, &mut seen, &mut out);
+            check_record(page, id_value, &by_id, &mut seen, &mut out);
         }
         for href in &page.links {
             match link_target(root, &page.path, href) {
@@ -334,7 +334,6 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
 fn check_record<'a>(
     page: &'a Page,
     id_value: &FmValue,
-    known: &HashSet<&str>,
     by_id: &HashMap<&str, &Page>,
     seen: &mut HashMap<&'a str, &'a Page>,
     out: &mut Out,
@@ -417,7 +416,7 @@ fn check_record<'a>(
             );
             continue;
         }
-        if !related.as_str().is_some_and(|r| known.contains(r)) {
+        if !related.as_str().is_some_and(|r| by_id.contains_key(r)) {
             out.error(
                 page,
                 GraphCode::MissingRecordReference,
@@ -432,7 +431,7 @@ fn check_record<'a>(
     if let Some(parent) = page.attr("parent") {
         match parent.as_str() {
             Some(p) if is_valid_id(p) => {
-                if !known.contains(p) {
+                if !by_id.contains_key(p) {
                     out.error(
                         page,
                         GraphCode::MissingParentReference,

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::graph::index::{Record, build};
-use crate::graph::page::Page;
 
 const CONTEXT: &str = include_str!("../../../examples/career-context.md");
 
@@ -38,7 +37,7 @@ const RECORDS: &[(&str, &str)] = records![
 ];
 
 pub(crate) fn example_searcher() -> Searcher {
-    let records: Vec<Record> = RECORDS.iter().map(|(p, t)| Record::new(Page::parse(p, t))).collect();
+    let records: Vec<Record> = RECORDS.iter().map(|(p, t)| Record::parse(p, t)).collect();
     Searcher::new(build(&records).1)
 }
 
