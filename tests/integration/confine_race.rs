@@ -234,3 +234,27 @@ fn confine_race_index_writes_stay_in_generated_when_it_is_swapped_for_a_symlink(
         assert_eq!(fs::read_to_string(outside.join(f)).unwrap(), MARKER, "{f} replaced outside the root");
     }
 }
+
+/// Runs `graph add` again and again (a new slug each time, so each run makes a folder) while
+/// `projects` is exchanged with a symlink to an outside folder: no folder or record may be
+/// made there, whatever moment the swap hits.
+#[test]
+fn confine_race_graph_add_makes_nothing_outside_when_a_folder_is_swapped_for_a_symlink() {
+    let w = world();
+    let outside = w.base.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let swapper = Swapper::start(w.root.join("projects"), &outside, &w.base);
+    let (mut runs, mut added, start) = (0, 0, Instant::now());
+    while (runs < 8 || start.elapsed() < MAX_RACE) && runs < 400 && start.elapsed() < 3 * MAX_RACE {
+        let slug = format!("raced-{runs}");
+        let (status, _, _) = Cmd::new(["graph", "add", "project", &slug, "--root", w.root.to_str().unwrap()]).output();
+        added += usize::from(status.success());
+        runs += 1;
+    }
+    let swaps = swapper.finish();
+    let found: Vec<_> = fs::read_dir(&outside).unwrap().map(|e| e.unwrap().file_name()).collect();
+    eprintln!("graph add: {runs} runs, {added} added, {swaps} swaps, outside holds {found:?}");
+    assert!(swaps > 100, "the swapper barely ran ({swaps})");
+    assert!(found.is_empty(), "made outside the root: {found:?}");
+    assert!(added > 0, "no run added a record ({runs} runs)");
+}

@@ -390,6 +390,11 @@ fn held_folders_agree_with_the_real_filesystem() {
         results.push(dir.write_new("fresh".as_ref(), b"again").map_err(|e| e.kind));
         results.push(dir.write_new("sub".as_ref(), b"over a folder").map_err(|e| e.kind));
         results.push(dir.write_new("sub/x".as_ref(), b"a path").map_err(|e| e.kind));
+        link("new", &root.join("gen/alias"));
+        for name in ["made", "made", "sub", "fresh", "alias", "sub/x", ".."] {
+            results.push(dir.create_private_dir(name.as_ref()).map_err(|e| e.kind));
+        }
+        assert_eq!(fs.mode(&root.join("gen/made")).unwrap() & 0o077, 0, "a made folder is the owner's only");
         assert_eq!(fs.read(&root.join("gen/fresh"), 10).unwrap(), b"fresh", "never replaced");
         assert_eq!(fs.read(&root.join("gen/new"), 10).unwrap(), b"new", "the failed set changed nothing");
         let listing = dir.read_dir().unwrap().into_iter().map(|e| (e.name.into_string().unwrap(), e.kind)).collect();
@@ -402,7 +407,10 @@ fn held_folders_agree_with_the_real_filesystem() {
     let expected = [Err(Loop), Err(NotADirectory), Err(NotFound), Err(Loop), Ok(()), Err(InvalidPath)];
     assert_eq!(model.0[..6], expected);
     assert_eq!(model.0[6..10], [Err(IsADirectory), Ok(()), Err(IsADirectory), Err(NotFound)]);
-    assert_eq!(model.0[10..], [Ok(()), Err(AlreadyExists), Err(AlreadyExists), Err(InvalidPath)]);
+    assert_eq!(model.0[10..14], [Ok(()), Err(AlreadyExists), Err(AlreadyExists), Err(InvalidPath)]);
+    // create_private_dir: made, already a folder (twice), a file, a symlink, a path, `..`.
+    let made = [Ok(()), Ok(()), Ok(()), Err(AlreadyExists), Err(AlreadyExists), Err(InvalidPath), Err(InvalidPath)];
+    assert_eq!(model.0[14..], made);
     let names: Vec<_> = model.1.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["fresh", "new", "sub"]);
+    assert_eq!(names, ["alias", "fresh", "made", "new", "sub"]);
 }

@@ -542,6 +542,23 @@ impl HeldDir for MemoryDir<'_> {
         self.fs.write_new(&self.physical.join(self.name(Path::new(name))?), bytes)
     }
 
+    fn create_private_dir(&self, name: &OsStr) -> Result<(), FsError> {
+        let name = self.name(Path::new(name))?;
+        let physical = self.physical.join(name);
+        let mut s = self.fs.lock();
+        match s.mkdir(&physical) {
+            Ok(()) => {
+                s.modes.insert(physical, 0o700);
+                Ok(())
+            }
+            Err(e) if e.kind == FsErrorKind::AlreadyExists => match s.nodes.get(&physical) {
+                Some(Node::Dir) => Ok(()),
+                _ => Err(FsError::new(FsErrorKind::AlreadyExists, self.path.join(name), "exists and is not a folder")),
+            },
+            Err(e) => Err(e),
+        }
+    }
+
     fn read_dir(&self) -> Result<Vec<DirEntry>, FsError> {
         self.fs.read_dir(&self.physical)
     }

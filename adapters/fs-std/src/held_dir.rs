@@ -210,6 +210,20 @@ impl HeldDir for OpenDir {
         Ok(())
     }
 
+    fn create_private_dir(&self, name: &OsStr) -> Result<(), FsError> {
+        let name = plain_name(&self.path, name)?;
+        match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o700)) {
+            Err(Errno::EXIST) => match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => Ok(()),
+                Ok(_) => {
+                    Err(FsError::new(FsErrorKind::AlreadyExists, self.path.join(name), "exists and is not a folder"))
+                }
+                Err(e) => Err(self.error(name, e)),
+            },
+            done => done.map_err(|e| self.error(name, e)),
+        }
+    }
+
     fn read_dir(&self) -> Result<Vec<DirEntry>, FsError> {
         let fail = |e: Errno| err(&self.path, e.into());
         let mut entries = Vec::new();

@@ -690,19 +690,22 @@ mod tests {
             held.write_new(OsStr::new("record.md"), b"a new record").unwrap();
             let e = held.write_new(OsStr::new("record.md"), b"again").unwrap_err();
             assert_eq!(e.kind, FsErrorKind::AlreadyExists, "{how:?}");
+            held.create_private_dir(OsStr::new("slug")).unwrap();
+            held.create_private_dir(OsStr::new("slug")).unwrap();
             assert_eq!(names(&outside), [".vitaecontext-AbC123.tmp", "gone", "graph.json"], "{how:?}");
             for name in names(&outside) {
                 assert_eq!(fs::read_to_string(outside.join(name)).unwrap(), "someone else's", "{how:?}");
             }
             assert_eq!(
                 names(&root.join("moved")),
-                ["graph.json", "record.md"],
+                ["graph.json", "record.md", "slug"],
                 "{how:?}: the changes, and nothing else"
             );
+            assert!(root.join("moved/slug").is_dir(), "{how:?}");
             assert_eq!(fs::read_to_string(root.join("moved/graph.json")).unwrap(), "new");
             assert_eq!(fs::read_to_string(root.join("moved/record.md")).unwrap(), "a new record");
             let listed: Vec<_> = held.read_dir().unwrap().into_iter().map(|e| e.name).collect();
-            assert_eq!(listed, ["graph.json", "record.md"], "{how:?}: the held folder is listed");
+            assert_eq!(listed, ["graph.json", "record.md", "slug"], "{how:?}: the held folder is listed");
             // Opened now, the symlink is refused.
             let e = open_dir_beneath(&root, Path::new("gen"), how).err().unwrap();
             assert_eq!(e.kind, FsErrorKind::Loop, "{how:?}: {e}");

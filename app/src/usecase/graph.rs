@@ -876,11 +876,20 @@ pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathB
         return Err(FsError::new(FsErrorKind::InvalidPath, &path, "not a record path").into());
     };
     plain_folders(fs, root, dir)?;
-    fs.create_private_dir_all(dir)?;
-    // Written through a handle on the folder reached from the root with no symlink followed:
-    // a folder swapped for a symlink after the check fails this open, or is not followed.
-    // (Every record path has a folder: `projects/<slug>/project.md`, `awards/<slug>.md`.)
+    // Every record path has a folder (`projects/<slug>/project.md`, `awards/<slug>.md`). The
+    // one just below the root is made by its path (a symlink put there is not followed by
+    // `mkdir`); each deeper one, and the record, through a handle on its parent reached from
+    // the root with no symlink followed: a folder swapped for a symlink after the check fails
+    // that open, so nothing is made or written on the other side.
     let relative = dir.strip_prefix(root).unwrap_or(dir);
+    let mut names = relative.iter();
+    let first = names.next().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, &path, "not a record path"))?;
+    fs.create_private_dir_all(&root.join(first))?;
+    let mut made = PathBuf::from(first);
+    for name in names {
+        fs.open_dir_beneath(root, &made)?.create_private_dir(name)?;
+        made.push(name);
+    }
     fs.open_dir_beneath(root, relative)?.write_new(name, record.text().as_bytes())?;
     Ok(path)
 }
