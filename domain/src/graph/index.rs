@@ -199,31 +199,48 @@ impl Diagnostics {
     }
 }
 
-/// Removes ```...``` spans (the shortest, leftmost first), each replaced by one space.
-fn strip_fences(s: &str) -> String {
+/// Removes ```...``` spans (the shortest, leftmost first), each replaced by one space (text
+/// without one is returned as it is).
+fn strip_fences(s: &str) -> Cow<'_, str> {
+    let fence = |from: usize| memchr::memmem::find(&s.as_bytes()[from..], b"```").map(|a| a + from);
+    let Some(first) = fence(0) else { return Cow::Borrowed(s) };
+    if fence(first + 3).is_none() {
+        return Cow::Borrowed(s);
+    }
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
-    while let Some(a) = s[i..].find("```").map(|a| a + i) {
-        let Some(b) = s[a + 3..].find("```").map(|b| b + a + 3) else { break };
+    while let Some(a) = fence(i) {
+        let Some(b) = fence(a + 3) else { break };
         out.push_str(&s[i..a]);
         out.push(' ');
         i = b + 3;
     }
     out.push_str(&s[i..]);
-    out
+    Cow::Owned(out)
 }
 
 /// A record body as plain text: fenced code, images and link targets dropped, Markdown
 /// punctuation `# > * _ ` | ~ -` replaced by spaces, white space folded. Only the leading front
 /// matter was stripped (by the parser); unlike 2.x, text between two `---` rules is kept.
 pub fn plain_text(body: &str) -> String {
-    let s = super::links::strip(&strip_fences(body));
+    const SPACE_OR_DROPPED: [bool; 256] = {
+        let mut t = [false; 256];
+        let bytes = b"#>*_`|~-\t\n\x0B\x0C\r ";
+        let mut i = 0;
+        while i < bytes.len() {
+            t[bytes[i] as usize] = true;
+            i += 1;
+        }
+        t
+    };
+    let no_fences = strip_fences(body);
+    let s = super::links::strip(&no_fences);
     let mut pending_space = false;
     if s.is_ascii() {
         let mut bytes = Vec::with_capacity(s.len());
         for &b in s.as_bytes() {
-            let b = if matches!(b, b'#' | b'>' | b'*' | b'_' | b'`' | b'|' | b'~' | b'-') { b' ' } else { b };
-            if matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+            // The punctuation dropped and the white space folded are both spaces here.
+            if SPACE_OR_DROPPED[usize::from(b)] {
                 pending_space = !bytes.is_empty();
             } else {
                 if pending_space {

@@ -7,6 +7,8 @@
 //! every byte is looked at a bounded number of times. Property tests prove the scanners equal
 //! the regexes.
 
+use std::borrow::Cow;
+
 /// The next position of one byte at or after a point, for points that never go back.
 pub(crate) struct NextByte<'a> {
     hay: &'a [u8],
@@ -84,26 +86,13 @@ pub fn targets(s: &str) -> Vec<&str> {
 
 /// `![alt](target)` -> one space; then `[text](target)` -> `text`, as the format's two regexes
 /// `!\[[^\]]*\]\([^)]+\)` and `\[([^\]]+)\]\([^)]+\)` applied one after the other.
-pub fn strip(s: &str) -> String {
-    let mut no_images = String::with_capacity(s.len());
-    let mut closers = Closers::new(s);
-    let mut i = 0;
-    while let Some(a) = memchr::memmem::find(&s.as_bytes()[i..], b"![").map(|a| a + i) {
-        crate::steps::add(a - i + 2);
-        match closers.link_at(a + 1, 0) {
-            Some((_, paren)) => {
-                no_images.push_str(&s[i..a]);
-                no_images.push(' ');
-                i = paren + 1;
-            }
-            None => {
-                no_images.push_str(&s[i..a + 1]);
-                i = a + 1;
-            }
-        }
+/// Text without a `[` is returned as it is (most record bodies have no link).
+pub fn strip(s: &str) -> Cow<'_, str> {
+    if memchr::memchr(b'[', s.as_bytes()).is_none() {
+        return Cow::Borrowed(s);
     }
-    no_images.push_str(&s[i..]);
-    let s = no_images.as_str();
+    let no_images = strip_images(s);
+    let s = no_images.as_ref();
     let mut out = String::with_capacity(s.len());
     let mut closers = Closers::new(s);
     let mut i = 0;
@@ -122,7 +111,33 @@ pub fn strip(s: &str) -> String {
         }
     }
     out.push_str(&s[i..]);
-    out
+    Cow::Owned(out)
+}
+
+/// `![alt](target)` -> one space (text without `![` is returned as it is).
+fn strip_images(s: &str) -> Cow<'_, str> {
+    let Some(first) = memchr::memmem::find(s.as_bytes(), b"![") else { return Cow::Borrowed(s) };
+    let mut no_images = String::with_capacity(s.len());
+    let mut closers = Closers::new(s);
+    let mut i = 0;
+    let mut next = Some(first);
+    while let Some(a) = next {
+        crate::steps::add(a - i + 2);
+        match closers.link_at(a + 1, 0) {
+            Some((_, paren)) => {
+                no_images.push_str(&s[i..a]);
+                no_images.push(' ');
+                i = paren + 1;
+            }
+            None => {
+                no_images.push_str(&s[i..a + 1]);
+                i = a + 1;
+            }
+        }
+        next = memchr::memmem::find(&s.as_bytes()[i..], b"![").map(|a| a + i);
+    }
+    no_images.push_str(&s[i..]);
+    Cow::Owned(no_images)
 }
 
 #[cfg(test)]
