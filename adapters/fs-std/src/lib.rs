@@ -213,7 +213,24 @@ fn read_beneath_with(
 }
 
 fn metadata_beneath_with(root: &Path, relative: &Path, how: Beneath) -> Result<Metadata, FsError> {
-    opened_beneath(root, relative, how).map(|(_, m)| m)
+    stat_below(&open_root_for(root, relative)?, root, relative, how)
+}
+
+/// The metadata [`opened_below`] gives, from a handle that does not open the file (`O_PATH`:
+/// no open of the file itself, so about a third cheaper for the 100,000 stats of an
+/// incremental index). With `O_NOFOLLOW`, a final symlink is handed back as itself: it is
+/// refused as `Loop`, as the read refuses it.
+fn stat_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -> Result<Metadata, FsError> {
+    let path = root.join(relative);
+    let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = open_below_with(root_fd, root, relative, how, flags)?;
+    let m = meta_of(&File::from(fd).metadata().map_err(|e| err(&path, e))?);
+    match m.kind {
+        FileKind::File => Ok(m),
+        FileKind::Dir => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
+        FileKind::Symlink => Err(FsError::new(FsErrorKind::Loop, path, "a symlink below the root")),
+        _ => Err(FsError::new(FsErrorKind::NotAFile, path, "not a regular file")),
+    }
 }
 
 /// A regular file opened beneath the root, with its metadata.
@@ -263,7 +280,7 @@ impl HeldRoot for OpenRoot {
     }
 
     fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError> {
-        opened_below(&self.fd, &self.root, relative, self.how).map(|(_, m)| m)
+        stat_below(&self.fd, &self.root, relative, self.how)
     }
 }
 
