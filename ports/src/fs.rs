@@ -78,7 +78,7 @@ pub trait HeldDir: Send + Sync {
     fn write_new(&self, name: &OsStr, bytes: &[u8]) -> Result<(), FsError>;
 
     /// Makes the owner-only folder `name` in this folder, unless a folder is already there;
-    /// anything else at that name (a symlink included) is `AlreadyExists`.
+    /// anything else at that name (a symlink included) is `NotADirectory`.
     fn create_private_dir(&self, name: &OsStr) -> Result<(), FsError>;
 
     /// The folder's entries, as [`FileSystem::read_dir`] gives them.

@@ -409,7 +409,7 @@ fn held_folders_agree_with_the_real_filesystem() {
     assert_eq!(model.0[6..10], [Err(IsADirectory), Ok(()), Err(IsADirectory), Err(NotFound)]);
     assert_eq!(model.0[10..14], [Ok(()), Err(AlreadyExists), Err(AlreadyExists), Err(InvalidPath)]);
     // create_private_dir: made, already a folder (twice), a file, a symlink, a path, `..`.
-    let made = [Ok(()), Ok(()), Ok(()), Err(AlreadyExists), Err(AlreadyExists), Err(InvalidPath), Err(InvalidPath)];
+    let made = [Ok(()), Ok(()), Ok(()), Err(NotADirectory), Err(NotADirectory), Err(InvalidPath), Err(InvalidPath)];
     assert_eq!(model.0[14..], made);
     let names: Vec<_> = model.1.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["alias", "fresh", "made", "new", "sub"]);

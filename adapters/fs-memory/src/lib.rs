@@ -553,7 +553,7 @@ impl HeldDir for MemoryDir<'_> {
             }
             Err(e) if e.kind == FsErrorKind::AlreadyExists => match s.nodes.get(&physical) {
                 Some(Node::Dir) => Ok(()),
-                _ => Err(FsError::new(FsErrorKind::AlreadyExists, self.path.join(name), "exists and is not a folder")),
+                _ => Err(FsError::new(FsErrorKind::NotADirectory, self.path.join(name), "exists and is not a folder")),
             },
             Err(e) => Err(e),
         }

@@ -216,7 +216,7 @@ impl HeldDir for OpenDir {
             Err(Errno::EXIST) => match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => Ok(()),
                 Ok(_) => {
-                    Err(FsError::new(FsErrorKind::AlreadyExists, self.path.join(name), "exists and is not a folder"))
+                    Err(FsError::new(FsErrorKind::NotADirectory, self.path.join(name), "exists and is not a folder"))
                 }
                 Err(e) => Err(self.error(name, e)),
             },

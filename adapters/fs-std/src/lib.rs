@@ -255,7 +255,15 @@ fn opened_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -
 fn open_dir_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<held_dir::OpenDir, FsError> {
     let root_fd = open_root_for(root, relative)?;
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = open_below_with(&root_fd, root, relative, how, flags)?;
+    let fd = match open_below_with(&root_fd, root, relative, how, flags) {
+        // A folder one may write and enter but not list (mode 0300): an `O_PATH` handle still
+        // makes, links and renames by name in it (its listing and sync fail, as they would).
+        Err(e) if e.kind == FsErrorKind::PermissionDenied => {
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            open_below_with(&root_fd, root, relative, how, flags).map_err(|_| e)?
+        }
+        other => other?,
+    };
     Ok(held_dir::OpenDir { fd, path: root.join(relative) })
 }
 
