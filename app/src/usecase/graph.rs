@@ -11,7 +11,7 @@ use domain::graph::index::{self, Diagnostics, Plan, Record};
 use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::search::Prepared;
-use domain::graph::sidecar::{SidecarBuilder, Source as SidecarSource};
+use domain::graph::sidecar::{SidecarBuilder, SidecarLayout, Source as SidecarSource};
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType,
     SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,
@@ -572,13 +572,25 @@ pub fn index(
             return Ok(done(0));
         }
         let graph = |out: &mut dyn Write| index::write_graph(&plan.graph, out);
-        // The sidecar is made while the search index streams, and written once the set is in
-        // place: the set removes the old one, so no reader pairs the new JSON with it, and a
-        // sidecar that cannot be written costs only speed (the server reads the JSON).
-        let sidecar = Mutex::new(None);
+        // The sidecar is made while the search index streams, laid out on a thread of its own
+        // once the stream ends (while the set is synced and renamed, and the old files'
+        // blocks freed: 0.1 s at 100,000 records), and written once the set is in place: the
+        // set removes the old one, so no reader pairs the new JSON with it, and a sidecar
+        // that cannot be written costs only speed (the server reads the JSON).
+        let manifest_written = Mutex::new(manifest_written);
+        let laying_out = Mutex::new(None);
         let search = |out: &mut dyn Write| {
             let parts = write_search_index(&plan, out)?;
-            *sidecar.lock().unwrap_or_else(|p| p.into_inner()) = Some(parts);
+            let manifest_written = manifest_written.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let laid = s.spawn(move || {
+                // The pages go with the manifest (usually written well before the JSON):
+                // waited for here, so that they are gone when the sidecar's postings are made.
+                if let Some(written) = manifest_written {
+                    written.join().expect("the manifest writer panicked");
+                }
+                parts.lay_out()
+            });
+            *laying_out.lock().unwrap_or_else(|p| p.into_inner()) = Some(laid);
             Ok(())
         };
         out.write_atomic_set(&[
@@ -590,18 +602,14 @@ pub fn index(
         let t3 = clock.monotonic();
         tracing::debug!(set = ?(t3 - t2), "graph index: JSON written");
         let indexed = done(plan.graph.nodes.len());
-        if let Some(parts) = sidecar.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            // The pages go with the manifest (usually written well before the JSON): waited
-            // for here, so that they are gone when the sidecar's postings are made.
-            if let Some(written) = manifest_written {
-                written.join().expect("the manifest writer panicked");
-            }
+        if let Some(laid) = laying_out.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            let laid = laid.join().expect("the sidecar's layout panicked");
             // Written in pieces, its strings read from the plan and the texts: never held whole.
             // It keeps the JSON's stamp as the set left it, which the server compares before
             // trusting the sidecar without hashing the JSON first (none: it always hashes).
             let json = Path::new(GENERATED_DIR).join(SEARCH_INDEX_FILE);
             let stamp = fs.metadata_beneath(root, &json).map_or(0, |m| m.stamp);
-            let write = parts.lay_out(stamp);
+            let write = laid.writer(stamp);
             if let Err(e) = out.write_atomic_set(&[Change::Cache(sidecar_path, &write)]) {
                 tracing::warn!(
                     "the search sidecar was not written ({e}); the server will read search-index.json instead"
@@ -666,13 +674,28 @@ pub struct Unfinished<'p> {
 }
 
 impl<'p> Unfinished<'p> {
-    /// Lays the sidecar out and returns what writes it, reading the documents' strings from
-    /// the plan again: document `i` of the builder is node `i` of the plan.
-    /// `json_stamp` is the JSON's stamp once in place.
-    pub fn lay_out(self, json_stamp: u128) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
+    /// Lays the sidecar out (its postings in their final order), reading the documents'
+    /// strings from the plan again: document `i` of the builder is node `i` of the plan.
+    pub fn lay_out(self) -> LaidOut<'p> {
         let Unfinished { plan, builder, json_len, json_sha256 } = self;
+        let layout = builder.layout(&|i: usize, f: usize| plan.view(i).strings()[f].as_bytes());
+        LaidOut { plan, layout, json_len, json_sha256 }
+    }
+}
+
+/// A sidecar laid out, waiting for the stamp of its JSON once in place.
+pub struct LaidOut<'p> {
+    plan: &'p Plan<'p>,
+    layout: SidecarLayout,
+    json_len: u64,
+    json_sha256: [u8; 32],
+}
+
+impl<'p> LaidOut<'p> {
+    /// What writes the sidecar, naming its JSON by `json_stamp` too.
+    pub fn writer(self, json_stamp: u128) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
+        let LaidOut { plan, layout, json_len, json_sha256 } = self;
         let strings = move |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
-        let layout = builder.layout(&strings);
         let json = SidecarSource { json_len, json_sha256, json_stamp };
         move |out: &mut dyn Write| layout.write(json, &strings, out)
     }
@@ -1126,7 +1149,7 @@ mod tests {
             .collect();
         let plan = Plan::new(&records);
         let mut json = Vec::new();
-        let write = write_search_index(&plan, &mut json).unwrap().lay_out(42);
+        let write = write_search_index(&plan, &mut json).unwrap().lay_out().writer(42);
         let mut streamed = Vec::new();
         write(&mut streamed).unwrap();
         let mut reference = SidecarBuilder::default();
