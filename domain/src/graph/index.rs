@@ -603,13 +603,41 @@ pub fn write_search_tail(out: &mut Vec<u8>, empty: bool) {
 pub struct TermCounts {
     /// The lower-cased text the terms are counted in; the terms are ranges of it.
     lower: String,
-    /// Every token: its first 8 bytes as a big-endian number, then where it starts and ends.
-    tokens: Vec<(u64, usize, usize)>,
+    /// Every token: its first 16 bytes as a big-endian number, then where it starts and ends.
+    tokens: Vec<(u128, usize, usize)>,
     /// Each distinct term, where one occurrence of it starts and ends, and its count.
     counts: Vec<(usize, usize, u32)>,
 }
 
 impl TermCounts {
+    /// Counts the terms of `lower` into `counts`. The tokens are sorted by their first 16
+    /// bytes as a number, then by the rest: a token has no zero byte, so two tokens of at
+    /// most 16 bytes with one head are one token, and only when either is longer is the rest
+    /// compared. Most comparisons are one integer comparison, not a call to memcmp (which
+    /// comparing every pair of equal heads made 4 % of a `graph index`).
+    fn count(&mut self) {
+        let TermCounts { lower, tokens, counts } = self;
+        let bytes = lower.as_bytes();
+        tokens.clear();
+        each_token_at(bytes, |a, b| {
+            let mut head = [0u8; 16];
+            let n = (b - a).min(16);
+            head[..n].copy_from_slice(&bytes[a..a + n]);
+            tokens.push((u128::from_be_bytes(head), a, b));
+        });
+        let long = |t: &(u128, usize, usize)| t.2 - t.1 > 16;
+        let rest = |t: &(u128, usize, usize)| &bytes[t.1 + 16.min(t.2 - t.1)..t.2];
+        let tail = |x: &(u128, usize, usize), y: &(u128, usize, usize)| {
+            if long(x) || long(y) { rest(x).cmp(rest(y)) } else { std::cmp::Ordering::Equal }
+        };
+        tokens.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| tail(x, y)));
+        counts.clear();
+        for same in tokens.chunk_by(|x, y| x.0 == y.0 && tail(x, y).is_eq()) {
+            let (_, a, b) = same[0];
+            counts.push((a, b, u32::try_from(same.len()).unwrap_or(u32::MAX)));
+        }
+    }
+
     /// The terms in byte order, each once, with their counts.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u32)> + '_ {
         self.counts.iter().map(|&(a, b, n)| (&self.lower[a..b], n))
@@ -636,7 +664,7 @@ pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>,
     push_field(out, IN6, "tags", false);
     push_array(out, &n.tags, IN8, push_tag);
     push_field(out, IN6, "terms", false);
-    let TermCounts { lower, tokens, counts } = terms;
+    let lower = &mut terms.lower;
     lower.clear();
     push_terms_source(lower, n, text);
     // `lowercase`, in place where it can be.
@@ -645,39 +673,21 @@ pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>,
     } else {
         *lower = lower.to_lowercase();
     }
-    let bytes = lower.as_bytes();
-    // Sorted by their first 8 bytes as a number, then by the rest: most tokens are short, so
-    // most comparisons are one integer comparison, not a call to memcmp.
-    tokens.clear();
-    each_token_at(bytes, |a, b| {
-        let mut head = [0u8; 8];
-        let n = (b - a).min(8);
-        head[..n].copy_from_slice(&bytes[a..a + n]);
-        tokens.push((u64::from_be_bytes(head), a, b));
-    });
-    // A token has no zero byte, so two with one head are one token if either is at most 8
-    // bytes long; only longer ones compare the rest.
-    let rest = |t: &(u64, usize, usize)| &bytes[(t.1 + 8).min(t.2)..t.2];
-    tokens.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| rest(x).cmp(rest(y))));
-    counts.clear();
-    if tokens.is_empty() {
+    terms.count();
+    if terms.counts.is_empty() {
         out.extend_from_slice(b"{}");
     } else {
         out.push(b'{');
-        let mut first_term = true;
-        for same in tokens.chunk_by(|x, y| x.0 == y.0 && rest(x) == rest(y)) {
-            let (_, a, b) = same[0];
-            counts.push((a, b, u32::try_from(same.len()).unwrap_or(u32::MAX)));
-            push_field(out, IN8, &lower[a..b], first_term);
-            first_term = false;
+        for (k, &(a, b, count)) in terms.counts.iter().enumerate() {
+            push_field(out, IN8, &terms.lower[a..b], k == 0);
             let mut digits = [0u8; 10];
-            let mut k = same.len();
+            let mut count = count;
             let mut at = digits.len();
             loop {
                 at -= 1;
-                digits[at] = b'0' + (k % 10) as u8;
-                k /= 10;
-                if k == 0 {
+                digits[at] = b'0' + (count % 10) as u8;
+                count /= 10;
+                if count == 0 {
                     break;
                 }
             }
@@ -835,6 +845,21 @@ mod tests {
             let (graph_bytes, search_bytes) = streamed(&records);
             proptest::prop_assert_eq!(String::from_utf8(graph_bytes).unwrap(), String::from_utf8(pretty(&graph)).unwrap());
             proptest::prop_assert_eq!(String::from_utf8(search_bytes).unwrap(), String::from_utf8(pretty(&search)).unwrap());
+        }
+    }
+
+    proptest::proptest! {
+        /// Tokens that share their first 8 or 16 bytes, or are prefixes of each other around
+        /// the 16-byte head: counted as the reference counts them, in byte order.
+        #[test]
+        fn the_counting_sort_equals_the_reference(words in proptest::collection::vec(
+            "(abcdefghijklmnop|abcdefgh|abcdefghijklmno)(|q|qr|r|p|pq|0)(|[a-c]{1,3})", 0..40,
+        )) {
+            let text = words.join(" ");
+            let mut terms = TermCounts { lower: text.clone(), ..TermCounts::default() };
+            terms.count();
+            let expected = term_counts(&text);
+            proptest::prop_assert!(terms.iter().eq(expected.iter()), "{:?} vs {:?}", terms.iter().collect::<Vec<_>>(), expected);
         }
     }
 
