@@ -433,8 +433,10 @@ pub enum GraphCommand {
     /// search index and writes only diagnostics.json.
     ///
     /// Incremental: .generated/manifest.bin remembers what each file held, so a rerun parses
-    /// only the records that changed (the output is the same as a full run's). Deleting the
-    /// manifest is safe: the next run parses everything.
+    /// only the records that changed, and .generated/documents.bin where each search document
+    /// lies, so a rerun copies those of unchanged records from the previous search index (the
+    /// output is the same as a full run's). Deleting either is safe: the next run parses or
+    /// renders everything.
     ///
     /// With --watch, it keeps running: after the first index, every batch of changes to the
     /// records (a burst is one batch: it closes 200 ms after the last change, or 1 s after the

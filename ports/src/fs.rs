@@ -50,7 +50,34 @@ pub struct Metadata {
 
 /// A file opened by [`FileSystem::open_beneath`], read later through this handle (on another
 /// thread if need be), whatever happens to its name meanwhile.
-pub type OpenFile = Box<dyn std::io::Read + Send>;
+pub type OpenFile = Box<dyn OpenRead>;
+
+/// An open file: read in order (`Read`), or at any offset ([`OpenRead::read_exact_at`], which
+/// moves no position, so several threads may read one handle at once).
+pub trait OpenRead: std::io::Read + Send + Sync {
+    /// Fills `buf` from the bytes at `offset`; `UnexpectedEof` when the file ends first.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
+}
+
+impl OpenRead for std::fs::File {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
+    }
+}
+
+impl OpenRead for std::io::Cursor<Vec<u8>> {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let bytes = self.get_ref();
+        let at = usize::try_from(offset).ok();
+        match at.and_then(|at| bytes.get(at..at.checked_add(buf.len())?)) {
+            Some(src) => {
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+        }
+    }
+}
 
 /// A root folder opened once for many reads below it ([`FileSystem::hold_root`]): each call
 /// is [`FileSystem::read_beneath`] or [`FileSystem::metadata_beneath`] on the held root, with

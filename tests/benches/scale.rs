@@ -5,9 +5,10 @@
 //! written to a temp dir, then each figure is the median of `RUNS` runs with the spread
 //! (min-max), wall time, measured around the release binary as a child process:
 //! - read floor: every record file read once in-process (walk + `std::fs::read`), nothing else;
-//! - `graph index`, full: no manifest (`.generated/manifest.bin` removed before each run);
-//! - `graph index` after one edit: one record's body changed before each run (the manifest of
-//!   the run before is used; only that record is parsed);
+//! - `graph index`, full: no caches (`.generated/manifest.bin` and `documents.bin` removed
+//!   before each run: every record parsed, every search document rendered);
+//! - `graph index` after one edit: one record's body changed before each run (the caches of
+//!   the run before are used; only that record is parsed and its document rendered);
 //! - peak RSS of `graph index` (full and incremental), from `getrusage` via python3;
 //! - first search: spawn `vitaecontext mcp`, `initialize`, first `search_vitaegraph`, timed from
 //!   the spawn to the answer;
@@ -200,6 +201,7 @@ fn bench(n: usize, baseline: Option<&Path>) -> (usize, Vec<Row>) {
         for _ in 0..RUNS {
             for (b, row) in builds.iter().zip(&mut rows) {
                 let _ = std::fs::remove_file(b.root.join(".generated/manifest.bin"));
+                let _ = std::fs::remove_file(b.root.join(".generated/documents.bin"));
                 if cold {
                     drop_caches();
                 }

@@ -205,7 +205,8 @@ fn confine_race_index_writes_stay_in_generated_when_it_is_swapped_for_a_symlink(
     let w = world();
     let outside = w.base.join("outside");
     fs::create_dir_all(&outside).unwrap();
-    let victims = ["graph.json", "search-index.json", "search-index.bin", "diagnostics.json", "manifest.bin"];
+    let victims =
+        ["graph.json", "search-index.json", "search-index.bin", "diagnostics.json", "manifest.bin", "documents.bin"];
     for f in victims {
         fs::write(outside.join(f), MARKER).unwrap();
     }

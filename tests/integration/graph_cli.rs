@@ -270,14 +270,16 @@ fn a_full_disk_leaves_the_previous_index_whole() {
     let stderr = fs::read_to_string(out.join("stderr")).unwrap();
     assert!(!out.join("second").exists(), "the second index should not fit on the disk");
     assert!(stderr.to_lowercase().contains("space"), "the failure names the full disk: {stderr}");
-    for f in ["graph.json", "search-index.json", "search-index.bin", "diagnostics.json", "manifest.bin"] {
+    for f in
+        ["graph.json", "search-index.json", "search-index.bin", "diagnostics.json", "manifest.bin", "documents.bin"]
+    {
         let (before, after) = (fs::read(out.join("before").join(f)).unwrap(), fs::read(out.join("after").join(f)));
         assert_eq!(after.ok(), Some(before), "{f} is the previous one");
     }
     let names = fs::read_to_string(out.join("names")).unwrap();
     assert_eq!(
         names.lines().collect::<Vec<_>>(),
-        ["diagnostics.json", "graph.json", "manifest.bin", "search-index.bin", "search-index.json"],
+        ["diagnostics.json", "documents.bin", "graph.json", "manifest.bin", "search-index.bin", "search-index.json"],
         "no temporary behind"
     );
 }

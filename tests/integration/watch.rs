@@ -54,12 +54,15 @@ fn search_index(root: &Path) -> String {
     fs::read_to_string(root.join(".generated/search-index.json")).unwrap_or_default()
 }
 
-/// Only the generated files and the manifest: no staged temporary or kept old name is left.
+/// Only the generated files and the caches: no staged temporary or kept old name is left.
 fn assert_generated_is_clean(root: &Path) {
     let mut names: Vec<_> =
         fs::read_dir(root.join(".generated")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
-    assert_eq!(names, ["diagnostics.json", "graph.json", "manifest.bin", "search-index.bin", "search-index.json"]);
+    assert_eq!(
+        names,
+        ["diagnostics.json", "documents.bin", "graph.json", "manifest.bin", "search-index.bin", "search-index.json"]
+    );
 }
 
 /// A project record at its canonical path, `projects/burst-I/project.md`.

@@ -219,12 +219,14 @@ pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outco
         err(&render_findings(fs, &root, v));
     }
     out(&format!(
-        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s); the others were unchanged since the last run\n",
+        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s); the others were unchanged since the last run\n- rendered: {} of {} search document(s); the others were copied from the last index\n",
         done.nodes,
         clock.monotonic().saturating_sub(start),
         done.generated.display(),
         done.parsed,
         done.files,
+        done.nodes - done.copied,
+        done.nodes,
     ));
     Ok(ExitCode::SUCCESS)
 }

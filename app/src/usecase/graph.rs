@@ -12,12 +12,13 @@ use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::search::Prepared;
 use domain::graph::sidecar::{SidecarBuilder, SidecarLayout, Source as SidecarSource};
+use domain::graph::spans::{self, SPANS_FILE};
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType,
     SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,
 };
 use ports::Clock;
-use ports::fs::{Change, FileKind, FileSystem, FsError, FsErrorKind, HeldDir};
+use ports::fs::{Change, FileKind, FileSystem, FsError, FsErrorKind, HeldDir, OpenFile};
 use sha2::{Digest, Sha256};
 
 /// Reports progress of long work (stderr for the CLI, nothing in tests).
@@ -443,6 +444,8 @@ pub struct Indexed {
     pub parsed: usize,
     /// Files read in all.
     pub files: usize,
+    /// Search documents copied from the previous `search-index.json`, not rendered.
+    pub copied: usize,
 }
 
 /// What `index` writes, in `.generated/` (the manifest aside, which is a cache). The sidecar
@@ -479,6 +482,47 @@ fn previous_manifest(fs: &dyn FileSystem, root: &Path, identity: &str) -> Option
             None
         }
     }
+}
+
+/// The largest span file read: about 100 bytes a record.
+const MAX_SPANS_BYTES: u64 = 1 << 30;
+
+/// The documents of the `search-index.json` in place that can be copied into the new one:
+/// what the previous run's span file says of them, for the records unchanged since (by path
+/// and SHA-256), while that JSON is the one the span file describes (length and stamp).
+pub struct Splice {
+    /// The JSON in place, held open: it stays readable once the new one replaces it.
+    json: OpenFile,
+    /// Per node of the plan, where its document lies in that JSON (start and length).
+    spans: Vec<Option<(u64, u64)>>,
+}
+
+/// The [`Splice`] for `plan` (made from the records that `seen` describes, in their order),
+/// when the previous run left a span file for the JSON in place.
+fn previous_spans(fs: &dyn FileSystem, root: &Path, plan: &Plan<'_>, seen: &[Option<Seen>]) -> Option<Splice> {
+    let dir = Path::new(GENERATED_DIR);
+    let (bytes, _) = fs.read_beneath(root, &dir.join(SPANS_FILE), MAX_SPANS_BYTES).ok()?;
+    let Some((json, old)) = spans::decode(&bytes) else {
+        tracing::info!("graph index: {SPANS_FILE} is not one this version wrote whole; rendering every document");
+        return None;
+    };
+    let (file, meta) = fs.open_beneath(root, &dir.join(SEARCH_INDEX_FILE)).ok()?;
+    if meta.len != json.len || meta.stamp != json.stamp {
+        tracing::debug!("graph index: {SEARCH_INDEX_FILE} is not the one {SPANS_FILE} describes");
+        return None;
+    }
+    let node_of: HashMap<&str, usize> =
+        plan.graph.nodes.iter().enumerate().map(|(i, n)| (n.path.as_str(), i)).collect();
+    let mut spans = vec![None; plan.graph.nodes.len()];
+    for span in old {
+        let Some(&i) = node_of.get(span.path) else { continue };
+        let unchanged = seen.get(plan.records[i]).copied().flatten().is_some_and(|s| s.sha256 == *span.sha256);
+        let inside = span.start.checked_add(span.len).is_some_and(|end| end <= json.len);
+        if unchanged && inside {
+            spans[i] = Some((span.start, span.len));
+        }
+    }
+    Some(Splice { json: file, spans })
 }
 
 /// Validates and writes `.generated/`; a failed validation removes the stale graph and search
@@ -522,11 +566,17 @@ pub fn index(
     }
     let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(Path::new);
     let manifest_path = Path::new(MANIFEST_FILE);
+    let spans_path = Path::new(SPANS_FILE);
     // Planned while the graph is validated: a graph is valid far more often than not, and
     // neither needs the other. The plan borrows the texts only: after this, nothing but the
     // manifest needs the pages.
-    let (validation, plan) = std::thread::scope(|s| {
-        let plan = s.spawn(|| Plan::split(&pages, &texts));
+    // The documents of the JSON in place that can be copied are found with the plan.
+    let (validation, (plan, splice)) = std::thread::scope(|s| {
+        let plan = s.spawn(|| {
+            let plan = Plan::split(&pages, &texts);
+            let splice = previous_spans(fs, root, &plan, &seen);
+            (plan, splice)
+        });
         let validation = validate_pages(fs, root, &pages);
         (validation, plan.join().expect("the planner panicked"))
     });
@@ -560,16 +610,23 @@ pub fn index(
             }))
         };
         let diagnostics = json_bytes(&Diagnostics::of(&validation));
-        let done =
-            |nodes| Indexed { validation: validation.clone(), nodes, generated: generated.clone(), parsed, files };
+        let done = |nodes, copied| Indexed {
+            validation: validation.clone(),
+            nodes,
+            generated: generated.clone(),
+            parsed,
+            files,
+            copied,
+        };
         if !validation.valid {
             out.write_atomic_set(&[
                 Change::Remove(graph_path),
                 Change::Remove(search_path),
                 Change::Remove(sidecar_path),
+                Change::Remove(spans_path),
                 Change::Write(diagnostics_path, &diagnostics),
             ])?;
-            return Ok(done(0));
+            return Ok(done(0, 0));
         }
         let graph = |out: &mut dyn Write| index::write_graph(&plan.graph, out);
         // The sidecar is made while the search index streams, laid out on a thread of its own
@@ -579,8 +636,10 @@ pub fn index(
         // that cannot be written costs only speed (the server reads the JSON).
         let manifest_written = Mutex::new(manifest_written);
         let laying_out = Mutex::new(None);
+        let copied = AtomicUsize::new(0);
         let search = |out: &mut dyn Write| {
-            let parts = write_search_index(&plan, out)?;
+            let parts = write_search_index(&plan, splice.as_ref(), out)?;
+            copied.store(parts.copied, Ordering::Relaxed);
             let manifest_written = manifest_written.lock().unwrap_or_else(|p| p.into_inner()).take();
             let laid = s.spawn(move || {
                 // The pages go with the manifest (usually written well before the JSON):
@@ -597,11 +656,14 @@ pub fn index(
             Change::Stream(graph_path, &graph),
             Change::Stream(search_path, &search),
             Change::Remove(sidecar_path),
+            Change::Remove(spans_path),
             Change::Write(diagnostics_path, &diagnostics),
         ])?;
+        // The JSON it was copied from is gone: its handle goes too.
+        drop(splice);
         let t3 = clock.monotonic();
         tracing::debug!(set = ?(t3 - t2), "graph index: JSON written");
-        let indexed = done(plan.graph.nodes.len());
+        let indexed = done(plan.graph.nodes.len(), copied.load(Ordering::Relaxed));
         if let Some(laid) = laying_out.into_inner().unwrap_or_else(|p| p.into_inner()) {
             let laid = laid.join().expect("the sidecar's layout panicked");
             // Written in pieces, its strings read from the plan and the texts: never held whole.
@@ -609,8 +671,10 @@ pub fn index(
             // trusting the sidecar without hashing the JSON first (none: it always hashes).
             let json = Path::new(GENERATED_DIR).join(SEARCH_INDEX_FILE);
             let stamp = fs.metadata_beneath(root, &json).map_or(0, |m| m.stamp);
-            let write = laid.writer(stamp);
-            if let Err(e) = out.write_atomic_set(&[Change::Cache(sidecar_path, &write)]) {
+            let (write, spans) = laid.writers(stamp, &seen);
+            if let Err(e) =
+                out.write_atomic_set(&[Change::Cache(sidecar_path, &write), Change::Cache(spans_path, &spans)])
+            {
                 tracing::warn!(
                     "the search sidecar was not written ({e}); the server will read search-index.json instead"
                 );
@@ -671,15 +735,19 @@ pub struct Unfinished<'p> {
     builder: SidecarBuilder,
     json_len: u64,
     json_sha256: [u8; 32],
+    /// Where each document was written (start and length, from its `{` to its `}`).
+    spans: Vec<(u64, u64)>,
+    /// Documents copied from the previous JSON.
+    pub copied: usize,
 }
 
 impl<'p> Unfinished<'p> {
     /// Lays the sidecar out (its postings in their final order), reading the documents'
     /// strings from the plan again: document `i` of the builder is node `i` of the plan.
     pub fn lay_out(self) -> LaidOut<'p> {
-        let Unfinished { plan, builder, json_len, json_sha256 } = self;
+        let Unfinished { plan, builder, json_len, json_sha256, spans, .. } = self;
         let layout = builder.layout(&|i: usize, f: usize| plan.view(i).strings()[f].as_bytes());
-        LaidOut { plan, layout, json_len, json_sha256 }
+        LaidOut { plan, layout, json_len, json_sha256, spans }
     }
 }
 
@@ -689,22 +757,52 @@ pub struct LaidOut<'p> {
     layout: SidecarLayout,
     json_len: u64,
     json_sha256: [u8; 32],
+    spans: Vec<(u64, u64)>,
 }
 
 impl<'p> LaidOut<'p> {
-    /// What writes the sidecar, naming its JSON by `json_stamp` too.
-    pub fn writer(self, json_stamp: u128) -> impl Fn(&mut dyn Write) -> std::io::Result<()> + 'p {
-        let LaidOut { plan, layout, json_len, json_sha256 } = self;
+    /// What writes the sidecar, and what writes the span file ([`spans`]), both naming their
+    /// JSON by `json_stamp` too. `seen` describes the records the plan was made from, in their
+    /// order: a node whose record has no digest (none has, in a valid graph) is left out of
+    /// the span file, so never copied.
+    #[allow(clippy::type_complexity)]
+    pub fn writers<'a>(
+        self,
+        json_stamp: u128,
+        seen: &'a [Option<Seen>],
+    ) -> (impl Fn(&mut dyn Write) -> std::io::Result<()> + 'a, impl Fn(&mut dyn Write) -> std::io::Result<()> + 'a)
+    where
+        'p: 'a,
+    {
+        let LaidOut { plan, layout, json_len, json_sha256, spans } = self;
         let strings = move |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
         let json = SidecarSource { json_len, json_sha256, json_stamp };
-        move |out: &mut dyn Write| layout.write(json, &strings, out)
+        let sidecar = move |out: &mut dyn Write| layout.write(json, &strings, out);
+        let digest = move |i: usize| seen.get(plan.records[i]).and_then(Option::as_ref).map(|s| &s.sha256);
+        let span_file = move |out: &mut dyn Write| {
+            let listed = (0..spans.len()).filter(|&i| digest(i).is_some());
+            let entries = listed.clone().filter_map(|i| {
+                let (start, len) = spans[i];
+                Some(spans::Span { path: &plan.graph.nodes[i].path, sha256: digest(i)?, start, len })
+            });
+            spans::write(spans::Json { len: json_len, stamp: json_stamp }, listed.count(), entries, out)
+        };
+        (sidecar, span_file)
     }
 }
 
 /// Writes `search-index.json` for the plan: documents rendered in batches on every core and
 /// written in id order as they come, so at most a few batches are held at once. Returns the
 /// search sidecar's parts, built from the same documents, naming the bytes written.
-pub fn write_search_index<'p>(plan: &'p Plan<'p>, out: &mut dyn Write) -> std::io::Result<Unfinished<'p>> {
+///
+/// With a [`Splice`], the documents of unchanged records are copied from the JSON in place
+/// rather than rendered (their terms read from the copy), in runs that lie one after another
+/// there; a copy that does not read as its node's document is rendered instead.
+pub fn write_search_index<'p>(
+    plan: &'p Plan<'p>,
+    splice: Option<&Splice>,
+    out: &mut dyn Write,
+) -> std::io::Result<Unfinished<'p>> {
     use std::sync::mpsc;
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
@@ -725,14 +823,17 @@ pub fn write_search_index<'p>(plan: &'p Plan<'p>, out: &mut dyn Write) -> std::i
     let pool = Mutex::new(pool);
     let (give_back_prepared, prepared_pool) = mpsc::channel::<Prepared>();
     let prepared_pool = Mutex::new(prepared_pool);
+    let copied = AtomicUsize::new(0);
+    let mut spans: Vec<(u64, u64)> = Vec::with_capacity(n);
     let sidecar = std::thread::scope(|s| {
         let workers = threads().min(batches);
-        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Prepared)>(workers * 2);
+        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>, Prepared, Placed)>(workers * 2);
         for _ in 0..workers {
-            let (tx, next, pool, prepared_pool, due_shared, stop) =
-                (tx.clone(), &next, &pool, &prepared_pool, &due_shared, &stop);
+            let (tx, next, pool, prepared_pool, due_shared, stop, copied) =
+                (tx.clone(), &next, &pool, &prepared_pool, &due_shared, &stop, &copied);
             s.spawn(move || {
                 let mut terms = index::TermCounts::default();
+                let mut scratch = Vec::new();
                 loop {
                     let b = next.fetch_add(1, Ordering::Relaxed);
                     if b >= batches {
@@ -752,11 +853,27 @@ pub fn write_search_index<'p>(plan: &'p Plan<'p>, out: &mut dyn Write) -> std::i
                     let reused = prepared_pool.lock().unwrap_or_else(|p| p.into_inner()).try_recv();
                     let mut prepared = reused.unwrap_or_default();
                     prepared.clear();
-                    for i in b * BATCH..((b + 1) * BATCH).min(n) {
-                        index::write_document(plan, i, i == 0, &mut buf, &mut terms);
-                        prepared.add(&plan.view(i), terms.iter());
+                    let mut placed = Vec::with_capacity(BATCH);
+                    let mut batch = Filling {
+                        buf: &mut buf,
+                        terms: &mut terms,
+                        prepared: &mut prepared,
+                        placed: &mut placed,
+                        scratch: &mut scratch,
+                    };
+                    let end = ((b + 1) * BATCH).min(n);
+                    let mut i = b * BATCH;
+                    while i < end {
+                        let k = splice.map_or(0, |sp| batch.copy_run(plan, sp, i, end));
+                        if k > 0 {
+                            copied.fetch_add(k, Ordering::Relaxed);
+                            i += k;
+                        } else {
+                            batch.render(plan, i);
+                            i += 1;
+                        }
                     }
-                    if tx.send((b, buf, prepared)).is_err() {
+                    if tx.send((b, buf, prepared, placed)).is_err() {
                         return; // the writer failed and stopped listening
                     }
                 }
@@ -784,9 +901,10 @@ pub fn write_search_index<'p>(plan: &'p Plan<'p>, out: &mut dyn Write) -> std::i
         let mut waiting = std::collections::BTreeMap::new();
         let mut due = 0;
         let written = (|| {
-            for (b, buf, prepared) in rx {
-                waiting.insert(b, (buf, prepared));
-                while let Some((buf, prepared)) = waiting.remove(&due) {
+            for (b, buf, prepared, placed) in rx {
+                waiting.insert(b, (buf, prepared, placed));
+                while let Some((buf, prepared, placed)) = waiting.remove(&due) {
+                    spans.extend(placed.into_iter().map(|(at, len)| (out.len + at as u64, len)));
                     out.write_all(&buf)?;
                     let _ = give_back.send(buf);
                     let _ = docs_tx.send((due, prepared));
@@ -806,7 +924,76 @@ pub fn write_search_index<'p>(plan: &'p Plan<'p>, out: &mut dyn Write) -> std::i
     let mut tail = Vec::new();
     index::write_search_tail(&mut tail, n == 0);
     out.write_all(&tail)?;
-    Ok(Unfinished { plan, builder: sidecar, json_len: out.len, json_sha256: out.sha256.finalize().into() })
+    let copied = copied.into_inner();
+    tracing::debug!(documents = n, copied, "graph index: search index written");
+    debug_assert_eq!(spans.len(), n, "a span for every document");
+    let json_sha256 = out.sha256.finalize().into();
+    Ok(Unfinished { plan, builder: sidecar, json_len: out.len, json_sha256, spans, copied })
+}
+
+/// Each document's place in its batch's buffer: start (of its `{`) and length.
+type Placed = Vec<(usize, u64)>;
+
+/// A batch of `search-index.json` being made by a worker: its bytes, its documents' terms for
+/// the sidecar and where each document lies in the bytes.
+struct Filling<'b> {
+    buf: &'b mut Vec<u8>,
+    terms: &'b mut index::TermCounts,
+    prepared: &'b mut Prepared,
+    placed: &'b mut Placed,
+    scratch: &'b mut Vec<u8>,
+}
+
+impl Filling<'_> {
+    /// Renders node `i`'s document.
+    fn render(&mut self, plan: &Plan<'_>, i: usize) {
+        let at = self.buf.len() + index::document_separator(i == 0).len();
+        index::write_document(plan, i, i == 0, self.buf, self.terms);
+        self.prepared.add(&plan.view(i), self.terms.iter());
+        self.placed.push((at, (self.buf.len() - at) as u64));
+    }
+
+    /// Copies the documents of nodes `i..` (before `end`) that lie one after another in the
+    /// JSON in place, with one read, and returns how many. None when node `i` has no span or
+    /// the read fails; the run stops before a copy that does not read as its node's document
+    /// (the caller renders that one).
+    fn copy_run(&mut self, plan: &Plan<'_>, splice: &Splice, i: usize, end: usize) -> usize {
+        let between = index::document_separator(false).len() as u64;
+        let Some((start, len)) = splice.spans[i] else { return 0 };
+        let mut stop = start + len;
+        let mut j = i + 1;
+        while j < end
+            && let Some((next, len)) = splice.spans[j]
+            && next == stop + between
+        {
+            stop = next + len;
+            j += 1;
+        }
+        let before = self.buf.len();
+        self.buf.extend_from_slice(index::document_separator(i == 0));
+        let at = self.buf.len();
+        let Ok(total) = usize::try_from(stop - start) else {
+            self.buf.truncate(before);
+            return 0;
+        };
+        self.buf.resize(at + total, 0);
+        if splice.json.read_exact_at(&mut self.buf[at..], start).is_err() {
+            self.buf.truncate(before);
+            return 0;
+        }
+        for k in i..j {
+            let (from, len) = splice.spans[k].unwrap_or_default();
+            let doc_at = at + (from - start) as usize;
+            let doc = &self.buf[doc_at..doc_at + len as usize];
+            if !(index::is_document_of(plan, k, doc, self.scratch) && self.terms.read_rendered(doc)) {
+                self.buf.truncate(if k == i { before } else { doc_at - between as usize });
+                return k - i;
+            }
+            self.prepared.add(&plan.view(k), self.terms.iter());
+            self.placed.push((doc_at, len));
+        }
+        j - i
+    }
 }
 
 /// A writer that passes bytes on and keeps their count and SHA-256.
@@ -1149,7 +1336,7 @@ mod tests {
             .collect();
         let plan = Plan::new(&records);
         let mut json = Vec::new();
-        let write = write_search_index(&plan, &mut json).unwrap().lay_out().writer(42);
+        let write = write_search_index(&plan, None, &mut json).unwrap().lay_out().writers(42, &[]).0;
         let mut streamed = Vec::new();
         write(&mut streamed).unwrap();
         let mut reference = SidecarBuilder::default();
@@ -1217,8 +1404,10 @@ mod tests {
         (files, others)
     }
 
-    /// Every file `index` writes: the set, the sidecar after it, and the manifest apart.
-    const WRITTEN: [&str; 5] = [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE];
+    /// Every file `index` writes: the set, the sidecar and span file after it, and the
+    /// manifest apart.
+    const WRITTEN: [&str; 6] =
+        [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE, SPANS_FILE];
 
     /// Regression: on a nearly full disk the new graph.json landed beside the old search index
     /// and diagnostics, and the server served records that search could not find. Every step
@@ -1261,8 +1450,8 @@ mod tests {
                     }
                     // An invalid graph writes no graph or search index: there is no temporary
                     // to fail for them, only their kept names and their removal. The set only
-                    // removes the sidecar (it is written after the set), likewise.
-                    let reaches = (next == changed && file != SEARCH_SIDECAR_FILE)
+                    // removes the sidecar and the span file (written after the set), likewise.
+                    let reaches = (next == changed && file != SEARCH_SIDECAR_FILE && file != SPANS_FILE)
                         || file == DIAGNOSTICS_FILE
                         || matches!(step, SetStep::Keep | SetStep::Apply);
                     assert_eq!(failed, reaches, "{step:?} on {file}: the failure is reported");
@@ -1319,17 +1508,23 @@ mod tests {
         assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().validation.valid, "exactly the cap is accepted");
     }
 
-    /// The generated files, the JSON's stamp in the sidecar zeroed: it names the file the run
-    /// wrote (another on every run and filesystem); every other byte must be the same.
+    /// The generated files and the span file, the JSON's stamp in the sidecar and the span
+    /// file zeroed (with the span file's checksum): it names the file the run wrote (another
+    /// on every run and filesystem); every other byte must be the same.
     fn generated(fs: &MemoryFs, root: &Path) -> Vec<Option<Vec<u8>>> {
         let read = |f: &&str| {
             let mut bytes = read(fs, &root.join(GENERATED_DIR).join(f))?;
             if *f == SEARCH_SIDECAR_FILE && bytes.len() >= domain::graph::sidecar::HEADER_LEN {
                 bytes[56..72].fill(0);
             }
+            if *f == SPANS_FILE && bytes.len() >= 52 {
+                bytes[28..44].fill(0);
+                let end = bytes.len() - 8;
+                bytes[end..].fill(0);
+            }
             Some(bytes)
         };
-        GENERATED_FILES.iter().map(read).collect()
+        GENERATED_FILES.iter().chain(&[SPANS_FILE]).map(read).collect()
     }
 
     /// Record texts the edits choose from: valid records, links, a parent, a duplicate id, one
@@ -1342,6 +1537,8 @@ mod tests {
             2 => format!("---\ntype: project\nid: {id}\ntitle: Child\nparent: project:p0\nrelated_records: [project:p1]\n---\nText\n"),
             3 => "---\ntype: project\nid: project:p0\ntitle: Same id\n---\n".to_string(),
             4 => "no front matter".to_string(),
+            // Variant 0's front matter and another body: the same id, type, title and path.
+            5 => format!("---\ntype: project\nid: {id}\ntitle: P{slug}\ntags: [rust, x0]\n---\n# P\nGo and Make.\n"),
             _ => {
                 let mut big = format!("---\ntype: project\nid: {id}\ntitle: Big\n---\n").into_bytes();
                 big.resize(usize::try_from(MAX_RECORD_BYTES).unwrap() + 1, b'x');
@@ -1358,6 +1555,10 @@ mod tests {
         Delete(usize),
         DropManifest,
         CorruptManifest,
+        DropSpans,
+        CorruptSpans,
+        /// `search-index.json` rewritten with the same bytes: another stamp.
+        TouchJson,
         /// An index run in which one step of writing one file fails (`WRITTEN[file]`,
         /// `SetStep::ALL[step]`): the set fails while the manifest lands, or the reverse.
         FailedRun(usize, usize),
@@ -1386,12 +1587,22 @@ mod tests {
             Edit::DropManifest => {
                 let _ = fs.write_atomic_set(&[Change::Remove(&root.join(GENERATED_DIR).join(MANIFEST_FILE))]);
             }
-            Edit::CorruptManifest => {
-                let m = root.join(GENERATED_DIR).join(MANIFEST_FILE);
+            Edit::CorruptManifest | Edit::CorruptSpans => {
+                let name = if matches!(edit, Edit::CorruptManifest) { MANIFEST_FILE } else { SPANS_FILE };
+                let m = root.join(GENERATED_DIR).join(name);
                 if let Some(mut bytes) = read(fs, &m) {
                     let at = bytes.len() / 2;
                     bytes[at] ^= 1;
                     fs.write_atomic(&m, &bytes).unwrap();
+                }
+            }
+            Edit::DropSpans => {
+                let _ = fs.write_atomic_set(&[Change::Remove(&root.join(GENERATED_DIR).join(SPANS_FILE))]);
+            }
+            Edit::TouchJson => {
+                let json = root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE);
+                if let Some(bytes) = read(fs, &json) {
+                    fs.write_atomic(&json, &bytes).unwrap();
                 }
             }
         }
@@ -1400,20 +1611,24 @@ mod tests {
     fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
         use proptest::prelude::*;
         prop_oneof![
-            6 => (0usize..5, 0usize..6).prop_map(|(s, v)| Edit::Write(s, v)),
+            6 => (0usize..5, 0usize..7).prop_map(|(s, v)| Edit::Write(s, v)),
             2 => (0usize..5).prop_map(Edit::Touch),
             2 => (0usize..5).prop_map(Edit::Delete),
             1 => Just(Edit::DropManifest),
             1 => Just(Edit::CorruptManifest),
+            1 => Just(Edit::DropSpans),
+            1 => Just(Edit::CorruptSpans),
+            1 => Just(Edit::TouchJson),
             2 => (0..WRITTEN.len(), 0..fs_memory::SetStep::ALL.len()).prop_map(|(f, st)| Edit::FailedRun(f, st)),
         ]
     }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
-        /// After any sequence of edits, an incremental index (with the manifest of the runs
-        /// before) writes exactly the bytes a full index writes. The in-memory clock moves one
-        /// second per write, so files both trusted by their stamp and racily clean occur.
+        /// After any sequence of edits, an incremental index (with the manifest and the span
+        /// file of the runs before) writes exactly the bytes a full index (with neither)
+        /// writes. The in-memory clock moves one second per write, so files both trusted by
+        /// their stamp and racily clean occur.
         #[test]
         fn an_incremental_index_equals_a_full_one(edits in proptest::collection::vec(edit(), 1..14)) {
             let clock: &dyn Clock = &FixedClock;
@@ -1427,6 +1642,7 @@ mod tests {
                 apply(&inc, root, e);
                 apply(&full, root, e);
                 apply(&full, root, &Edit::DropManifest);
+                apply(&full, root, &Edit::DropSpans);
                 let a = index(&inc, clock, root, &Quiet).unwrap();
                 let b = index(&full, clock, root, &Quiet).unwrap();
                 proptest::prop_assert_eq!(&a.validation, &b.validation, "after {:?}", e);
@@ -1461,9 +1677,43 @@ mod tests {
         let reads = fs.reads();
         let edited = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!(edited.parsed, 1, "one edited record parsed; the touched one is read but not parsed");
-        assert_eq!(fs.reads() - reads, 3, "the manifest, the edited and the touched record are read");
+        let read = fs.reads() - reads;
+        assert_eq!(read, 5, "the manifest, the span file and the JSON in place, the edited and the touched record");
+        assert_eq!((edited.nodes, edited.copied), (21, 20), "every document but the edited one is copied");
+        let touched = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!(touched.copied, 21, "an unchanged graph copies every document");
+        apply(&fs, root, &Edit::TouchJson);
+        assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 0, "a JSON touched since is not copied from");
+        assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 21, "the run after copies again");
+        apply(&fs, root, &Edit::CorruptSpans);
+        assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 0, "a damaged span file is ignored");
         apply(&fs, root, &Edit::CorruptManifest);
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
+    }
+
+    /// A record whose body changed and nothing else (the same id, type, title and path, so
+    /// its old document reads as its node's): its document is rendered, never copied.
+    #[test]
+    fn a_document_is_copied_only_for_an_unchanged_record() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        for slug in 0..5 {
+            apply(&fs, root, &Edit::Write(slug, 0));
+        }
+        let first = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(first.validation.valid, "{:?}", first.validation);
+        apply(&fs, root, &Edit::Write(2, 5));
+        let edited = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!(edited.copied, edited.nodes - 1, "all but the edited record's document are copied");
+        let incremental = generated(&fs, root);
+        let search = String::from_utf8(incremental[1].clone().unwrap()).unwrap();
+        assert!(search.contains("Go and Make."), "the new body is indexed");
+        apply(&fs, root, &Edit::DropManifest);
+        apply(&fs, root, &Edit::DropSpans);
+        let full = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!(full.copied, 0);
+        assert!(generated(&fs, root) == incremental, "the incremental files are the full run's");
     }
 
     /// Keeps the paths and reasons `skipped` was told.

@@ -376,6 +376,8 @@ pub struct Plan<'a> {
     pub graph: Graph,
     /// The text of each node's record, in the order of `graph.nodes`.
     pub texts: Vec<&'a str>,
+    /// Each node's record: its place in the records the plan was made from.
+    pub records: Vec<usize>,
 }
 
 impl<'a> Plan<'a> {
@@ -392,14 +394,17 @@ impl<'a> Plan<'a> {
     }
 
     fn of<'p>(records: impl Iterator<Item = (&'p Page, &'a str)>) -> Self {
-        let mut with_id: Vec<(&Page, &str)> =
-            records.filter(|(page, _)| page.id().and_then(FmValue::as_str).is_some()).collect();
+        let mut with_id: Vec<(&Page, &str, usize)> = records
+            .enumerate()
+            .filter(|(_, (page, _))| page.id().and_then(FmValue::as_str).is_some())
+            .map(|(k, (page, text))| (page, text, k))
+            .collect();
         // Stable, as 2.x's sort: two records with one id (an invalid graph) keep path order.
         with_id.sort_by(|a, b| a.0.id().and_then(FmValue::as_str).cmp(&b.0.id().and_then(FmValue::as_str)));
         let str_of = |p: &Page, k: &str| p.attr(k).map(FmValue::js_string).unwrap_or_default();
         let nodes: Vec<Node> = with_id
             .iter()
-            .map(|(page, _)| Node {
+            .map(|(page, _, _)| Node {
                 id: str_of(page, "id"),
                 kind: node_type(&str_of(page, "type")),
                 label: str_of(page, "title"),
@@ -409,7 +414,7 @@ impl<'a> Plan<'a> {
             })
             .collect();
         let mut edges = Vec::new();
-        for ((page, _), n) in with_id.iter().zip(&nodes) {
+        for ((page, _, _), n) in with_id.iter().zip(&nodes) {
             if let Some(parent) = page.attr("parent").filter(|p| p.is_truthy()) {
                 edges.push(Edge { source: parent.js_string(), target: n.id.clone(), kind: Cow::Borrowed("CONTAINS") });
             }
@@ -422,8 +427,9 @@ impl<'a> Plan<'a> {
             }
         }
         edges.sort_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
-        let texts = with_id.iter().map(|(_, text)| *text).collect();
-        Plan { graph: Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges }, texts }
+        let texts = with_id.iter().map(|(_, text, _)| *text).collect();
+        let records = with_id.iter().map(|(_, _, k)| *k).collect();
+        Plan { graph: Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges }, texts, records }
     }
 
     /// The search document of node `i`, its strings borrowed (no terms: [`write_document`]
@@ -638,10 +644,101 @@ impl TermCounts {
         }
     }
 
+    /// Takes the terms of a rendered document (`doc`, from its `{` to its `}`, as
+    /// [`write_document`] wrote it) in place of counting them again: false, with nothing
+    /// taken, when its terms do not read as [`write_document`] writes them (each a token with a
+    /// count of at least 1). Their order is not checked: the sidecar adds counts in any order.
+    pub fn read_rendered(&mut self, doc: &[u8]) -> bool {
+        let read = self.read_terms(doc).is_some();
+        if !read {
+            self.lower.clear();
+            self.counts.clear();
+        }
+        read
+    }
+
+    fn read_terms(&mut self, doc: &[u8]) -> Option<()> {
+        const FIELD: &[u8] = b",\n      \"terms\": ";
+        const ENTRY: &[u8] = b"\n        \"";
+        const CLOSE: &[u8] = b"\n      }";
+        let body = doc.strip_suffix(b"\n    }")?;
+        // The terms field is the last one: found from the end, over its own lines only (a
+        // term's line is indented deeper than a field's), not searched for in the text.
+        let mut field = None;
+        for at in memchr::memrchr_iter(b'\n', body) {
+            let line = &body[at..];
+            if !(line.starts_with(ENTRY) || line == CLOSE) {
+                field = at.checked_sub(1).filter(|&f| body[f..].starts_with(FIELD));
+                break;
+            }
+        }
+        let object = &body[field? + FIELD.len()..];
+        let TermCounts { lower, counts, .. } = self;
+        counts.clear();
+        let mut bytes = std::mem::take(lower).into_bytes();
+        bytes.clear();
+        if object != b"{}" {
+            let mut rest = object.strip_prefix(b"{")?.strip_suffix(CLOSE)?;
+            while !rest.is_empty() {
+                if !counts.is_empty() {
+                    rest = rest.strip_prefix(b",")?;
+                }
+                let r = rest.strip_prefix(ENTRY)?;
+                let close = memchr::memchr(b'"', r)?;
+                let term = &r[..close];
+                if !term.first().is_some_and(|&c| is_token_start(c)) || !term.iter().all(|&c| is_token_byte(c)) {
+                    return None;
+                }
+                let r = r[close..].strip_prefix(b"\": ")?;
+                let digits = r.iter().take_while(|c| c.is_ascii_digit()).count();
+                if !(1..=9).contains(&digits) || r[0] == b'0' {
+                    return None;
+                }
+                let count = r[..digits].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+                counts.push((bytes.len(), bytes.len() + term.len(), count));
+                bytes.extend_from_slice(term);
+                rest = &r[digits..];
+            }
+            // No terms are written `{}`, never as an object with no entries.
+            if counts.is_empty() {
+                return None;
+            }
+        }
+        // Token bytes are ASCII: one check of them all.
+        *lower = String::from_utf8(bytes).ok()?;
+        Some(())
+    }
+
     /// The terms in byte order, each once, with their counts.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u32)> + '_ {
         self.counts.iter().map(|&(a, b, n)| (&self.lower[a..b], n))
     }
+}
+
+/// Whether `doc`, a document copied from a previous `search-index.json`, reads as node `i`'s:
+/// its id, type, title and path are the node's, in [`write_document`]'s layout. A check
+/// against a copy gone wrong; what makes a copy right is that its record is unchanged.
+/// `scratch` is a buffer to reuse.
+pub fn is_document_of(plan: &Plan<'_>, i: usize, doc: &[u8], scratch: &mut Vec<u8>) -> bool {
+    let n = &plan.graph.nodes[i];
+    scratch.clear();
+    scratch.push(b'{');
+    push_field(scratch, IN6, "id", true);
+    push_json_string(scratch, &n.id);
+    push_field(scratch, IN6, "type", false);
+    push_json_string(scratch, &n.kind);
+    push_field(scratch, IN6, "title", false);
+    push_json_string(scratch, &n.label);
+    push_field(scratch, IN6, "path", false);
+    push_json_string(scratch, &n.path);
+    push_field(scratch, IN6, "text", false);
+    doc.starts_with(scratch) && doc.ends_with(b"\n    }")
+}
+
+/// The separator before a document in `search-index.json` (`first` for the first one): a
+/// document's bytes, and its span, start after it.
+pub fn document_separator(first: bool) -> &'static [u8] {
+    if first { b"\n    " } else { b",\n    " }
 }
 
 /// Document `i` of the plan, as `search-index.json` holds it (preceded by its separator;
@@ -650,7 +747,8 @@ impl TermCounts {
 pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>, terms: &mut TermCounts) {
     let n = &plan.graph.nodes[i];
     let text = plan.texts[i];
-    out.extend_from_slice(if first { b"\n    {" } else { b",\n    {" });
+    out.extend_from_slice(document_separator(first));
+    out.push(b'{');
     push_field(out, IN6, "id", true);
     push_json_string(out, &n.id);
     push_field(out, IN6, "type", false);
@@ -785,7 +883,18 @@ mod tests {
         for run in (0..n).collect::<Vec<_>>().chunks(3) {
             prepared.clear();
             for &i in run {
+                let before = search.len() + document_separator(i == 0).len();
                 write_document(&plan, i, i == 0, &mut search, &mut terms);
+                let doc = &search[before..];
+                let mut again = TermCounts::default();
+                assert!(again.read_rendered(doc), "a rendered document's terms read back");
+                assert!(again.iter().eq(terms.iter()), "as they were counted");
+                assert!(is_document_of(&plan, i, doc, &mut Vec::new()), "a document is its node's");
+                if n > 1 {
+                    let other = (i + 1) % n;
+                    let same = plan.view(other).strings()[..4] == plan.view(i).strings()[..4];
+                    assert_eq!(is_document_of(&plan, other, doc, &mut Vec::new()), same, "not another node's");
+                }
                 let d = plan.document(i);
                 assert_eq!(plan.view(i), d.view(), "the view is the document rendered");
                 assert!(terms.iter().eq(d.terms.iter()), "the counts are the document's terms");
@@ -860,6 +969,43 @@ mod tests {
             terms.count();
             let expected = term_counts(&text);
             proptest::prop_assert!(terms.iter().eq(expected.iter()), "{:?} vs {:?}", terms.iter().collect::<Vec<_>>(), expected);
+        }
+    }
+
+    #[test]
+    fn rendered_terms_that_write_document_would_not_write_are_refused() {
+        let doc = |terms: &str| format!("{{\n      \"id\": \"x\",\n      \"terms\": {terms}\n    }}");
+        let entry = |t: &str, n: &str| format!("\n        \"{t}\": {n}");
+        let object = |entries: &[String]| format!("{{{}\n      }}", entries.join(","));
+        let mut terms = TermCounts::default();
+        assert!(terms.read_rendered(doc("{}").as_bytes()));
+        assert_eq!(terms.iter().count(), 0);
+        let good = doc(&object(&[entry("a", "2"), entry("b#", "10")]));
+        assert!(terms.read_rendered(good.as_bytes()));
+        assert_eq!(terms.iter().collect::<Vec<_>>(), [("a", 2), ("b#", 10)]);
+        let unordered = doc(&object(&[entry("b", "1"), entry("a", "3")]));
+        assert!(terms.read_rendered(unordered.as_bytes()), "the sidecar adds counts in any order");
+        assert_eq!(terms.iter().collect::<Vec<_>>(), [("b", 1), ("a", 3)]);
+        let text = "{\n      \"text\": \"a\\n        \\\"x\\\": 1\",\n      \"terms\": {}\n    }";
+        assert!(terms.read_rendered(text.as_bytes()), "{text}");
+        assert_eq!(terms.iter().count(), 0, "nothing read from the text");
+        for bad in [
+            doc(&object(&[entry("a", "0")])),
+            doc(&object(&[entry("a", "01")])),
+            doc(&object(&[entry("a", "")])),
+            doc(&object(&[entry("a", "99999999999")])),
+            doc(&object(&[entry("A", "1")])),
+            doc(&object(&[entry("-a", "1")])),
+            doc(&object(&[entry("", "1")])),
+            doc(&object(&[entry("a b", "1")])),
+            doc(&object(&[entry("a", "1 ")])),
+            doc(&object(&[])),
+            doc("{ }"),
+            good[..good.len() - 1].to_owned(),
+            good.replace("\"terms\"", "\"term\""),
+        ] {
+            assert!(!terms.read_rendered(bad.as_bytes()), "{bad}");
+            assert_eq!(terms.iter().count(), 0, "nothing taken from {bad}");
         }
     }
 

@@ -12,6 +12,7 @@ pub mod page;
 pub mod record_type;
 pub mod search;
 pub mod sidecar;
+pub mod spans;
 pub mod validate;
 
 pub use code::GraphCode;
