@@ -716,8 +716,9 @@ impl TermCounts {
 }
 
 /// Whether `doc`, a document copied from a previous `search-index.json`, reads as node `i`'s:
-/// its id, type, title and path are the node's, in [`write_document`]'s layout. A check
-/// against a copy gone wrong; what makes a copy right is that its record is unchanged.
+/// one whole document, whose id, type, title and path are the node's, in [`write_document`]'s
+/// layout. A check against a copy gone wrong (a damaged or crafted span file); what makes a
+/// copy right is that its record is unchanged.
 /// `scratch` is a buffer to reuse.
 pub fn is_document_of(plan: &Plan<'_>, i: usize, doc: &[u8], scratch: &mut Vec<u8>) -> bool {
     let n = &plan.graph.nodes[i];
@@ -732,7 +733,10 @@ pub fn is_document_of(plan: &Plan<'_>, i: usize, doc: &[u8], scratch: &mut Vec<u
     push_field(scratch, IN6, "path", false);
     push_json_string(scratch, &n.path);
     push_field(scratch, IN6, "text", false);
-    doc.starts_with(scratch) && doc.ends_with(b"\n    }")
+    // One document, whole: its closing line (`}` at four spaces) is its last, and its first
+    // (every other line is indented deeper, and a string holds no raw line break).
+    const CLOSE: &[u8] = b"\n    }";
+    doc.starts_with(scratch) && memchr::memmem::find(doc, CLOSE) == Some(doc.len().wrapping_sub(CLOSE.len()))
 }
 
 /// The separator before a document in `search-index.json` (`first` for the first one): a
@@ -880,16 +884,23 @@ mod tests {
         let mut terms = TermCounts::default();
         let (mut streamed, mut reference) = (SidecarBuilder::borrowing(n), SidecarBuilder::default());
         let mut prepared = Prepared::default();
+        let mut starts = Vec::new();
         for run in (0..n).collect::<Vec<_>>().chunks(3) {
             prepared.clear();
             for &i in run {
                 let before = search.len() + document_separator(i == 0).len();
+                starts.push(before);
                 write_document(&plan, i, i == 0, &mut search, &mut terms);
                 let doc = &search[before..];
                 let mut again = TermCounts::default();
                 assert!(again.read_rendered(doc), "a rendered document's terms read back");
                 assert!(again.iter().eq(terms.iter()), "as they were counted");
                 assert!(is_document_of(&plan, i, doc, &mut Vec::new()), "a document is its node's");
+                assert!(!is_document_of(&plan, i, &doc[..doc.len() - 1], &mut Vec::new()), "a cut one is not");
+                if i > 0 {
+                    let two = &search[starts[i - 1]..];
+                    assert!(!is_document_of(&plan, i - 1, two, &mut Vec::new()), "two documents are not one");
+                }
                 if n > 1 {
                     let other = (i + 1) % n;
                     let same = plan.view(other).strings()[..4] == plan.view(i).strings()[..4];
