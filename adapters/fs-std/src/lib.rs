@@ -264,7 +264,7 @@ fn open_dir_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<held_d
         }
         other => other?,
     };
-    Ok(held_dir::OpenDir { fd, path: root.join(relative) })
+    Ok(held_dir::OpenDir::new(fd, root.join(relative)))
 }
 
 /// A root held open for a run's reads ([`FileSystem::hold_root`]): one handle instead of one
@@ -692,6 +692,25 @@ mod tests {
         assert!(!ports::fs::is_set_leftover(a.file_name().unwrap()));
     }
 
+    /// The files a set replaced are removed after it returns, but always before the folder
+    /// is let go: no kept name is left behind.
+    #[test]
+    fn the_files_a_set_replaced_are_gone_once_the_folder_is_let_go() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("gen")).unwrap();
+        for name in ["a", "b"] {
+            fs::write(dir.path().join("gen").join(name), vec![b'x'; 1 << 20]).unwrap();
+        }
+        for _ in 0..20 {
+            let held = open_dir_beneath(dir.path(), Path::new("gen"), Beneath::Openat2).unwrap();
+            held.write_atomic_set(&[Change::Write(Path::new("a"), b"new"), Change::Write(Path::new("b"), b"new")])
+                .unwrap();
+            held.write_atomic_set(&[Change::Write(Path::new("a"), &[b'y'; 1 << 20])]).unwrap();
+            drop(held);
+            assert_eq!(names(&dir.path().join("gen")), ["a", "b"]);
+        }
+    }
+
     /// What a held folder writes, removes and lists stays in the folder it opened, when that
     /// folder is then renamed and a symlink to another folder is put in its place: the other
     /// folder's files are neither replaced nor removed, and nothing is left beside them.
@@ -717,6 +736,9 @@ mod tests {
             assert_eq!(e.kind, FsErrorKind::AlreadyExists, "{how:?}");
             held.create_private_dir(OsStr::new("slug")).unwrap();
             held.create_private_dir(OsStr::new("slug")).unwrap();
+            // Listed through the handle, which waits for the old graph.json's removal.
+            let listed: Vec<_> = held.read_dir().unwrap().into_iter().map(|e| e.name).collect();
+            assert_eq!(listed, ["graph.json", "record.md", "slug"], "{how:?}: the held folder is listed");
             assert_eq!(names(&outside), [".vitaecontext-AbC123.tmp", "gone", "graph.json"], "{how:?}");
             for name in names(&outside) {
                 assert_eq!(fs::read_to_string(outside.join(name)).unwrap(), "someone else's", "{how:?}");
