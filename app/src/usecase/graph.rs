@@ -484,8 +484,20 @@ fn previous_manifest(fs: &dyn FileSystem, root: &Path, identity: &str) -> Option
     }
 }
 
-/// The largest span file read: about 100 bytes a record.
-const MAX_SPANS_BYTES: u64 = 1 << 30;
+/// The largest span file read for `nodes` records: 52 bytes of each entry and its path (at
+/// most 4 KiB), and the header. A damaged one is refused before it is read whole.
+fn max_spans_bytes(nodes: usize) -> u64 {
+    64 + nodes as u64 * (52 + 4096)
+}
+
+/// The largest document copied: a record's text escaped (at most 6 bytes a byte) and its
+/// terms (each at most 2 bytes of text and 14 of layout), with room to spare. A span longer
+/// than this is not one this build wrote, and is not read (a crafted one could otherwise ask
+/// for the whole JSON at once).
+const MAX_DOCUMENT_BYTES: u64 = 16 * MAX_RECORD_BYTES;
+
+/// The most bytes one read of a run of copied documents takes: the run stops there.
+const MAX_RUN_BYTES: u64 = 8 << 20;
 
 /// The documents of the `search-index.json` in place that can be copied into the new one:
 /// what the previous run's span file says of them, for the records unchanged since (by path
@@ -497,11 +509,17 @@ pub struct Splice {
     spans: Vec<Option<(u64, u64)>>,
 }
 
+/// Whether a span is one to read: inside a JSON of `json_len` bytes, and no longer than a
+/// document can be.
+fn readable(span: &spans::Span<'_>, json_len: u64) -> bool {
+    span.len <= MAX_DOCUMENT_BYTES && span.start.checked_add(span.len).is_some_and(|end| end <= json_len)
+}
+
 /// The [`Splice`] for `plan` (made from the records that `seen` describes, in their order),
 /// when the previous run left a span file for the JSON in place.
 fn previous_spans(fs: &dyn FileSystem, root: &Path, plan: &Plan<'_>, seen: &[Option<Seen>]) -> Option<Splice> {
     let dir = Path::new(GENERATED_DIR);
-    let (bytes, _) = fs.read_beneath(root, &dir.join(SPANS_FILE), MAX_SPANS_BYTES).ok()?;
+    let (bytes, _) = fs.read_beneath(root, &dir.join(SPANS_FILE), max_spans_bytes(plan.graph.nodes.len())).ok()?;
     let Some((json, old)) = spans::decode(&bytes) else {
         tracing::info!("graph index: {SPANS_FILE} is not one this version wrote whole; rendering every document");
         return None;
@@ -517,8 +535,7 @@ fn previous_spans(fs: &dyn FileSystem, root: &Path, plan: &Plan<'_>, seen: &[Opt
     for span in old {
         let Some(&i) = node_of.get(span.path) else { continue };
         let unchanged = seen.get(plan.records[i]).copied().flatten().is_some_and(|s| s.sha256 == *span.sha256);
-        let inside = span.start.checked_add(span.len).is_some_and(|end| end <= json.len);
-        if unchanged && inside {
+        if unchanged && readable(&span, json.len) {
             spans[i] = Some((span.start, span.len));
         }
     }
@@ -965,6 +982,7 @@ impl Filling<'_> {
         while j < end
             && let Some((next, len)) = splice.spans[j]
             && next == stop + between
+            && next + len - start <= MAX_RUN_BYTES
         {
             stop = next + len;
             j += 1;
@@ -1689,6 +1707,19 @@ mod tests {
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 0, "a damaged span file is ignored");
         apply(&fs, root, &Edit::CorruptManifest);
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
+    }
+
+    /// Regression (found in review): a crafted span file could name a span as long as the
+    /// JSON in place (a sparse file of 64 GiB), and the copy allocated that much before
+    /// looking at it.
+    #[test]
+    fn a_span_longer_than_a_document_can_be_is_not_read() {
+        let span = |start, len| spans::Span { path: "p.md", sha256: &[0; 32], start, len };
+        let huge = 1 << 40;
+        assert!(readable(&span(10, MAX_DOCUMENT_BYTES), huge));
+        assert!(!readable(&span(10, MAX_DOCUMENT_BYTES + 1), huge), "longer than any document");
+        assert!(!readable(&span(10, 100), 109), "past the JSON's end");
+        assert!(!readable(&span(u64::MAX, 2), huge), "an overflowing end");
     }
 
     /// A record whose body changed and nothing else (the same id, type, title and path, so

@@ -746,7 +746,8 @@ pub fn document_separator(first: bool) -> &'static [u8] {
 }
 
 /// Document `i` of the plan, as `search-index.json` holds it (preceded by its separator;
-/// `first` for the first document). Its terms are counted here, once, on whichever thread
+/// `first` for the first document). A change to what it writes bumps the span file's magic
+/// (`spans::MAGIC`), so that no document rendered the old way is copied. Its terms are counted here, once, on whichever thread
 /// renders the document, and left in `terms` for the search sidecar.
 pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>, terms: &mut TermCounts) {
     let n = &plan.graph.nodes[i];

@@ -21,7 +21,10 @@ use super::sidecar::{Checksum, checksum};
 
 /// The file's name in `.generated/`.
 pub const SPANS_FILE: &str = "documents.bin";
-/// Names the format and the renderer: a document rendered another way is not copied.
+/// Names the format and the renderer: a document rendered another way is not copied. Bump it
+/// with any change to what [`super::index::write_document`] writes (the parser's changes
+/// bump `PARSE_VERSION`, which the header also holds): an incremental run and a full run of
+/// one build cannot tell a stale copy from a fresh rendering, so no test would.
 const MAGIC: &[u8; 16] = b"vitaecontext-ds1";
 const TRAILER_LEN: usize = 8;
 
