@@ -85,6 +85,30 @@ impl OpenRead for std::io::Cursor<Vec<u8>> {
 pub trait HeldRoot: Send + Sync {
     fn read_beneath(&self, relative: &Path, max_bytes: u64) -> Result<(Vec<u8>, Metadata), FsError>;
     fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError>;
+
+    /// [`FileSystem::walk`] of the folder `relative` below the held root, reached and walked
+    /// without following any symlink (a folder swapped for one is not entered). With `stat`,
+    /// each regular file comes with the metadata [`HeldRoot::metadata_beneath`] gives for it,
+    /// taken as it is listed (`None` when it went before it could be); paths are the root's
+    /// path joined with the path below it.
+    fn walk_beneath(&self, relative: &Path, skip_dirs: &[&str], stat: bool) -> Result<WalkBeneath, FsError>;
+}
+
+/// What [`HeldRoot::walk_beneath`] found, sorted by path.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct WalkBeneath {
+    /// Every regular file, with its metadata when asked for.
+    pub files: Vec<(PathBuf, Option<Metadata>)>,
+    /// Every symlink, not followed.
+    pub symlinks: Vec<PathBuf>,
+}
+
+impl WalkBeneath {
+    /// Sorts both lists by the paths' bytes.
+    pub fn sort(&mut self) {
+        self.files.sort_by(|a, b| a.0.as_os_str().as_encoded_bytes().cmp(b.0.as_os_str().as_encoded_bytes()));
+        self.symlinks.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+    }
 }
 
 /// A folder opened once by [`FileSystem::open_dir_beneath`], for changes that must land in it:
@@ -128,6 +152,21 @@ impl<F: FileSystem + ?Sized> HeldRoot for RootByPath<'_, F> {
 
     fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError> {
         self.fs.metadata_beneath(&self.root, relative)
+    }
+
+    fn walk_beneath(&self, relative: &Path, skip_dirs: &[&str], stat: bool) -> Result<WalkBeneath, FsError> {
+        let walk = self.fs.walk(&self.root.join(relative), skip_dirs)?;
+        let meta = |f: &Path| {
+            let below = f.strip_prefix(&self.root).ok()?;
+            self.metadata_beneath(below).ok()
+        };
+        let files = walk.files.into_iter().map(|f| {
+            let m = if stat { meta(&f) } else { None };
+            (f, m)
+        });
+        let mut found = WalkBeneath { files: files.collect(), symlinks: walk.symlinks };
+        found.sort();
+        Ok(found)
     }
 }
 

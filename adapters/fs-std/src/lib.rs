@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ports::fs::{
     Change, DirEntry, FileKind, FileSystem, FsError, FsErrorKind, HeldDir, HeldRoot, Metadata, SET_FILE_PREFIX,
-    SET_KEPT_SUFFIX, SET_TEMP_SUFFIX, Walk, beneath_names,
+    SET_KEPT_SUFFIX, SET_TEMP_SUFFIX, Walk, WalkBeneath, beneath_names,
 };
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags};
@@ -50,20 +50,41 @@ fn kind_of(ft: fs::FileType) -> FileKind {
 }
 
 fn meta_of(m: &fs::Metadata) -> Metadata {
-    use std::hash::{Hash, Hasher};
     let mtime_ns = (m.mtime() as i128) * 1_000_000_000 + m.mtime_nsec() as i128;
     let ctime_ns = (m.ctime() as i128) * 1_000_000_000 + m.ctime_nsec() as i128;
+    stamped(kind_of(m.file_type()), m.len(), m.dev(), m.ino(), mtime_ns, ctime_ns)
+}
+
+/// [`meta_of`] from a `stat` made by name (`statat`): the same metadata, stamp included.
+fn meta_of_stat(st: &rustix::fs::Stat) -> Metadata {
+    let kind = match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => FileKind::File,
+        FileType::Directory => FileKind::Dir,
+        FileType::Symlink => FileKind::Symlink,
+        _ => FileKind::Other,
+    };
+    let ns = |secs, nsecs| i128::from(secs) * 1_000_000_000 + i128::from(nsecs);
+    let (mtime_ns, ctime_ns) = (ns(st.st_mtime, st.st_mtime_nsec), ns(st.st_ctime, st.st_ctime_nsec));
+    let len = u64::try_from(st.st_size).unwrap_or_default();
+    // `stat`'s field types differ between targets; these are the ones `MetadataExt` gives.
+    #[allow(clippy::useless_conversion, reason = "u64 on some targets, not on all")]
+    let (dev, ino) = (u64::from(st.st_dev), u64::from(st.st_ino));
+    stamped(kind, len, dev, ino, mtime_ns, ctime_ns)
+}
+
+fn stamped(kind: FileKind, len: u64, dev: u64, ino: u64, mtime_ns: i128, ctime_ns: i128) -> Metadata {
+    use std::hash::{Hash, Hasher};
     // Device, inode, mtime and ctime, mixed into 128 bits (two fixed-key SipHashes, stable
     // within a build; a new build that mixes differently only costs one cache miss). ctime
     // catches what mtime misses: an mtime set back (`touch -d`, `rsync -a`), a chmod.
     let part = |salt: u8| {
         let mut h = std::hash::DefaultHasher::new();
-        (salt, m.dev(), m.ino(), mtime_ns, ctime_ns).hash(&mut h);
+        (salt, dev, ino, mtime_ns, ctime_ns).hash(&mut h);
         h.finish()
     };
     let stamp = (u128::from(part(1)) << 64) | u128::from(part(2));
     let modified_ns = i64::try_from(mtime_ns).ok();
-    Metadata { kind: kind_of(m.file_type()), len: m.len(), stamp, modified_ns }
+    Metadata { kind, len, stamp, modified_ns }
 }
 
 fn err(path: &Path, e: io::Error) -> FsError {
@@ -290,6 +311,76 @@ impl HeldRoot for OpenRoot {
     fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError> {
         stat_below(&self.fd, &self.root, relative, self.how)
     }
+
+    fn walk_beneath(&self, relative: &Path, skip_dirs: &[&str], stat: bool) -> Result<WalkBeneath, FsError> {
+        walk_below(&self.fd, &self.root, relative, self.how, skip_dirs, stat)
+    }
+}
+
+/// [`HeldRoot::walk_beneath`] from a handle on the root. Every folder is opened by its name in
+/// its parent's handle, refusing a symlink (`O_NOFOLLOW`), and each file's metadata is taken
+/// by name in its folder's handle without following it: nothing is reached by a path, so a
+/// folder swapped for a symlink meanwhile is not entered. Iterative: the open folders are a
+/// stack on the heap (one handle per level), however deep the tree.
+fn walk_below(
+    root_fd: &OwnedFd,
+    root: &Path,
+    relative: &Path,
+    how: Beneath,
+    skip_dirs: &[&str],
+    stat: bool,
+) -> Result<WalkBeneath, FsError> {
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let top = root.join(relative);
+    let fd = open_below_with(root_fd, root, relative, how, dir_flags)?;
+    let open = |fd: OwnedFd, path: &Path| rustix::fs::Dir::new(fd).map_err(|e| err(path, e.into()));
+    let mut stack = vec![(open(fd, &top)?, top)];
+    let mut found = WalkBeneath::default();
+    while let Some((dir, path)) = stack.last_mut() {
+        let Some(entry) = dir.read() else {
+            stack.pop();
+            continue;
+        };
+        let entry = entry.map_err(|e| err(path, e.into()))?;
+        let name = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(entry.file_name().to_bytes());
+        if name == "." || name == ".." {
+            continue;
+        }
+        let dir_fd = dir.fd().map_err(|e| err(path, e.into()))?;
+        let mut kind = entry.file_type();
+        if kind == FileType::Unknown {
+            match rustix::fs::statat(dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => kind = FileType::from_raw_mode(st.st_mode),
+                Err(Errno::NOENT) => continue,
+                Err(e) => return Err(err(&path.join(name), e.into())),
+            }
+        }
+        match kind {
+            FileType::Directory if skip_dirs.iter().any(|s| name == *s) => {}
+            FileType::Directory => match rustix::fs::openat(dir_fd, name, dir_flags, Mode::empty()) {
+                Ok(sub) => {
+                    let sub_path = path.join(name);
+                    let sub = open(sub, &sub_path)?;
+                    stack.push((sub, sub_path));
+                }
+                // Removed, or replaced by a symlink or a file, since it was listed: not entered.
+                Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR) => {}
+                Err(e) => return Err(err(&path.join(name), e.into())),
+            },
+            FileType::RegularFile => {
+                let meta = stat
+                    .then(|| rustix::fs::statat(dir_fd, name, AtFlags::SYMLINK_NOFOLLOW).ok())
+                    .flatten()
+                    .map(|st| meta_of_stat(&st))
+                    .filter(|m| m.kind == FileKind::File);
+                found.files.push((path.join(name), meta));
+            }
+            FileType::Symlink => found.symlinks.push(path.join(name)),
+            _ => {}
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// Writes `bytes` to a synced temporary file in the folder of `path`, ready to be moved there.
@@ -789,6 +880,10 @@ mod tests {
         fn metadata_beneath(&self, relative: &Path) -> Result<Metadata, FsError> {
             metadata_beneath_with(&self.0, relative, self.1)
         }
+
+        fn walk_beneath(&self, relative: &Path, skip_dirs: &[&str], stat: bool) -> Result<WalkBeneath, FsError> {
+            walk_below(&open_root(&self.0)?, &self.0, relative, self.1, skip_dirs, stat)
+        }
     }
 
     /// Every way to read below `root`: by its path and from a held handle, on either walk.
@@ -799,6 +894,44 @@ mod tests {
             all.push((format!("{how:?} held"), Box::new(OpenRoot::new(root, how).unwrap())));
         }
         all
+    }
+
+    /// The walk beneath a held root finds what the walk by path finds, and each file's
+    /// metadata is the one `metadata_beneath` gives (the stamp the incremental index compares).
+    #[test]
+    fn a_walk_beneath_finds_what_a_walk_finds_with_the_same_metadata() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        for d in ["top/a/b/c", "top/.generated/x", "top/empty", "outside"] {
+            let base = if d == "outside" { dir.path() } else { root.as_path() };
+            fs::create_dir_all(base.join(d)).unwrap();
+        }
+        for f in ["top/one.md", "top/a/two.md", "top/a/b/c/three.txt", "top/.generated/x/skipped.md", "outside/o.md"] {
+            let base = if f.starts_with("outside") { dir.path() } else { root.as_path() };
+            fs::write(base.join(f), f).unwrap();
+        }
+        std::os::unix::fs::symlink(dir.path().join("outside"), root.join("top/a/linked-dir")).unwrap();
+        std::os::unix::fs::symlink("one.md", root.join("top/link.md")).unwrap();
+        let by_path = StdFs.walk(&root.join("top"), &[".generated"]).unwrap();
+        for (name, held) in readers(&root) {
+            for stat in [false, true] {
+                let walk = held.walk_beneath(Path::new("top"), &[".generated"], stat).unwrap();
+                let files: Vec<_> = walk.files.iter().map(|(f, _)| f.clone()).collect();
+                assert_eq!(files, by_path.files, "{name}");
+                assert_eq!(walk.symlinks, by_path.symlinks, "{name}");
+                for (f, meta) in &walk.files {
+                    let expected = stat.then(|| held.metadata_beneath(f.strip_prefix(&root).unwrap()).unwrap());
+                    assert_eq!(*meta, expected, "{name}: {}", f.display());
+                }
+            }
+        }
+        let swapped = readers(&root).remove(1).1;
+        fs::remove_dir_all(root.join("top/a")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), root.join("top/a")).unwrap();
+        let walk = swapped.walk_beneath(Path::new("top"), &[".generated"], true).unwrap();
+        let files: Vec<_> = walk.files.iter().map(|(f, _)| f.file_name().unwrap().to_owned()).collect();
+        assert_eq!(files, ["one.md"], "a folder replaced by a symlink is not entered");
+        assert!(swapped.walk_beneath(Path::new("top/a"), &[], true).is_err(), "nor walked from");
     }
 
     #[test]
