@@ -117,16 +117,84 @@ pub struct Reading {
 }
 
 /// The previous run's manifest, ready to hand out its records (each at most once).
+///
+/// A list in path order, searched by halves, not a map: the manifest is written in the walk's
+/// order, so it needs no sorting, and no path is copied as a key (a map's table and keys took
+/// 36 MB at 100,000 records, hashing every path twice).
 struct Previous {
     /// The manifest file's modification time: the reference for "racily clean".
     written_ns: Option<i64>,
-    by_path: HashMap<String, (Seen, Mutex<Option<Record>>)>,
+    /// Every entry's path, one after another: entry `i`'s ends at `ends[i]`.
+    names: String,
+    ends: Vec<usize>,
+    /// What was seen of each file, and its record until taken; in [`path_order`] of `names`.
+    entries: Vec<(Seen, Mutex<Option<Record>>)>,
+}
+
+/// The order of paths below the root that the walk lists them in (a [`Path`]'s, by
+/// components): bytes, with the separator before any other byte, so that `a/b` comes before
+/// `a-c` (as `a` comes before `a-c`).
+fn path_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let key = |c: u8| if c == b'/' { 0 } else { c };
+    a.bytes().map(key).cmp(b.bytes().map(key))
 }
 
 impl Previous {
+    /// An empty list, to push a manifest's entries to as they are decoded.
+    fn new(written_ns: Option<i64>) -> Previous {
+        Previous { written_ns, names: String::new(), ends: Vec::new(), entries: Vec::new() }
+    }
+
+    fn push(&mut self, seen: Seen, record: Record) {
+        self.names.push_str(&record.page.path);
+        self.ends.push(self.names.len());
+        self.entries.push((seen, Mutex::new(Some(record))));
+    }
+
+    /// The list in [`path_order`], as the manifest normally is already; one written otherwise
+    /// (by hand, or walked on another system) is sorted, and of two entries for one path the
+    /// first is kept.
+    fn in_order(self) -> Previous {
+        let n = self.entries.len();
+        if (1..n).all(|i| path_order(self.name(i - 1), self.name(i)).is_lt()) {
+            return self;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| path_order(self.name(a), self.name(b)));
+        order.dedup_by(|b, a| self.name(*a) == self.name(*b));
+        let mut sorted = Previous::new(self.written_ns);
+        let mut entries: Vec<_> = self.entries.into_iter().map(Some).collect();
+        for i in order {
+            if let Some((seen, record)) = entries[i].take()
+                && let Some(record) = record.into_inner().unwrap_or_else(|p| p.into_inner())
+            {
+                sorted.push(seen, record);
+            }
+        }
+        sorted
+    }
+
+    fn name(&self, i: usize) -> &str {
+        &self.names[if i == 0 { 0 } else { self.ends[i - 1] }..self.ends[i]]
+    }
+
+    /// What the manifest says of `path`.
+    fn get(&self, path: &str) -> Option<&(Seen, Mutex<Option<Record>>)> {
+        let (mut lo, mut hi) = (0, self.entries.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match path_order(self.name(mid), path) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return self.entries.get(mid),
+            }
+        }
+        None
+    }
+
     /// The cached record of `path` when `fits` accepts what was seen of it.
     fn take(&self, path: &str, fits: impl FnOnce(&Seen) -> bool) -> Option<Record> {
-        let (seen, record) = self.by_path.get(path)?;
+        let (seen, record) = self.get(path)?;
         if !fits(seen) {
             return None;
         }
@@ -213,7 +281,7 @@ fn read(
                 if let Ok(meta) = meta {
                     let same = |s: &Seen| s.len == meta.len && s.stamp == meta.stamp && !s.racy(prev.written_ns);
                     if meta.kind == ports::fs::FileKind::File
-                        && let Some((seen, _)) = prev.by_path.get(name).filter(|(s, _)| same(s))
+                        && let Some((seen, _)) = prev.get(name).filter(|(s, _)| same(s))
                         && let Some(record) = prev.take(name, |_| true)
                     {
                         same_as_before.fetch_add(1, Ordering::Relaxed);
@@ -240,7 +308,7 @@ fn read(
             let seen = Seen { len: meta.len, stamp: meta.stamp, modified_ns: meta.modified_ns, sha256 };
             // Touched but not changed: the same bytes parse to the same record.
             if let Some(record) = previous.and_then(|p| p.take(name, |s| s.sha256 == sha256)) {
-                if previous.is_some_and(|p| p.by_path.get(name).is_some_and(|(s, _)| *s == seen)) {
+                if previous.is_some_and(|p| p.get(name).is_some_and(|(s, _)| *s == seen)) {
                     same_as_before.fetch_add(1, Ordering::Relaxed);
                 }
                 return Ok(Some((record, Some(seen))));
@@ -269,7 +337,7 @@ fn read(
         }
     }
     let unchanged =
-        previous.is_some_and(|p| p.by_path.len() == pages.len() && same_as_before.into_inner() == pages.len());
+        previous.is_some_and(|p| p.entries.len() == pages.len() && same_as_before.into_inner() == pages.len());
     Ok(Reading { pages, texts, seen, parsed: parsed.into_inner(), unchanged })
 }
 
@@ -283,10 +351,12 @@ fn threads() -> usize {
 /// 10k-record graph in 1.2 s where 2 took 1.45-1.6 s, and cost nothing measurable warm.
 const READERS: usize = 16;
 
-/// `items.iter().map(f).collect()` on [`READERS`] threads. Threads take batches of 64 items
-/// from a shared counter, so a few large records do not leave one thread working alone; the
-/// results keep the items' order. A page of code, so no pool (no rayon) for one parallel map.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// `items.iter().map(f)` on [`READERS`] threads. Threads take batches of 64 items from a
+/// shared counter, so a few large records do not leave one thread working alone; the results
+/// come in the items' order, each batch freed once taken (at 100,000 records a list of all
+/// the results beside what the caller makes of them held 25 MB more at once). A page of
+/// code, so no pool (no rayon) for one parallel map.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> impl Iterator<Item = R> {
     const BATCH: usize = 64;
     let next = AtomicUsize::new(0);
     let batches: Vec<Vec<(usize, Vec<R>)>> = std::thread::scope(|s| {
@@ -308,7 +378,7 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     });
     let mut batches: Vec<(usize, Vec<R>)> = batches.into_iter().flatten().collect();
     batches.sort_unstable_by_key(|(at, _)| *at);
-    batches.into_iter().flat_map(|(_, r)| r).collect()
+    batches.into_iter().flat_map(|(_, r)| r)
 }
 
 /// What the walk found: the Markdown files to read, and the paths it passed over.
@@ -480,14 +550,12 @@ fn previous_manifest(fs: &dyn FileSystem, root: &Path, identity: &str) -> Option
         tracing::info!("graph index: the manifest is larger than any this version writes; reading every record");
         return None;
     }
-    // Decoded as it is read, each entry straight into the map: at 100,000 records neither the
-    // 120 MB file nor a list of its entries is held beside the records.
-    let mut by_path = HashMap::new();
-    let named = manifest::decode_from(&mut file, meta.len, |seen, record| {
-        by_path.insert(record.page.path.clone(), (seen, Mutex::new(Some(record))));
-    });
+    // Decoded as it is read, each entry straight into the list: at 100,000 records the 120 MB
+    // file is never held beside the records.
+    let mut previous = Previous::new(meta.modified_ns);
+    let named = manifest::decode_from(&mut file, meta.len, |seen, record| previous.push(seen, record));
     match named {
-        Some(root) if root == identity => Some(Previous { written_ns: meta.modified_ns, by_path }),
+        Some(root) if root == identity => Some(previous.in_order()),
         Some(_) => {
             tracing::info!("graph index: the manifest describes another root; reading every record");
             None
@@ -1682,6 +1750,41 @@ mod tests {
                 proptest::prop_assert!(generated(&inc, root) == generated(&full, root), "files differ after {:?}", e);
             }
         }
+    }
+
+    proptest::proptest! {
+        // The order the manifest is searched in is the walk's: a `Path`'s, by components.
+        #[test]
+        fn path_order_is_the_order_of_paths(
+            a in proptest::collection::vec("[a-c_.\\-]{1,3}", 1..4),
+            b in proptest::collection::vec("[a-c_.\\-]{1,3}", 1..4),
+        ) {
+            // A walk lists no `.` or `..`: they are not names of files or folders.
+            proptest::prop_assume!(a.iter().chain(&b).all(|c| c != "." && c != ".."));
+            let (a, b) = (a.join("/"), b.join("/"));
+            proptest::prop_assert_eq!(path_order(&a, &b), Path::new(&a).cmp(Path::new(&b)), "{} {}", a, b);
+        }
+    }
+
+    /// A manifest whose entries are out of order (written by hand, or walked elsewhere), one
+    /// path twice: every path is still found, the first entry for it kept.
+    #[test]
+    fn a_manifest_in_any_order_finds_every_path() {
+        let seen = |len| Seen { len, stamp: 0, modified_ns: None, sha256: [0; 32] };
+        let mut previous = Previous::new(None);
+        for (k, path) in ["b/x.md", "a-c/y.md", "a/z.md", "b/x.md", "a.md"].into_iter().enumerate() {
+            previous.push(seen(k as u64), Record::parse(path, "# Page\n"));
+        }
+        let previous = previous.in_order();
+        let names: Vec<&str> = (0..previous.entries.len()).map(|i| previous.name(i)).collect();
+        assert_eq!(names, ["a/z.md", "a-c/y.md", "a.md", "b/x.md"], "in the walk's order, once each");
+        for (path, len) in [("a.md", 4), ("a/z.md", 2), ("a-c/y.md", 1), ("b/x.md", 0)] {
+            let (s, record) = previous.get(path).expect(path);
+            assert_eq!(s.len, len, "{path}");
+            assert_eq!(previous.take(path, |_| true).map(|r| r.page.path), Some(path.to_string()));
+            assert!(record.lock().unwrap().is_none(), "taken once");
+        }
+        assert!(previous.get("a").is_none() && previous.get("c.md").is_none() && previous.get("").is_none());
     }
 
     /// Editing one record of many parses that record only; the rest come from the manifest.
