@@ -1665,6 +1665,14 @@ mod tests {
         FailedRun(usize, usize),
     }
 
+    /// A graph (see [`graph`]) with `records` more records, each in its first variant.
+    fn graph_of(fs: &MemoryFs, root: &Path, records: usize) {
+        graph(fs, root);
+        for slug in 0..records {
+            apply(fs, root, &Edit::Write(slug, 0));
+        }
+    }
+
     fn apply(fs: &MemoryFs, root: &Path, edit: &Edit) {
         let file = |slug: usize| root.join(format!("projects/p{slug}/project.md"));
         match *edit {
@@ -1792,10 +1800,7 @@ mod tests {
     fn a_second_run_parses_only_what_changed() {
         let fs = MemoryFs::new();
         let root = Path::new("/g");
-        graph(&fs, root);
-        for slug in 0..20 {
-            apply(&fs, root, &Edit::Write(slug, 0));
-        }
+        graph_of(&fs, root, 20);
         // The in-memory clock moves a second per write: three writes elsewhere put the records
         // more than 2 s before the manifest, so that none is racily clean.
         for n in 0..3 {
@@ -1846,10 +1851,7 @@ mod tests {
     fn a_document_is_copied_only_for_an_unchanged_record() {
         let fs = MemoryFs::new();
         let root = Path::new("/g");
-        graph(&fs, root);
-        for slug in 0..5 {
-            apply(&fs, root, &Edit::Write(slug, 0));
-        }
+        graph_of(&fs, root, 5);
         let first = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert!(first.validation.valid, "{:?}", first.validation);
         apply(&fs, root, &Edit::Write(2, 5));

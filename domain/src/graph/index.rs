@@ -723,16 +723,7 @@ impl TermCounts {
 pub fn is_document_of(plan: &Plan<'_>, i: usize, doc: &[u8], scratch: &mut Vec<u8>) -> bool {
     let n = &plan.graph.nodes[i];
     scratch.clear();
-    scratch.push(b'{');
-    push_field(scratch, IN6, "id", true);
-    push_json_string(scratch, &n.id);
-    push_field(scratch, IN6, "type", false);
-    push_json_string(scratch, &n.kind);
-    push_field(scratch, IN6, "title", false);
-    push_json_string(scratch, &n.label);
-    push_field(scratch, IN6, "path", false);
-    push_json_string(scratch, &n.path);
-    push_field(scratch, IN6, "text", false);
+    push_document_head(scratch, n);
     // One document, whole: its closing line (`}` at four spaces) is its last, and its first
     // (every other line is indented deeper, and a string holds no raw line break).
     const CLOSE: &[u8] = b"\n    }";
@@ -745,14 +736,9 @@ pub fn document_separator(first: bool) -> &'static [u8] {
     if first { b"\n    " } else { b",\n    " }
 }
 
-/// Document `i` of the plan, as `search-index.json` holds it (preceded by its separator;
-/// `first` for the first document). A change to what it writes bumps the span file's magic
-/// (`spans::MAGIC`), so that no document rendered the old way is copied. Its terms are counted here, once, on whichever thread
-/// renders the document, and left in `terms` for the search sidecar.
-pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>, terms: &mut TermCounts) {
-    let n = &plan.graph.nodes[i];
-    let text = plan.texts[i];
-    out.extend_from_slice(document_separator(first));
+/// A search document of node `n` up to its text: `{`, its id, type, title and path, and the
+/// text's key (what [`write_document`] writes first, and [`is_document_of`] looks for).
+fn push_document_head(out: &mut Vec<u8>, n: &Node) {
     out.push(b'{');
     push_field(out, IN6, "id", true);
     push_json_string(out, &n.id);
@@ -763,6 +749,17 @@ pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>,
     push_field(out, IN6, "path", false);
     push_json_string(out, &n.path);
     push_field(out, IN6, "text", false);
+}
+
+/// Document `i` of the plan, as `search-index.json` holds it (preceded by its separator;
+/// `first` for the first document). A change to what it writes bumps the span file's magic
+/// (`spans::MAGIC`), so that no document rendered the old way is copied. Its terms are counted here, once, on whichever thread
+/// renders the document, and left in `terms` for the search sidecar.
+pub fn write_document(plan: &Plan<'_>, i: usize, first: bool, out: &mut Vec<u8>, terms: &mut TermCounts) {
+    let n = &plan.graph.nodes[i];
+    let text = plan.texts[i];
+    out.extend_from_slice(document_separator(first));
+    push_document_head(out, n);
     push_json_string(out, text);
     push_field(out, IN6, "tags", false);
     push_array(out, &n.tags, IN8, push_tag);
