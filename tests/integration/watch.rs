@@ -207,20 +207,28 @@ fn mcp_watch_tells_a_subscriber_once_and_at_once() {
     let root = fs::canonicalize(tmp.path()).unwrap().join("graph");
     // Indexed already: the index at start rewrites identical bytes, which is no change.
     copy_dir(&example("vitaegraph"), &root);
-    let mut s = Server::start(&["mcp", "--watch", "--root", root.to_str().unwrap()]);
+    let mut s = Server::start(&["mcp", "--watch", "--log-level", "info", "--root", root.to_str().unwrap()]);
     s.request(
         0,
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "w", "version": "1"}}),
     );
     assert_eq!(s.ok("resources/subscribe", json!({"uri": "vitaegraph://index"})), json!({}));
+    // The edit follows the index at start: one made while that index reads the records (on a
+    // loaded machine) could be read half-made, and each of the two changes that follow would
+    // rightly be told.
+    s.wait_until("the index at start is done", |s| s.stderr().contains("VitaeGraph indexed at start"));
     // A new title changes graph.json (a body edit changes only the search index, which is
     // not a subscribable resource).
     let record = root.join("projects/cachewarden/project.md");
     let text = fs::read_to_string(&record).unwrap();
     let title = text.lines().find(|l| l.starts_with("title:")).unwrap();
+    // Replaced whole, as editors save: a write in place could be read truncated by a re-index
+    // if this process were held up between its truncate and its write.
+    let staged = record.with_extension("md.tmp");
+    fs::write(&staged, text.replace(title, "title: Cachewarden, renamed")).unwrap();
     let edited = Instant::now();
-    fs::write(&record, text.replace(title, "title: Cachewarden, renamed")).unwrap();
+    fs::rename(&staged, &record).unwrap();
     let mut got: Vec<String> = (0..2).map(|_| s.recv()["method"].as_str().unwrap().to_owned()).collect();
     // The poller runs every 2 s; after a re-index it is asked to look at once.
     assert!(edited.elapsed() < Duration::from_secs(1), "told after {:?}", edited.elapsed());
