@@ -612,11 +612,25 @@ fn previous_spans(fs: &dyn FileSystem, root: &Path, plan: &Plan<'_>, seen: &[Opt
         tracing::debug!("graph index: {SEARCH_INDEX_FILE} is not the one {SPANS_FILE} describes");
         return None;
     }
-    let node_of: HashMap<&str, usize> =
-        plan.graph.nodes.iter().enumerate().map(|(i, n)| (n.path.as_str(), i)).collect();
-    let mut spans = vec![None; plan.graph.nodes.len()];
+    // The span file lists the documents in the previous plan's order, which is this one's (by
+    // id) for every record that kept its id: each is looked for at the node after the one last
+    // found, and in a map of every node's path (made at the first miss, after a record was
+    // added, removed or given another id) only when it is not there.
+    let nodes = &plan.graph.nodes;
+    let mut node_of: Option<HashMap<&str, usize>> = None;
+    let mut next = 0;
+    let mut spans = vec![None; nodes.len()];
     for span in old {
-        let Some(&i) = node_of.get(span.path) else { continue };
+        let i = match nodes.get(next) {
+            Some(n) if n.path == span.path => next,
+            _ => {
+                let node_of = node_of
+                    .get_or_insert_with(|| nodes.iter().enumerate().map(|(i, n)| (n.path.as_str(), i)).collect());
+                let Some(&i) = node_of.get(span.path) else { continue };
+                i
+            }
+        };
+        next = i + 1;
         let unchanged = seen.get(plan.records[i]).copied().flatten().is_some_and(|s| s.sha256 == *span.sha256);
         if unchanged && readable(&span, json.len) {
             spans[i] = Some((span.start, span.len));
@@ -1823,6 +1837,14 @@ mod tests {
         assert_eq!((edited.nodes, edited.copied), (21, 20), "every document but the edited one is copied");
         let touched = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!(touched.copied, 21, "an unchanged graph copies every document");
+        // A record added among the others (by id) and one removed: the documents after them
+        // are found as well as those before.
+        apply(&fs, root, &Edit::Write(20, 0));
+        let added = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!((added.nodes, added.copied), (22, 21), "every document but the new one is copied");
+        apply(&fs, root, &Edit::Delete(5));
+        let removed = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!((removed.nodes, removed.copied), (21, 21), "every document left is copied");
         apply(&fs, root, &Edit::TouchJson);
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 0, "a JSON touched since is not copied from");
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 21, "the run after copies again");

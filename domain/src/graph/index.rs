@@ -426,7 +426,9 @@ impl<'a> Plan<'a> {
                 });
             }
         }
-        edges.sort_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
+        // In place (a stable sort holds half the list again: 7 MB at 100,000 records); edges
+        // that compare equal are equal, so the order is the same.
+        edges.sort_unstable_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
         let texts = with_id.iter().map(|(_, text, _)| *text).collect();
         let records = with_id.iter().map(|(_, _, k)| *k).collect();
         Plan { graph: Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges }, texts, records }
