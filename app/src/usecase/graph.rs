@@ -842,33 +842,36 @@ fn take_turn(fs: &dyn FileSystem, root: &Path, progress: &dyn Progress) -> Optio
 /// written (their strings left in the plan they came from, which it holds), and what names
 /// that JSON.
 pub struct Unfinished<'p> {
-    plan: &'p Plan<'p>,
+    written: Written<'p>,
     builder: SidecarBuilder,
-    json_len: u64,
-    json_sha256: [u8; 32],
-    /// Where each document was written (start and length, from its `{` to its `}`).
-    spans: Vec<(u64, u64)>,
     /// Documents copied from the previous JSON.
     pub copied: usize,
+}
+
+/// A `search-index.json` as written: the plan its documents came from, its length and
+/// SHA-256, and where each document lies in it (start and length, from its `{` to its `}`).
+struct Written<'p> {
+    plan: &'p Plan<'p>,
+    json_len: u64,
+    json_sha256: [u8; 32],
+    spans: Vec<(u64, u64)>,
 }
 
 impl<'p> Unfinished<'p> {
     /// Lays the sidecar out (its postings in their final order), reading the documents'
     /// strings from the plan again: document `i` of the builder is node `i` of the plan.
     pub fn lay_out(self) -> LaidOut<'p> {
-        let Unfinished { plan, builder, json_len, json_sha256, spans, .. } = self;
+        let Unfinished { written, builder, .. } = self;
+        let plan = written.plan;
         let layout = builder.layout(&|i: usize, f: usize| plan.view(i).strings()[f].as_bytes());
-        LaidOut { plan, layout, json_len, json_sha256, spans }
+        LaidOut { written, layout }
     }
 }
 
 /// A sidecar laid out, waiting for the stamp of its JSON once in place.
 pub struct LaidOut<'p> {
-    plan: &'p Plan<'p>,
+    written: Written<'p>,
     layout: SidecarLayout,
-    json_len: u64,
-    json_sha256: [u8; 32],
-    spans: Vec<(u64, u64)>,
 }
 
 impl<'p> LaidOut<'p> {
@@ -885,7 +888,7 @@ impl<'p> LaidOut<'p> {
     where
         'p: 'a,
     {
-        let LaidOut { plan, layout, json_len, json_sha256, spans } = self;
+        let LaidOut { written: Written { plan, json_len, json_sha256, spans }, layout } = self;
         let strings = move |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
         let json = SidecarSource { json_len, json_sha256, json_stamp };
         let sidecar = move |out: &mut dyn Write| layout.write(json, &strings, out);
@@ -1039,7 +1042,7 @@ pub fn write_search_index<'p>(
     tracing::debug!(documents = n, copied, "graph index: search index written");
     debug_assert_eq!(spans.len(), n, "a span for every document");
     let json_sha256 = out.sha256.finalize().into();
-    Ok(Unfinished { plan, builder: sidecar, json_len: out.len, json_sha256, spans, copied })
+    Ok(Unfinished { written: Written { plan, json_len: out.len, json_sha256, spans }, builder: sidecar, copied })
 }
 
 /// Each document's place in its batch's buffer: start (of its `{`) and length.
