@@ -394,17 +394,17 @@ impl<'a> Plan<'a> {
     }
 
     fn of<'p>(records: impl Iterator<Item = (&'p Page, &'a str)>) -> Self {
-        let mut with_id: Vec<(&Page, &str, usize)> = records
+        // Each id looked up once, not in every comparison (a front-matter lookup each).
+        let mut with_id: Vec<(&Page, &str, usize, &str)> = records
             .enumerate()
-            .filter(|(_, (page, _))| page.id().and_then(FmValue::as_str).is_some())
-            .map(|(k, (page, text))| (page, text, k))
+            .filter_map(|(k, (page, text))| Some((page, text, k, page.id().and_then(FmValue::as_str)?)))
             .collect();
         // Stable, as 2.x's sort: two records with one id (an invalid graph) keep path order.
-        with_id.sort_by(|a, b| a.0.id().and_then(FmValue::as_str).cmp(&b.0.id().and_then(FmValue::as_str)));
+        with_id.sort_by(|a, b| a.3.cmp(b.3));
         let str_of = |p: &Page, k: &str| p.attr(k).map(FmValue::js_string).unwrap_or_default();
         let nodes: Vec<Node> = with_id
             .iter()
-            .map(|(page, _, _)| Node {
+            .map(|(page, _, _, _)| Node {
                 id: str_of(page, "id"),
                 kind: node_type(&str_of(page, "type")),
                 label: str_of(page, "title"),
@@ -414,7 +414,7 @@ impl<'a> Plan<'a> {
             })
             .collect();
         let mut edges = Vec::new();
-        for ((page, _, _), n) in with_id.iter().zip(&nodes) {
+        for ((page, _, _, _), n) in with_id.iter().zip(&nodes) {
             if let Some(parent) = page.attr("parent").filter(|p| p.is_truthy()) {
                 edges.push(Edge { source: parent.js_string(), target: n.id.clone(), kind: Cow::Borrowed("CONTAINS") });
             }
@@ -429,8 +429,8 @@ impl<'a> Plan<'a> {
         // In place (a stable sort holds half the list again: 7 MB at 100,000 records); edges
         // that compare equal are equal, so the order is the same.
         edges.sort_unstable_by(|a, b| (&a.source, &a.target, &a.kind).cmp(&(&b.source, &b.target, &b.kind)));
-        let texts = with_id.iter().map(|(_, text, _)| *text).collect();
-        let records = with_id.iter().map(|(_, _, k)| *k).collect();
+        let texts = with_id.iter().map(|(_, text, _, _)| *text).collect();
+        let records = with_id.iter().map(|(_, _, k, _)| *k).collect();
         Plan { graph: Graph { version: VERSION.into(), source: "vitaegraph".into(), nodes, edges }, texts, records }
     }
 
