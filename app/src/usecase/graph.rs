@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use domain::graph::index::{self, Diagnostics, Plan, Record};
-use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
+use domain::graph::manifest::{self, Entries as _, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::search::Prepared;
 use domain::graph::sidecar::{SidecarBuilder, SidecarLayout, Source as SidecarSource};
@@ -137,12 +137,6 @@ impl Previous {
         Previous { written_ns, names: String::new(), ends: Vec::new(), entries: Vec::new() }
     }
 
-    fn push(&mut self, seen: Seen, record: Record) {
-        self.names.push_str(&record.page.path);
-        self.ends.push(self.names.len());
-        self.entries.push((seen, Mutex::new(Some(record))));
-    }
-
     /// The list in byte order of its paths, the walk's (see [`markdown_files`]), which a
     /// manifest is in already; one in another order (written by hand) is sorted, and of two
     /// entries for one path the first is kept.
@@ -155,6 +149,7 @@ impl Previous {
         order.sort_by(|&a, &b| self.name(a).cmp(self.name(b)));
         order.dedup_by(|b, a| self.name(*a) == self.name(*b));
         let mut sorted = Previous::new(self.written_ns);
+        sorted.reserve(order.len());
         let mut entries: Vec<_> = self.entries.into_iter().map(Some).collect();
         for i in order {
             if let Some((seen, record)) = entries[i].take()
@@ -196,6 +191,19 @@ impl Previous {
             return None;
         }
         record.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+impl manifest::Entries for Previous {
+    fn reserve(&mut self, n: usize) {
+        self.ends.reserve_exact(n);
+        self.entries.reserve_exact(n);
+    }
+
+    fn push(&mut self, seen: Seen, record: Record) {
+        self.names.push_str(&record.page.path);
+        self.ends.push(self.names.len());
+        self.entries.push((seen, Mutex::new(Some(record))));
     }
 }
 
@@ -550,7 +558,7 @@ fn previous_manifest(fs: &dyn FileSystem, root: &Path, identity: &str) -> Option
     // Decoded as it is read, each entry straight into the list: at 100,000 records the 120 MB
     // file is never held beside the records.
     let mut previous = Previous::new(meta.modified_ns);
-    let named = manifest::decode_from(&mut file, meta.len, |seen, record| previous.push(seen, record));
+    let named = manifest::decode_from(&mut file, meta.len, &mut previous);
     match named {
         Some(root) if root == identity => Some(previous.in_order()),
         Some(_) => {
@@ -1794,8 +1802,7 @@ mod tests {
         index(&fs, &FixedClock, root, &Quiet).unwrap();
         let bytes = read(&fs, &root.join(GENERATED_DIR).join(MANIFEST_FILE)).expect("a manifest");
         let mut previous = Previous::new(None);
-        manifest::decode_from(&mut &bytes[..], bytes.len() as u64, |seen, record| previous.push(seen, record))
-            .expect("decodes");
+        manifest::decode_from(&mut &bytes[..], bytes.len() as u64, &mut previous).expect("decodes");
         let names: Vec<&str> = (0..previous.entries.len()).map(|i| previous.name(i)).collect();
         assert!(names.contains(&"projects/a-b/project.md") && names.contains(&"projects/b.md"), "{names:?}");
         assert!(previous.is_in_order(), "{names:?}");
