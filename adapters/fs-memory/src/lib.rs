@@ -454,6 +454,20 @@ impl MemoryFs {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Replaces the bytes of the file at `path` and keeps its stamp: a write that a
+    /// filesystem with coarse times cannot see, made in the same tick as the one before.
+    pub fn overwrite_in_the_same_tick(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+        let mut s = self.lock();
+        let slot = s.entry_slot(path)?;
+        match s.nodes.get_mut(&slot) {
+            Some(Node::File { bytes: old, .. }) => {
+                *old = bytes.to_vec();
+                Ok(())
+            }
+            _ => Err(FsError::new(FsErrorKind::NotFound, path, "no such file")),
+        }
+    }
+
     /// Creates a symlink at `link` pointing to `target` (stored as given, not resolved).
     pub fn symlink(&self, target: impl Into<PathBuf>, link: &Path) -> Result<(), FsError> {
         let mut s = self.lock();

@@ -267,6 +267,10 @@ fn read(
     }
     let total = files.len();
     let start = clock.monotonic();
+    // Before any file is read: a file modified after this (or just before) is not trusted by
+    // its stamp next time.
+    let started_ns =
+        clock.now().duration_since(std::time::UNIX_EPOCH).ok().and_then(|d| i64::try_from(d.as_nanos()).ok());
     tracing::debug!(files = total, "graph: walked the root");
     let done = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
@@ -310,7 +314,7 @@ fn read(
                 Err(e) => return Err(e.into()),
             };
             let sha256: [u8; 32] = Sha256::digest(&bytes).into();
-            let seen = Seen { len: meta.len, stamp: meta.stamp, modified_ns: meta.modified_ns, sha256 };
+            let seen = Seen { len: meta.len, stamp: meta.stamp, modified_ns: meta.modified_ns, sha256 }.settled(started_ns);
             // Touched but not changed: the same bytes parse to the same record.
             if let Some(record) = previous.and_then(|p| p.take(name, |s| s.sha256 == sha256)) {
                 if previous.is_some_and(|p| p.get(name).is_some_and(|(s, _)| *s == seen)) {
@@ -1297,8 +1301,10 @@ mod tests {
     struct FixedClock;
 
     impl Clock for FixedClock {
+        /// A day after the epoch: long after any file the in-memory filesystem writes in a
+        /// test (its clock moves a second per write from the epoch), so none is racily clean.
         fn now(&self) -> std::time::SystemTime {
-            std::time::UNIX_EPOCH
+            std::time::UNIX_EPOCH + Duration::from_secs(86_400)
         }
         fn monotonic(&self) -> Duration {
             Duration::ZERO
@@ -1875,6 +1881,49 @@ mod tests {
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
     }
 
+    /// A clock at a second of the in-memory filesystem's time (which moves a second a write).
+    struct AtSecond(u64);
+
+    impl Clock for AtSecond {
+        fn now(&self) -> std::time::SystemTime {
+            std::time::UNIX_EPOCH + Duration::from_secs(self.0)
+        }
+        fn monotonic(&self) -> Duration {
+            Duration::ZERO
+        }
+    }
+
+    /// Regression (found in review): a record written, read by a run and written again in the
+    /// same tick of a coarse clock (same length, same stamp) was trusted by that stamp for
+    /// good, since the run's manifest, the reference for "racily clean", landed seconds after
+    /// the read. A file modified so close to its run is recorded with no time: the next run
+    /// reads it.
+    #[test]
+    fn a_write_in_the_tick_of_the_read_is_seen_by_the_next_run() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph_of(&fs, root, 3);
+        let record = root.join("projects/p1/project.md");
+        apply(&fs, root, &Edit::Write(1, 0));
+        let second = |ns: Option<i64>| u64::try_from(ns.unwrap() / 1_000_000_000).unwrap();
+        let written = second(fs.metadata(&record).unwrap().modified_ns);
+        for n in 0..3 {
+            fs.write_atomic(Path::new("/elsewhere"), &[n]).unwrap();
+        }
+        // The run starts a second after the record was written; its manifest lands later still.
+        index(&fs, &AtSecond(written + 1), root, &Quiet).unwrap();
+        let manifest = fs.metadata(&root.join(GENERATED_DIR).join(MANIFEST_FILE)).unwrap();
+        assert!(second(manifest.modified_ns) > written + 2, "the record is not racy by the manifest's time");
+        let old = String::from_utf8(read(&fs, &record).unwrap()).unwrap();
+        fs.overwrite_in_the_same_tick(&record, old.replace("Bazel", "Cargo").as_bytes()).unwrap();
+        let later = AtSecond(written + 1000);
+        let next = index(&fs, &later, root, &Quiet).unwrap();
+        assert_eq!(next.parsed, 1, "the record written in the read's tick is read and parsed again");
+        let json = read(&fs, &root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE)).unwrap();
+        assert!(String::from_utf8(json).unwrap().contains("Rust and Cargo."), "the search index has the new text");
+        assert_eq!(index(&fs, &later, root, &Quiet).unwrap().parsed, 0, "long after, its stamp is trusted again");
+    }
+
     /// Regression (found in review): a crafted span file could name a span as long as the
     /// JSON in place (a sparse file of 64 GiB), and the copy allocated that much before
     /// looking at it.
@@ -2017,7 +2066,7 @@ mod tests {
         let report = init(&fs, &FixedClock, root, true).unwrap();
         let (replaced, backup) = &report.replaced[0];
         assert_eq!(replaced, &root.join("index.md"));
-        assert_eq!(backup, &root.join("index.md.vitaecontext-backup-19700101T000000Z"));
+        assert_eq!(backup, &root.join("index.md.vitaecontext-backup-19700102T000000Z"));
         assert_eq!(read(&fs, backup).unwrap(), b"mine", "--force keeps what it replaces");
         assert_eq!(read(&fs, &root.join("index.md")).unwrap(), INDEX_MD.as_bytes());
         assert!(init(&fs, &FixedClock, root, true).unwrap().replaced.is_empty(), "a starter file is not backed up");

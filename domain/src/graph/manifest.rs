@@ -45,7 +45,8 @@ pub const MAX_RESERVED: usize = 1 << 20;
 pub struct Seen {
     pub len: u64,
     pub stamp: u128,
-    /// Nanoseconds since the epoch, when the filesystem gives one.
+    /// Nanoseconds since the epoch, when the filesystem gives one and the file was not
+    /// modified close to the run that read it (see [`Seen::settled`]).
     pub modified_ns: Option<i64>,
     pub sha256: [u8; 32],
 }
@@ -66,6 +67,19 @@ impl Seen {
             (Some(m), Some(w)) => m >= w.saturating_sub(RACY_NS),
             _ => true,
         }
+    }
+
+    /// What a run that started at `started_ns` (the system's clock) records of a file it read:
+    /// a file modified within [`RACY_NS`] of that start (or after it) is recorded with no
+    /// modification time, so the next run checks it by content. The manifest's own time
+    /// ([`Seen::racy`]) cannot tell: it is written at the run's end, seconds after the read at
+    /// 100,000 records, and a write in the read's timestamp tick leaves length and stamp as
+    /// they were (a filesystem with one-second times shows it).
+    pub fn settled(mut self, started_ns: Option<i64>) -> Seen {
+        if self.racy(started_ns) {
+            self.modified_ns = None;
+        }
+        self
     }
 }
 
