@@ -32,3 +32,34 @@ fn names_that_are_not_utf8_are_skipped_with_a_warning() {
     let graph = fs::read_to_string(root.join(".generated/graph.json")).unwrap();
     assert!(!graph.contains('\u{FFFD}') && graph.contains("project:cachewarden"));
 }
+
+/// Found in review: one record nested so deep that its path is over PATH_MAX (4,096 bytes)
+/// made both commands fail, writing nothing: the walk reaches it folder by folder, but it
+/// cannot be opened by its path. It is skipped with a warning, as a name that is not UTF-8 is.
+#[test]
+fn a_record_deeper_than_path_max_is_skipped_with_a_warning() {
+    use rustix::fs::{CWD, Mode, OFlags};
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&example("vitaegraph"), &root);
+    // Made folder by folder from each one's handle: no path this long can be used whole.
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut dir = rustix::fs::openat(CWD, &root, flags, Mode::empty()).unwrap();
+    let name = "d".repeat(200);
+    for _ in 0..23 {
+        rustix::fs::mkdirat(&dir, name.as_str(), Mode::from_raw_mode(0o755)).unwrap();
+        dir = rustix::fs::openat(&dir, name.as_str(), flags, Mode::empty()).unwrap();
+    }
+    let file = rustix::fs::openat(&dir, "deep.md", OFlags::WRONLY | OFlags::CREATE, Mode::from_raw_mode(0o644));
+    rustix::io::write(file.unwrap(), b"# deep\n").unwrap();
+    let root_arg = root.to_str().unwrap();
+
+    for command in ["validate", "index"] {
+        let (st, out, err) = Cmd::new(["graph", command, "--root", root_arg]).output();
+        assert!(st.success(), "{command}: {out}{err}");
+        assert_eq!(err.matches("warning: skipped").count(), 1, "{command}: {err}");
+        assert!(err.contains("deep.md") && err.contains("cannot be opened by its path"), "{command}: {err}");
+    }
+    let graph = fs::read_to_string(root.join(".generated/graph.json")).unwrap();
+    assert!(graph.contains("project:cachewarden"), "the other records are indexed");
+}

@@ -95,7 +95,8 @@ fn err(path: &Path, e: io::Error) -> FsError {
         Some(libc::ENOTDIR) => FsErrorKind::NotADirectory,
         Some(libc::EISDIR) => FsErrorKind::IsADirectory,
         Some(libc::ELOOP) => FsErrorKind::Loop,
-        Some(libc::EINVAL) => FsErrorKind::InvalidPath,
+        // A path over PATH_MAX (or a name over NAME_MAX): no call can open it by that path.
+        Some(libc::EINVAL) | Some(libc::ENAMETOOLONG) => FsErrorKind::InvalidPath,
         // Opening a socket: it is not a file.
         Some(libc::ENXIO) => FsErrorKind::NotAFile,
         _ => match e.kind() {

@@ -311,6 +311,12 @@ fn read(
                     progress.skipped(&root.join(rel), "it was removed while the graph was being read");
                     return Ok(None);
                 }
+                // Found by the walk (folder by folder) but not openable by its path: a path
+                // longer than the system allows (PATH_MAX) fails this one file, not the run.
+                Err(e) if e.kind == FsErrorKind::InvalidPath => {
+                    progress.skipped(&root.join(rel), &format!("it cannot be opened by its path ({})", e.detail));
+                    return Ok(None);
+                }
                 Err(e) => return Err(e.into()),
             };
             let sha256: [u8; 32] = Sha256::digest(&bytes).into();
