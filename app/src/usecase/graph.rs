@@ -696,6 +696,9 @@ pub fn index(
     let [graph_path, search_path, sidecar_path, diagnostics_path] = GENERATED_FILES.map(Path::new);
     let manifest_path = Path::new(MANIFEST_FILE);
     let spans_path = Path::new(SPANS_FILE);
+    // The caches beside the set that a folder holds the name of (no run makes one): there is
+    // no old cache to remove there and no new one is written, rather than fail the run.
+    let caches = caches_free(out, &[sidecar_path, spans_path]);
     // Planned while the graph is validated: a graph is valid far more often than not, and
     // neither needs the other. The plan borrows the texts only: after this, nothing but the
     // manifest needs the pages.
@@ -747,14 +750,12 @@ pub fn index(
             files,
             copied,
         };
+        let removed_caches = caches.iter().map(|c| Change::Remove(c));
         if !validation.valid {
-            out.write_atomic_set(&[
-                Change::Remove(graph_path),
-                Change::Remove(search_path),
-                Change::Remove(sidecar_path),
-                Change::Remove(spans_path),
-                Change::Write(diagnostics_path, &diagnostics),
-            ])?;
+            let mut set = vec![Change::Remove(graph_path), Change::Remove(search_path)];
+            set.extend(removed_caches);
+            set.push(Change::Write(diagnostics_path, &diagnostics));
+            out.write_atomic_set(&set)?;
             return Ok(done(0, 0));
         }
         let graph = |out: &mut dyn Write| index::write_graph(&plan.graph, out);
@@ -781,13 +782,10 @@ pub fn index(
             *laying_out.lock().unwrap_or_else(|p| p.into_inner()) = Some(laid);
             Ok(())
         };
-        out.write_atomic_set(&[
-            Change::Stream(graph_path, &graph),
-            Change::Stream(search_path, &search),
-            Change::Remove(sidecar_path),
-            Change::Remove(spans_path),
-            Change::Write(diagnostics_path, &diagnostics),
-        ])?;
+        let mut set = vec![Change::Stream(graph_path, &graph), Change::Stream(search_path, &search)];
+        set.extend(removed_caches);
+        set.push(Change::Write(diagnostics_path, &diagnostics));
+        out.write_atomic_set(&set)?;
         // The JSON it was copied from is gone: its handle goes too.
         drop(splice);
         let t3 = clock.monotonic();
@@ -801,9 +799,11 @@ pub fn index(
             let json = Path::new(GENERATED_DIR).join(SEARCH_INDEX_FILE);
             let stamp = fs.metadata_beneath(root, &json).map_or(0, |m| m.stamp);
             let (write, spans) = laid.writers(stamp, &seen);
-            if let Err(e) =
-                out.write_atomic_set(&[Change::Cache(sidecar_path, &write), Change::Cache(spans_path, &spans)])
-            {
+            let written: Vec<Change<'_>> = caches
+                .iter()
+                .map(|&c| if c == sidecar_path { Change::Cache(c, &write) } else { Change::Cache(c, &spans) })
+                .collect();
+            if let Err(e) = out.write_atomic_set(&written) {
                 tracing::warn!(
                     "the search sidecar was not written ({e}); the server will read search-index.json instead"
                 );
@@ -812,6 +812,24 @@ pub fn index(
         tracing::debug!(sidecar = ?(clock.monotonic() - t3), "graph index: sidecar written");
         Ok(indexed)
     })
+}
+
+/// Those of the cache files `names` (in `.generated/`) whose name no folder holds; each that
+/// one does is named in a warning.
+fn caches_free<'n>(generated: &dyn HeldDir, names: &[&'n Path]) -> Vec<&'n Path> {
+    let folders: Vec<std::ffi::OsString> = generated
+        .read_dir()
+        .map(|entries| entries.into_iter().filter(|e| e.kind == FileKind::Dir).map(|e| e.name).collect())
+        .unwrap_or_default();
+    let (free, taken): (Vec<&Path>, Vec<&Path>) =
+        names.iter().partition(|name| !folders.iter().any(|f| f.as_os_str() == name.as_os_str()));
+    for name in taken {
+        tracing::warn!(
+            "{} is a folder, so that cache is not written (the index is, a little slower); remove the folder",
+            generated.path().join(name).display()
+        );
+    }
+    free
 }
 
 /// Removes the temporaries and kept names that an index run killed while writing (Ctrl-C, a
@@ -1885,6 +1903,34 @@ mod tests {
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 0, "a damaged span file is ignored");
         apply(&fs, root, &Edit::CorruptManifest);
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
+    }
+
+    /// Found in review: a folder at a cache's name (the span file, the search sidecar) failed
+    /// every run with "is a directory", leaving the index stale. A cache is never worth a run:
+    /// the folder is left alone, that cache is not written, and the index is, valid or not.
+    #[test]
+    fn a_folder_at_a_cache_name_fails_no_run() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph_of(&fs, root, 3);
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        let generated = root.join(GENERATED_DIR);
+        for cache in [SPANS_FILE, SEARCH_SIDECAR_FILE] {
+            fs.write_atomic_set(&[Change::Remove(&generated.join(cache))]).unwrap();
+            fs.create_dir_all(&generated.join(cache)).unwrap();
+        }
+        apply(&fs, root, &Edit::Write(1, 5));
+        let done = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(done.validation.valid);
+        let json = read(&fs, &generated.join(SEARCH_INDEX_FILE)).unwrap();
+        assert!(String::from_utf8(json).unwrap().contains("Go and Make."), "the index follows the edit");
+        for cache in [SPANS_FILE, SEARCH_SIDECAR_FILE] {
+            assert_eq!(fs.metadata(&generated.join(cache)).unwrap().kind, FileKind::Dir, "{cache} left alone");
+        }
+        apply(&fs, root, &Edit::Write(2, 3));
+        let invalid = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(!invalid.validation.valid, "a duplicate id");
+        assert!(read(&fs, &generated.join(SEARCH_INDEX_FILE)).is_none(), "the stale index is removed");
     }
 
     /// A clock at a second of the in-memory filesystem's time (which moves a second a write).

@@ -719,8 +719,10 @@ impl TermCounts {
 
 /// Whether `doc`, a document copied from a previous `search-index.json`, reads as node `i`'s:
 /// one whole document, whose id, type, title and path are the node's, in [`write_document`]'s
-/// layout. A check against a copy gone wrong (a damaged or crafted span file); what makes a
-/// copy right is that its record is unchanged.
+/// layout. A check against a copy gone wrong (a damaged span file, one misread); what makes a
+/// copy right is that its record is unchanged. It does not hold against a span file crafted
+/// to point at another version of the same record's document (that takes a write to
+/// `.generated/`, which could as well write the index itself; see ARCHITECTURE.md).
 /// `scratch` is a buffer to reuse.
 pub fn is_document_of(plan: &Plan<'_>, i: usize, doc: &[u8], scratch: &mut Vec<u8>) -> bool {
     let n = &plan.graph.nodes[i];
