@@ -52,8 +52,12 @@ impl Watcher for NotifyWatcher {
             Ok(_) => {}
             Err(e) => sink(WatchEvent::Lost(e.to_string())),
         };
-        let mut watcher =
-            RecommendedWatcher::new(handler, Config::default().with_event_kinds(WATCHED)).map_err(fail)?;
+        // A symlinked folder below the root is not followed (the root itself is, when it is a
+        // link), as the index does not follow one: followed, a link to `.generated/` made the
+        // index's own writes look like changes (a re-index, forever), and a link to `/` set
+        // hundreds of thousands of watches outside the root before the first index.
+        let config = Config::default().with_event_kinds(WATCHED).with_follow_symlinks(false);
+        let mut watcher = RecommendedWatcher::new(handler, config).map_err(fail)?;
         watcher.watch(root, RecursiveMode::Recursive).map_err(fail)?;
         Ok(Box::new(Guard(watcher)))
     }
@@ -98,6 +102,27 @@ mod tests {
             }
             assert!(Instant::now() < deadline, "no event for {}", file.display());
         }
+    }
+
+    /// Found in review: the watch followed symlinked folders, out of the root and into its
+    /// own `.generated/` (whose writes then came back as changes under the link's path).
+    /// Changes behind a symlinked folder are not reported; those in the root are.
+    #[test]
+    fn a_symlinked_folder_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let (root, outside) = (base.join("root"), base.join("outside"));
+        std::fs::create_dir_all(root.join("inside")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let _guard = NotifyWatcher.watch(&root, Box::new(move |e| drop(tx.send(e)))).unwrap();
+        std::fs::write(outside.join("record.md"), "text").unwrap();
+        let seen_through_link = saw_within(&rx, &root.join("link/record.md"), Duration::from_secs(1));
+        assert!(!seen_through_link, "a change behind a symlinked folder is not reported");
+        let inside = root.join("inside/record.md");
+        std::fs::write(&inside, "text").unwrap();
+        assert!(saw_within(&rx, &inside, Duration::from_secs(10)), "a change in the root is");
     }
 
     /// Regression: notify 8 asked inotify for every open; an index run opens every folder it
