@@ -441,11 +441,12 @@ pub enum GraphCommand {
     /// With --watch, it keeps running: after the first index, every batch of changes to the
     /// records (a burst is one batch: it closes 200 ms after the last change, or 1 s after the
     /// first) is re-indexed, with one line on stderr each. An invalid graph is reported and the
-    /// watch goes on. Ctrl-C stops it.
+    /// watch goes on. Ctrl-C (or SIGTERM) stops it after the index under way; a second one at
+    /// once.
     Index {
         #[command(flatten)]
         root: RootArg,
-        /// Keep the index current as records change, until Ctrl-C.
+        /// Keep the index current as records change, until Ctrl-C or SIGTERM.
         #[arg(long)]
         watch: bool,
         #[command(flatten)]

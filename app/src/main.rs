@@ -6,6 +6,7 @@ mod graph_store;
 mod logging;
 mod mcp;
 mod report;
+mod signals;
 mod sources;
 mod usecase;
 
@@ -210,8 +211,20 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
             )
         }
     };
-    let ended = runtime.block_on(mcp::serve(source, Arc::new(sink), methods));
-    tracing::info!(?ended, "MCP server stopped");
+    // SIGINT or SIGTERM stops serving as the end of input does: the re-index under way (with
+    // --watch) finishes below, so `.generated/` is not left with staged temporaries.
+    runtime.block_on(async {
+        tokio::select! {
+            ended = mcp::serve(source, Arc::new(sink), methods) => tracing::info!(?ended, "MCP server stopped"),
+            signal = signals::stop_asked() => {
+                tracing::info!("MCP server stopped by {signal}");
+                if live.is_some() {
+                    tracing::info!("finishing the index under way ({signal} again to quit at once)");
+                }
+                tokio::spawn(signals::quit_on_second());
+            }
+        }
+    });
     if let Some(live) = live {
         // A re-index under way finishes, so `.generated/` is not left with staged temporaries.
         live.stop();

@@ -43,11 +43,16 @@ fn nodes(line: &str) -> usize {
 }
 
 fn interrupt(s: &mut Server) {
-    let pid = s.child.id().to_string();
-    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    signal(s, "INT");
     let status = s.wait_exit(RESPONSE_TIMEOUT);
     assert!(status.success(), "Ctrl-C is a clean end: {status:?}\n{}", s.stderr());
     assert!(s.stderr().ends_with("graph: stopped watching\n"), "{}", s.stderr());
+}
+
+/// Sends the signal `name` (`INT`, `TERM`) to the server's process.
+fn signal(s: &Server, name: &str) {
+    let pid = s.child.id().to_string();
+    assert!(Command::new("kill").args([&format!("-{name}"), &pid]).status().unwrap().success());
 }
 
 fn search_index(root: &Path) -> String {
@@ -183,6 +188,38 @@ fn mcp_watch_makes_an_edit_searchable_within_a_second() {
     let (status, _, stderr) = s.finish();
     assert!(status.success(), "{stderr}");
     assert_generated_is_clean(&root);
+}
+
+/// Found in review: SIGTERM (to either command) and Ctrl-C (to the server) killed the process
+/// in the middle of a re-index, leaving its staged temporaries in `.generated/`. Each now stops
+/// after the re-index under way, as Ctrl-C already did for `graph index --watch`, and exits 0.
+#[test]
+fn sigterm_and_ctrl_c_stop_both_watches_after_the_index_under_way() {
+    for (command, sig) in [("graph", "TERM"), ("mcp", "TERM"), ("mcp", "INT")] {
+        let (_tmp, root) = graph();
+        let mut s = if command == "graph" {
+            watch(&root, &[])
+        } else {
+            let s = Server::mcp(&["--watch", "--root", root.to_str().unwrap(), "--log-level", "info"]);
+            s.wait_until("it indexed at start", |s| s.stderr().contains("VitaeGraph indexed at start"));
+            s
+        };
+        // A burst of edits, then the signal while it is gathered or indexed.
+        for i in 0..50 {
+            project(&root, i, "Signalled work.");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+        signal(&s, sig);
+        let status = s.wait_exit(RESPONSE_TIMEOUT);
+        let stderr = s.stderr();
+        assert!(status.success(), "{command} on SIG{sig}: {status:?}\n{stderr}");
+        if command == "graph" {
+            assert!(stderr.ends_with("graph: stopped watching\n"), "{stderr}");
+        } else {
+            assert!(stderr.contains("MCP server stopped by"), "{stderr}");
+        }
+        assert_generated_is_clean(&root);
+    }
 }
 
 #[test]

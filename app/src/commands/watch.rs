@@ -64,7 +64,7 @@ pub fn index(
     )
     .map_err(|e| Failure::failed(miette::miette!(help = "on Linux, see fs.inotify.max_user_watches", "{e}")))?;
     err(&format!("graph: watching {} for changes (Ctrl-C to stop)\n", root.display()));
-    stop_on_ctrl_c(live.stopper());
+    stop_on_signal(live.stopper());
     match live.join() {
         Ended::Stopped => {
             err("graph: stopped watching\n");
@@ -108,22 +108,18 @@ pub fn describe(r: &Reindex) -> String {
     }
 }
 
-/// The first Ctrl-C stops after the re-index under way (so `.generated/` is left whole); a
-/// second one quits at once.
-fn stop_on_ctrl_c(stopper: Stopper) {
-    let spawned = std::thread::Builder::new().name("ctrl-c".into()).spawn(move || {
+/// The first Ctrl-C (or SIGTERM) stops after the re-index under way (so `.generated/` is
+/// left whole); a second one quits at once.
+fn stop_on_signal(stopper: Stopper) {
+    let spawned = std::thread::Builder::new().name("signals".into()).spawn(move || {
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
             return;
         };
         runtime.block_on(async {
-            if tokio::signal::ctrl_c().await.is_err() {
-                return;
-            }
-            err("graph: stopping (Ctrl-C again to quit at once)\n");
+            let signal = crate::signals::stop_asked().await;
+            err(&format!("graph: stopping ({signal} again to quit at once)\n"));
             stopper.stop();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(130);
-            }
+            crate::signals::quit_on_second().await;
         });
     });
     if let Err(e) = spawned {
