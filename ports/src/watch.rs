@@ -14,6 +14,9 @@ pub enum WatchEvent {
     /// The watcher lost track (a queue overflowed, a folder could not be watched): anything may
     /// have changed. The text says what happened, for a log line.
     Lost(String),
+    /// The watched folder is no longer the one at its path (moved, removed, or another put in
+    /// its place): nothing put at the path is watched, so nothing more will be reported.
+    Replaced,
 }
 
 /// Receives events on the watcher's own thread; it must not block for long.

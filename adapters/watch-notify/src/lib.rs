@@ -43,11 +43,25 @@ fn is_change(kind: &EventKind) -> bool {
     }
 }
 
+/// The device and inode of the folder at `path` (a symlink followed), which say whether it is
+/// still the folder that was watched.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
 impl Watcher for NotifyWatcher {
     fn watch(&self, root: &Path, sink: WatchSink) -> Result<Box<dyn Watching>, WatchError> {
         let fail = |e: notify::Error| WatchError { path: root.to_path_buf(), message: e.to_string() };
+        // An event about the root itself (its move or removal, inotify's *_SELF) is when it
+        // may have been replaced at its path; its identity then says.
+        let watched = root.to_path_buf();
+        let was = identity(root);
         let handler = move |res: notify::Result<notify::Event>| match res {
             Ok(event) if event.need_rescan() => sink(WatchEvent::Lost("the watcher missed events".into())),
+            Ok(event) if event.paths.contains(&watched) && identity(&watched) != was => {
+                sink(WatchEvent::Replaced);
+            }
             Ok(event) if is_change(&event.kind) => sink(WatchEvent::Changed(event.paths)),
             Ok(_) => {}
             Err(e) => sink(WatchEvent::Lost(e.to_string())),
@@ -123,6 +137,30 @@ mod tests {
         let inside = root.join("inside/record.md");
         std::fs::write(&inside, "text").unwrap();
         assert!(saw_within(&rx, &inside, Duration::from_secs(10)), "a change in the root is");
+    }
+
+    /// Found in review: a root moved away and another folder put at its path went on being
+    /// watched where it went, so edits at the path were never seen. Its move is reported as
+    /// [`WatchEvent::Replaced`].
+    #[test]
+    fn a_root_replaced_at_its_path_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("root");
+        std::fs::create_dir(&root).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let _guard = NotifyWatcher.watch(&root, Box::new(move |e| drop(tx.send(e)))).unwrap();
+        std::fs::rename(&root, base.join("old")).unwrap();
+        std::fs::create_dir(&root).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match rx.recv_timeout(left) {
+                Ok(WatchEvent::Replaced) => return,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!("no Replaced event");
     }
 
     /// Regression: notify 8 asked inotify for every open; an index run opens every folder it

@@ -74,7 +74,7 @@ pub fn index(
         // ever be indexed, so the watch ends rather than go on silently.
         Ended::RootGone => Err(Failure::failed(miette::miette!(
             help = "run `vitaecontext graph index --watch` again once the graph is back at its path",
-            "stopped watching: the VitaeGraph root {} was moved or removed",
+            "stopped watching: the VitaeGraph root {} was moved, removed or replaced",
             root.display()
         ))),
     }

@@ -78,6 +78,8 @@ pub struct Batch {
     /// How many paths changed (saving a file is several events for one path; a lost-track
     /// event counts as one).
     pub changes: usize,
+    /// The watched root is no longer the folder at its path ([`WatchEvent::Replaced`]).
+    pub replaced: bool,
 }
 
 /// The changes of a batch being gathered: distinct paths, so one save counts once.
@@ -85,6 +87,7 @@ pub struct Batch {
 struct Gathered {
     paths: HashSet<PathBuf>,
     unnamed: usize,
+    replaced: bool,
 }
 
 impl Gathered {
@@ -105,8 +108,13 @@ impl Gathered {
                 tracing::warn!("the VitaeGraph watcher lost track of changes ({why}); re-indexing");
                 self.unnamed += 1;
             }
+            WatchEvent::Replaced => self.replaced = true,
         }
         true
+    }
+
+    fn batch(&self) -> Batch {
+        Batch { changes: self.count(), replaced: self.replaced }
     }
 
     fn count(&self) -> usize {
@@ -129,13 +137,17 @@ pub fn next_batch(events: &mut dyn Events, clock: &dyn Clock, timings: Timings, 
             Received::Stop => return None,
         }
     }
+    // Nothing more will come from the folder that was watched: no waiting for the burst.
+    if gathered.replaced {
+        return Some(gathered.batch());
+    }
     let first = clock.monotonic();
     let mut last = first;
     loop {
         let close_at = (last + timings.quiet).min(first + timings.max_wait);
         let now = clock.monotonic();
-        if now >= close_at {
-            return Some(Batch { changes: gathered.count() });
+        if now >= close_at || gathered.replaced {
+            return Some(gathered.batch());
         }
         match events.recv(Some(close_at - now)) {
             Received::Event(e) => {
@@ -176,6 +188,13 @@ pub fn reindex_on_change(
 ) -> Ended {
     let ignored = generated_dir(root);
     while let Some(batch) = next_batch(events, clock, timings, &ignored) {
+        if batch.replaced {
+            tracing::warn!(
+                "{} is no longer the folder that was watched (moved, removed or replaced); live indexing stops",
+                root.display()
+            );
+            return Ended::RootGone;
+        }
         let start = clock.monotonic();
         let result = graph::index(fs, clock, root, progress);
         let gone = matches!(result, Err(GraphError::NoRoot(_)));
@@ -192,8 +211,8 @@ pub fn reindex_on_change(
 pub enum Ended {
     /// A [`Stopper`] asked, or the watcher went away.
     Stopped,
-    /// The root is no longer at its path (moved or removed): what is watched is the folder
-    /// that was there, so nothing put at the path later would ever be indexed.
+    /// The root is no longer at its path (moved or removed), or another folder was put there:
+    /// what is watched is the folder that was there, so nothing at the path would be indexed.
     RootGone,
 }
 

@@ -252,3 +252,24 @@ fn a_root_gone_from_its_path_ends_the_watch() {
     });
     assert_eq!((ended, reports), (Ended::RootGone, vec![true]), "one report, then the end");
 }
+
+/// A root replaced at its path ([`WatchEvent::Replaced`], found in review) ends the loop at
+/// once, with no index of the folder now at the path and no wait for the burst to close.
+#[test]
+fn a_root_replaced_at_its_path_ends_the_watch() {
+    let fs = MemoryFs::new();
+    let clock = Arc::new(FakeClock::default());
+    let mut events = Script::new(
+        &clock,
+        [
+            (MS, change("projects/a/project.md")),
+            (MS * 2, Received::Event(WatchEvent::Replaced)),
+            (MS * 3, change("x.md")),
+        ],
+    );
+    let mut reports = 0;
+    let ended =
+        reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), &Quiet, &mut |_| reports += 1);
+    assert_eq!((ended, reports), (Ended::RootGone, 0));
+    assert!(clock.monotonic() < MS * 100, "no wait for the burst: {:?}", clock.monotonic());
+}
