@@ -15,7 +15,9 @@ use domain::graph::confine::{self, ConfinedPath, Deny};
 use domain::graph::index::Graph;
 use domain::graph::search::Searcher;
 use domain::graph::sidecar;
-use domain::graph::{GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path};
+use domain::graph::{
+    DIAGNOSTICS_FILE, GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path,
+};
 use ports::fs::{ConfineView, FileSystem, Metadata, OpenFile};
 use sha2::{Digest, Sha256};
 
@@ -226,6 +228,16 @@ impl GraphStore {
     pub fn stamp(&self, fs: &dyn FileSystem) -> Option<(u128, u64)> {
         let (root, path) = self.confined(fs, &generated_path(GRAPH_FILE)).ok()?;
         fs.metadata_beneath(&root, path.relative()).ok().map(|m| (m.stamp, m.len))
+    }
+
+    /// How many errors `diagnostics.json` lists when it says the graph is invalid (`None`
+    /// when it says valid, or cannot be read): why an index run left no graph or search index.
+    pub fn invalid_errors(&self, fs: &dyn FileSystem) -> Option<usize> {
+        let (root, path) = self.confined(fs, &generated_path(DIAGNOSTICS_FILE)).ok()?;
+        let (bytes, _) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES).ok()?;
+        let diagnostics: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        let errors = diagnostics.get("errors").and_then(serde_json::Value::as_array).map_or(0, Vec::len);
+        (diagnostics.get("valid") == Some(&serde_json::Value::Bool(false))).then_some(errors)
     }
 
     /// The SHA-256 of `graph.json` as it is now (`None` when it cannot be read), without

@@ -96,6 +96,25 @@ fn a_missing_index_says_how_to_build_it() {
     assert!(tool_text(&r).contains("vitaecontext graph index"));
 }
 
+/// Found in review: after an index run of an invalid graph (which writes only its
+/// diagnostics), a search told the model to have `graph index` run, which cannot help. It now
+/// says the graph is invalid and points at `graph validate`.
+#[test]
+fn a_search_of_an_invalid_graph_says_to_fix_it() {
+    let f = Fixture::new();
+    let twin = f.root.join("projects/twin/project.md");
+    fs::create_dir_all(twin.parent().unwrap()).unwrap();
+    fs::write(&twin, "---\ntype: project\nid: project:cachewarden\ntitle: Twin\n---\nSame id.\n").unwrap();
+    let (st, _, _) = Cmd::new(["graph", "index", "--root", f.root.to_str().unwrap()]).output();
+    assert!(!st.success(), "an invalid graph is a failed index");
+    let mut s = f.server();
+    let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "rust"}}));
+    assert_eq!(r["isError"], true);
+    let text = tool_text(&r);
+    assert!(text.contains("invalid") && text.contains("vitaecontext graph validate"), "{text}");
+    assert!(!text.contains("/tmp"), "no path of the machine: {text}");
+}
+
 #[test]
 fn ids_are_checked_before_any_lookup() {
     let f = Fixture::new();

@@ -227,11 +227,21 @@ fn search_vitaegraph() -> Tool {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::debug!("search index unavailable: {e}");
-                    return Ok(ToolResult::error(
-                        "The VitaeGraph search index was not found. Ask the person to run `vitaecontext graph index` \
-                         (with `--root DIR` if their VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search again."
+                    // An index run of an invalid graph writes only its diagnostics: running it
+                    // again would not help, fixing the records would.
+                    let why = match m.graph().invalid_errors(m.fs()) {
+                        Some(errors) => format!(
+                            "The VitaeGraph has no search index because it is invalid ({errors} error(s) in \
+                             .generated/diagnostics.json). Ask the person to run `vitaecontext graph validate`, \
+                             fix what it reports, then `vitaecontext graph index` (add `--root DIR` to both if \
+                             their VitaeGraph is not in ~/.vitaecontext/vitaegraph)."
+                        ),
+                        None => "The VitaeGraph search index was not found. Ask the person to run `vitaecontext graph \
+                                 index` (with `--root DIR` if their VitaeGraph is not in ~/.vitaecontext/vitaegraph), \
+                                 then search again."
                             .into(),
-                    ));
+                    };
+                    return Ok(ToolResult::error(why));
                 }
             };
             let results =
