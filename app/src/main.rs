@@ -221,9 +221,11 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
                 if live.is_some() {
                     tracing::info!("finishing the index under way ({signal} again to quit at once)");
                 }
-                tokio::spawn(signals::quit_on_second());
             }
         }
+        // Stopping now, whichever way: a signal while the index under way finishes quits at
+        // once (the handlers stay installed once awaited, so without this it went unheard).
+        tokio::spawn(signals::quit_on_second());
     });
     if let Some(live) = live {
         // A re-index under way finishes, so `.generated/` is not left with staged temporaries.

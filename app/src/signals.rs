@@ -32,8 +32,8 @@ pub async fn stop_asked() -> &'static str {
     }
 }
 
-/// After a first signal: quits at once, with 128 + SIGINT's number as a shell does, on the
-/// next one.
+/// Once stopping (after a first signal, or the end of the server's input): quits at once,
+/// with 128 + SIGINT's number as a shell does, on the next signal.
 pub async fn quit_on_second() {
     stop_asked().await;
     std::process::exit(130);

@@ -75,8 +75,13 @@ impl Seen {
     /// ([`Seen::racy`]) cannot tell: it is written at the run's end, seconds after the read at
     /// 100,000 records, and a write in the read's timestamp tick leaves length and stamp as
     /// they were (a filesystem with one-second times shows it).
+    ///
+    /// The start is on the system's clock and the file's time on the filesystem's: where the
+    /// filesystem's runs ahead, files modified within that lead are checked by content until
+    /// it has passed (reading them, never a stale record). With no start time (a clock before
+    /// 1970), nothing is changed and the manifest's time alone decides, as before.
     pub fn settled(mut self, started_ns: Option<i64>) -> Seen {
-        if self.racy(started_ns) {
+        if started_ns.is_some() && self.racy(started_ns) {
             self.modified_ns = None;
         }
         self
@@ -571,6 +576,18 @@ mod tests {
 
     /// Regression: a manifest of one layout decoded under another only failed by luck; now
     /// the layout and the parser's version are in the header.
+    /// A file modified within 2 s of the run's start, or after it, is recorded with no time;
+    /// one modified before keeps it; with no start time known, every file keeps its own.
+    #[test]
+    fn files_modified_near_the_run_are_recorded_with_no_time() {
+        let at = |s: i64| Seen { len: 1, stamp: 1, modified_ns: Some(s * 1_000_000_000), sha256: [0; 32] };
+        let start = Some(100 * 1_000_000_000);
+        assert_eq!(at(97).settled(start).modified_ns, Some(97_000_000_000));
+        assert_eq!(at(99).settled(start).modified_ns, None, "a second before the start");
+        assert_eq!(at(130).settled(start).modified_ns, None, "after the start (a clock ahead)");
+        assert_eq!(at(99).settled(None).modified_ns, Some(99_000_000_000), "no start time: as read");
+    }
+
     #[test]
     fn another_parser_version_is_ignored() {
         let m = sample();
