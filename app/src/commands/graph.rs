@@ -66,7 +66,9 @@ pub(super) fn root(sources: &Sources) -> Result<PathBuf, Failure> {
 pub(super) fn graph_failure(e: GraphError) -> Failure {
     match e {
         GraphError::NoRoot(_) | GraphError::NotADir(_) => Failure::usage(miette!(help = "pass --root DIR", "{e}")),
-        GraphError::NotAPlainFolder { .. } | GraphError::Fs(_) => Failure::failed(miette!("{e}")),
+        GraphError::NotAPlainFolder { .. } | GraphError::OutputIsFolder(_) | GraphError::Fs(_) => {
+            Failure::failed(miette!("{e}"))
+        }
     }
 }
 

@@ -385,6 +385,19 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
             Err(e) if matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory) => {
                 on_disk.insert(name, None);
             }
+            // `graph index` refuses to run while it is there: indexing again cannot help.
+            Err(e) if e.kind == FsErrorKind::IsADirectory => {
+                let folder = generated.join(name);
+                out.push(
+                    DoctorFinding::new(
+                        DoctorCode::GraphIndexUnreadable,
+                        format!("{} is a folder, where `graph index` writes a file", folder.display()),
+                        Some(folder),
+                    )
+                    .with_help("Move or remove that folder, then run `vitaecontext graph index`.".to_owned()),
+                );
+                return;
+            }
             Err(e) => {
                 out.push(DoctorFinding::new(
                     DoctorCode::GraphIndexUnreadable,

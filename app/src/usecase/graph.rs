@@ -45,6 +45,10 @@ pub enum GraphError {
     /// folder that is not the graph's) or a file.
     #[error("refusing to write in {}: {why}", .path.display())]
     NotAPlainFolder { path: PathBuf, why: String },
+    /// A folder holds the name of an output file: no run makes one, and no set of outputs can
+    /// land while it is there.
+    #[error("{} is a folder, where `graph index` writes a file; move or remove the folder, then index again", .0.display())]
+    OutputIsFolder(PathBuf),
     #[error("{0}")]
     Fs(#[from] FsError),
 }
@@ -676,6 +680,7 @@ pub fn index(
 ) -> Result<Indexed, GraphError> {
     let t0 = clock.monotonic();
     let turn = take_turn(fs, root, progress);
+    outputs_free(fs, root)?;
     // The canonical root names the graph the manifest describes (a manifest copied beside
     // another graph is ignored).
     let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
@@ -812,6 +817,21 @@ pub fn index(
         tracing::debug!(sidecar = ?(clock.monotonic() - t3), "graph index: sidecar written");
         Ok(indexed)
     })
+}
+
+/// Fails when a folder holds the name of an output of `graph index` (`graph.json`,
+/// `search-index.json`, `diagnostics.json`): checked before the records are read, so that
+/// such a run fails in a moment, naming the folder, rather than after reading every record
+/// with "is a directory". A folder made later still fails the set, which changes nothing.
+fn outputs_free(fs: &dyn FileSystem, root: &Path) -> Result<(), GraphError> {
+    let generated = root.join(GENERATED_DIR);
+    for name in [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE] {
+        let path = generated.join(name);
+        if fs.symlink_metadata(&path).is_ok_and(|m| m.kind == FileKind::Dir) {
+            return Err(GraphError::OutputIsFolder(path));
+        }
+    }
+    Ok(())
 }
 
 /// Those of the cache files `names` (in `.generated/`) whose name no folder holds; each that
@@ -1931,6 +1951,40 @@ mod tests {
         let invalid = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert!(!invalid.validation.valid, "a duplicate id");
         assert!(read(&fs, &generated.join(SEARCH_INDEX_FILE)).is_none(), "the stale index is removed");
+    }
+
+    /// A folder at an output's name fails the run at once, naming the folder, where it used
+    /// to fail after reading every record with "is a directory". Nothing is written: the other
+    /// outputs stay those of the last run, and the next run once the folder is gone is whole.
+    #[test]
+    fn a_folder_at_an_output_name_fails_the_run_before_reading() {
+        for output in [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE] {
+            let fs = MemoryFs::new();
+            let root = Path::new("/g");
+            graph_of(&fs, root, 3);
+            index(&fs, &FixedClock, root, &Quiet).unwrap();
+            let generated = root.join(GENERATED_DIR);
+            let before: Vec<_> = GENERATED_FILES.iter().map(|f| read(&fs, &generated.join(f))).collect();
+            apply(&fs, root, &Edit::Write(1, 5));
+            let folder = generated.join(output);
+            fs.write_atomic_set(&[Change::Remove(&folder)]).unwrap();
+            fs.create_dir_all(&folder).unwrap();
+            let e = index(&fs, &FixedClock, root, &Panicky).unwrap_err();
+            assert!(matches!(&e, GraphError::OutputIsFolder(p) if *p == folder), "{output}: {e}");
+            assert!(e.to_string().contains("move or remove the folder"), "{e}");
+            for (f, was) in GENERATED_FILES.iter().zip(&before).filter(|(f, _)| **f != output) {
+                assert_eq!(&read(&fs, &generated.join(f)), was, "{output}: {f} untouched");
+            }
+        }
+    }
+
+    /// Progress that fails the test when any record is read.
+    struct Panicky;
+
+    impl Progress for Panicky {
+        fn update(&self, done: usize, total: usize, _: Duration) {
+            panic!("{done} of {total} records read before the run failed");
+        }
     }
 
     /// A clock at a second of the in-memory filesystem's time (which moves a second a write).

@@ -368,3 +368,17 @@ fn a_symlinked_record_the_walk_passes_over_is_a_warning() {
     assert!(skipped.message.contains("awards/secret.md") && skipped.message.contains("outside"), "{}", skipped.message);
     assert_eq!(skipped.severity, domain::career::Severity::Warning);
 }
+
+/// A folder at an output's name makes `graph index` fail: the help says to move it, not to
+/// index again.
+#[test]
+fn a_folder_at_an_index_file_is_named_with_what_to_do() {
+    let fs = healthy();
+    let search = "/home/ada/.vitaecontext/vitaegraph/.generated/search-index.json";
+    fs.write_atomic_set(&[ports::fs::Change::Remove(Path::new(search))]).unwrap();
+    fs.create_dir_all(Path::new(search)).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::graph::index_unreadable"]);
+    assert!(r.findings[0].message.ends_with("search-index.json is a folder, where `graph index` writes a file"));
+    assert!(r.findings[0].help.starts_with("Move or remove that folder"), "{}", r.findings[0].help);
+}
