@@ -43,6 +43,31 @@ pub enum Unavailable {
     Remembered(Arc<Unavailable>),
 }
 
+impl Unavailable {
+    /// Whether the file is simply not there (nor the root), as opposed to there but not
+    /// usable: damaged, too large, a folder, refused by the confinement walk.
+    pub fn is_missing(&self) -> bool {
+        match self {
+            Unavailable::NoRoot | Unavailable::Root(_) => true,
+            Unavailable::Fs(e) => matches!(e.kind, ports::fs::FsErrorKind::NotFound),
+            Unavailable::Remembered(e) => e.is_missing(),
+            Unavailable::Denied(d) => *d == Deny::Missing,
+            Unavailable::Json(_) => false,
+        }
+    }
+
+    /// Why, in words fit for a client: no path of the machine.
+    pub fn reason(&self) -> String {
+        match self {
+            Unavailable::NoRoot | Unavailable::Denied(_) => self.to_string(),
+            Unavailable::Root(_) => "the VitaeGraph root cannot be resolved".to_owned(),
+            Unavailable::Fs(e) => e.detail.clone(),
+            Unavailable::Json(e) => format!("it is not valid JSON of the expected shape ({e})"),
+            Unavailable::Remembered(e) => e.reason(),
+        }
+    }
+}
+
 pub struct LoadedGraph {
     /// The file's text, served as `vitaegraph://index`.
     pub raw: String,
@@ -216,6 +241,8 @@ impl GraphStore {
                 Ok(value)
             }
             Err(error) => {
+                // Once per version of the file: later requests answer the remembered error.
+                tracing::warn!(file = stored, "cannot be loaded: {error}");
                 let error = Arc::new(error);
                 c.failed = Some(Failed { stamp: meta.stamp, len: meta.len, error: Arc::clone(&error) });
                 Err(Unavailable::Remembered(error))
@@ -351,6 +378,8 @@ impl GraphStore {
                 Ok(value)
             }
             Err(error) => {
+                // Once per version of the file: later requests answer the remembered error.
+                tracing::warn!(file = stored, "cannot be loaded: {error}");
                 let error = Arc::new(error);
                 c.failed = Some(Failed { stamp: meta.stamp, len: meta.len, error: Arc::clone(&error) });
                 Err(Unavailable::Remembered(error))

@@ -115,6 +115,30 @@ fn a_search_of_an_invalid_graph_says_to_fix_it() {
     assert!(!text.contains("/tmp"), "no path of the machine: {text}");
 }
 
+/// Found in review: a torn `search-index.json` was answered as "not found", with nothing on
+/// stderr at the default log level. The answer now says the file cannot be loaded and why
+/// (with no path of the machine), and the server logs it once as a warning.
+#[test]
+fn a_damaged_search_index_is_named_as_damaged_not_missing() {
+    let f = Fixture::new();
+    let generated = f.root.join(".generated");
+    let _ = fs::remove_file(generated.join("search-index.bin"));
+    let json = generated.join("search-index.json");
+    let torn = fs::read(&json).unwrap()[..1000].to_vec();
+    fs::write(&json, torn).unwrap();
+    let mut s = f.server();
+    for _ in 0..2 {
+        let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "rust"}}));
+        assert_eq!(r["isError"], true);
+        let text = tool_text(&r);
+        assert!(text.contains("cannot be loaded: it is not valid JSON") && !text.contains("not found"), "{text}");
+        assert!(text.contains("vitaecontext graph index") && !text.contains("/tmp"), "{text}");
+    }
+    let (_, _, stderr) = s.finish();
+    let warned: Vec<&str> = stderr.lines().filter(|l| l.contains("WARN") && l.contains("search-index.json")).collect();
+    assert_eq!(warned.len(), 1, "warned once, on the first load: {stderr}");
+}
+
 #[test]
 fn ids_are_checked_before_any_lookup() {
     let f = Fixture::new();

@@ -236,10 +236,19 @@ fn search_vitaegraph() -> Tool {
                              fix what it reports, then `vitaecontext graph index` (add `--root DIR` to both if \
                              their VitaeGraph is not in ~/.vitaecontext/vitaegraph)."
                         ),
-                        None => "The VitaeGraph search index was not found. Ask the person to run `vitaecontext graph \
-                                 index` (with `--root DIR` if their VitaeGraph is not in ~/.vitaecontext/vitaegraph), \
-                                 then search again."
+                        None if e.is_missing() => "The VitaeGraph search index was not found. Ask the person to \
+                                                    run `vitaecontext graph index` (with `--root DIR` if their \
+                                                    VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search \
+                                                    again."
                             .into(),
+                        // There but unusable (torn, too large, a folder, a symlink): indexing
+                        // again writes it whole, or says what stands in its way.
+                        None => format!(
+                            "The VitaeGraph search index (.generated/search-index.json) cannot be loaded: {}. Ask \
+                             the person to run `vitaecontext graph index` (with `--root DIR` if their VitaeGraph \
+                             is not in ~/.vitaecontext/vitaegraph) to write it again, then search again.",
+                            e.reason()
+                        ),
                     };
                     return Ok(ToolResult::error(why));
                 }
