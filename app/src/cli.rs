@@ -440,7 +440,8 @@ pub enum GraphCommand {
     ///
     /// With --watch, it keeps running: after the first index, every batch of changes to the
     /// records (a burst is one batch: it closes 200 ms after the last change, or 1 s after the
-    /// first) is re-indexed, with one line on stderr each. An invalid graph is reported and the
+    /// first) is re-indexed, with one line on stderr each; so is an index removed from
+    /// .generated/ (the folder, or one of the JSON files). An invalid graph is reported and the
     /// watch goes on. Ctrl-C (or SIGTERM) stops it after the index under way; a second one at
     /// once.
     Index {

@@ -95,6 +95,28 @@ fn graph_index_watch_reindexes_an_edit_and_stops_on_ctrl_c() {
     assert_generated_is_clean(&root);
 }
 
+/// `rm -rf .generated` while watching (to force a clean index, say) makes it again at once,
+/// rather than leave the graph unindexed until the next edit; the re-index's own writes there
+/// start no other.
+#[test]
+fn graph_index_watch_makes_a_removed_index_again_once() {
+    let (_tmp, root) = graph();
+    let mut s = watch(&root, &[]);
+    fs::remove_dir_all(root.join(".generated")).unwrap();
+    s.wait_until("the removed index is made again", |s| !reindex_lines(s).is_empty());
+    assert!(reindex_lines(&s)[0].starts_with("graph: re-indexed after its index was removed: "), "{}", s.stderr());
+    assert!(search_index(&root).contains("cachewarden"));
+    // A single file of it too.
+    fs::remove_file(root.join(".generated/graph.json")).unwrap();
+    s.wait_until("graph.json is made again", |s| reindex_lines(s).len() >= 2);
+    assert!(root.join(".generated/graph.json").is_file());
+    // Long enough for the events of that re-index's writes to be looked at (200 ms quiet).
+    std::thread::sleep(Duration::from_millis(800));
+    interrupt(&mut s);
+    assert_eq!(reindex_lines(&s).len(), 2, "{}", s.stderr());
+    assert_generated_is_clean(&root);
+}
+
 #[test]
 fn graph_index_watch_reindexes_a_burst_of_a_thousand_files_once() {
     let (_tmp, root) = graph();
@@ -187,6 +209,22 @@ fn mcp_watch_makes_an_edit_searchable_within_a_second() {
     assert!(took < Duration::from_secs(1), "found only after {took:?}");
     let (status, _, stderr) = s.finish();
     assert!(status.success(), "{stderr}");
+    assert_generated_is_clean(&root);
+}
+
+#[test]
+fn mcp_watch_makes_a_removed_index_again() {
+    let (_tmp, root) = graph();
+    let mut s = Server::mcp(&["--watch", "--root", root.to_str().unwrap(), "--log-level", "info"]);
+    s.wait_until("it indexed at start", |s| s.stderr().contains("VitaeGraph indexed at start"));
+    fs::remove_dir_all(root.join(".generated")).unwrap();
+    s.wait_until("the removed index is made again", |s| {
+        s.stderr().contains("VitaeGraph indexed after its index was removed")
+    });
+    assert!(found(&search(&mut s, "cachewarden"), "project:cachewarden"), "{}", s.stderr());
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(stderr.matches("VitaeGraph indexed").count(), 2, "{stderr}");
     assert_generated_is_clean(&root);
 }
 

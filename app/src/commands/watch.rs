@@ -13,7 +13,7 @@ use super::graph::{graph_failure, render_findings, root};
 use super::{Failure, Outcome, err};
 use crate::sources::Sources;
 use crate::usecase::graph::{GraphError, Progress};
-use crate::usecase::watch::{self as usecase, Ended, LiveIndex, Reindex, Stopper, Timings};
+use crate::usecase::watch::{self as usecase, Ended, LiveIndex, Reindex, Stopper, Timings, Trigger};
 
 /// Re-indexes report skipped files only: a progress line every 5,000 files on every edit would
 /// drown the one line that matters.
@@ -50,7 +50,7 @@ pub fn index(
         // only counts its warnings, so a graph with many stays one line per edit.
         move |r: Reindex| {
             if let Ok(done) = &r.result
-                && (r.changes == 0 || !done.validation.valid)
+                && (r.trigger == Trigger::Start || !done.validation.valid)
                 && !(done.validation.errors.is_empty() && done.validation.warnings.is_empty())
             {
                 err(&render_findings(&*fs, &root, &done.validation));
@@ -82,10 +82,11 @@ pub fn index(
 
 /// The one line said about an index: what triggered it, what came of it, how long it took.
 pub fn describe(r: &Reindex) -> String {
-    let what = match r.changes {
-        0 => "graph: indexed at start".to_string(),
-        1 => "graph: re-indexed after 1 change".to_string(),
-        n => format!("graph: re-indexed after {n} changes"),
+    let what = match r.trigger {
+        Trigger::Start => "graph: indexed at start".to_string(),
+        Trigger::Changes(1) => "graph: re-indexed after 1 change".to_string(),
+        Trigger::Changes(n) => format!("graph: re-indexed after {n} changes"),
+        Trigger::IndexRemoved => "graph: re-indexed after its index was removed".to_string(),
     };
     let took = format!("{:.1?}", r.took);
     match &r.result {

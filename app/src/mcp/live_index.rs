@@ -15,7 +15,7 @@ use ports::watch::Watcher;
 
 use super::methods::CheckNow;
 use crate::usecase::graph::{GraphError, Progress};
-use crate::usecase::watch::{self, Live, LiveIndex, Reindex, Timings};
+use crate::usecase::watch::{self, Live, LiveIndex, Reindex, Timings, Trigger};
 
 /// Skipped files go to the log; progress does not.
 struct Log;
@@ -33,9 +33,10 @@ impl Progress for Log {
 }
 
 fn log(r: &Reindex) {
-    let trigger = match r.changes {
-        0 => "at start".to_string(),
-        n => format!("after {n} change(s)"),
+    let trigger = match r.trigger {
+        Trigger::Start => "at start".to_string(),
+        Trigger::Changes(n) => format!("after {n} change(s)"),
+        Trigger::IndexRemoved => "after its index was removed".to_string(),
     };
     match &r.result {
         Ok(done) if done.validation.valid => {

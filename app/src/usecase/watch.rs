@@ -5,7 +5,8 @@
 //! batch closes once [`Timings::quiet`] passes without a new change, or [`Timings::max_wait`]
 //! after its first change, whichever is sooner: a burst is one re-index, and a constant stream
 //! still re-indexes regularly. Changes under the root's `.generated/` are ignored (the index
-//! writes there). The logic here is pure over an [`Events`] source and a [`Clock`], so it is
+//! writes there), except that an output of the last index found removed there is made again.
+//! The logic here is pure over an [`Events`] source and a [`Clock`], so it is
 //! tested with a scripted source and a fake clock.
 
 use std::collections::HashSet;
@@ -13,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
+use domain::graph::{DIAGNOSTICS_FILE, GRAPH_FILE, SEARCH_INDEX_FILE};
 use ports::Clock;
-use ports::fs::FileSystem;
+use ports::fs::{FileSystem, FsErrorKind};
 use ports::watch::{WatchError, WatchEvent, Watcher, Watching};
 
 use super::graph::{self, GraphError, Indexed, Progress};
@@ -80,6 +82,9 @@ pub struct Batch {
     pub changes: usize,
     /// The watched root is no longer the folder at its path ([`WatchEvent::Replaced`]).
     pub replaced: bool,
+    /// No record changed, but an output the last index left in `.generated/` is gone (the
+    /// folder or a file in it removed or moved away): the index is made again.
+    pub index_removed: bool,
 }
 
 /// The changes of a batch being gathered: distinct paths, so one save counts once.
@@ -88,19 +93,31 @@ struct Gathered {
     paths: HashSet<PathBuf>,
     unnamed: usize,
     replaced: bool,
+    /// An event named the generated folder itself or one of the index's outputs in it.
+    outputs_touched: bool,
 }
+
+/// The files in `.generated/` whose removal is looked at: the index's outputs.
+const OUTPUTS: [&str; 3] = [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE];
 
 impl Gathered {
     /// Adds what matters of `event` (paths outside `ignored`, the generated folder); whether
     /// anything did. A path seen before still counts as activity: it is still being written.
+    /// An event for the generated folder or an output in it is noted apart.
     fn add(&mut self, event: WatchEvent, ignored: &Path) -> bool {
         match event {
             WatchEvent::Changed(paths) if paths.is_empty() => self.unnamed += 1,
             WatchEvent::Changed(paths) => {
                 let mut any = false;
-                for p in paths.into_iter().filter(|p| !p.starts_with(ignored)) {
-                    self.paths.insert(p);
-                    any = true;
+                for p in paths {
+                    if !p.starts_with(ignored) {
+                        self.paths.insert(p);
+                        any = true;
+                    } else if p == ignored
+                        || p.parent() == Some(ignored) && p.file_name().is_some_and(|n| OUTPUTS.iter().any(|o| n == *o))
+                    {
+                        self.outputs_touched = true;
+                    }
                 }
                 return any;
             }
@@ -114,7 +131,7 @@ impl Gathered {
     }
 
     fn batch(&self) -> Batch {
-        Batch { changes: self.count(), replaced: self.replaced }
+        Batch { changes: self.count(), replaced: self.replaced, index_removed: false }
     }
 
     fn count(&self) -> usize {
@@ -124,16 +141,40 @@ impl Gathered {
 
 /// Waits for the next batch of changes outside `ignored`; `None` when told to stop (a batch
 /// being gathered is then dropped: nobody is left to serve it).
-pub fn next_batch(events: &mut dyn Events, clock: &dyn Clock, timings: Timings, ignored: &Path) -> Option<Batch> {
+///
+/// Events for the index's outputs (`ignored` itself, or an output in it) start no batch: most
+/// are the index's own writes. Once they have been quiet for [`Timings::quiet`], `removed`
+/// says whether an output the last index left is gone; if so, that is a batch of its own
+/// ([`Batch::index_removed`]), so that deleting `.generated/` while watching makes it again.
+pub fn next_batch(
+    events: &mut dyn Events,
+    clock: &dyn Clock,
+    timings: Timings,
+    ignored: &Path,
+    removed: &dyn Fn() -> bool,
+) -> Option<Batch> {
     let mut gathered = Gathered::default();
+    // When the outputs are looked at, once their events have been quiet.
+    let mut look_at: Option<Duration> = None;
     loop {
-        match events.recv(None) {
+        let now = clock.monotonic();
+        match events.recv(look_at.map(|at| at.saturating_sub(now))) {
             Received::Event(e) => {
                 if gathered.add(e, ignored) {
                     break;
                 }
+                if std::mem::take(&mut gathered.outputs_touched) {
+                    look_at = Some(clock.monotonic() + timings.quiet);
+                }
             }
-            Received::Timeout => {}
+            Received::Timeout => {
+                if look_at.is_some_and(|at| clock.monotonic() >= at) {
+                    look_at = None;
+                    if removed() {
+                        return Some(Batch { changes: 0, replaced: false, index_removed: true });
+                    }
+                }
+            }
             Received::Stop => return None,
         }
     }
@@ -161,12 +202,63 @@ pub fn next_batch(events: &mut dyn Events, clock: &dyn Clock, timings: Timings, 
     }
 }
 
+/// What started an index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// The first index, when the watch starts.
+    Start,
+    /// A batch of this many changed paths.
+    Changes(usize),
+    /// An output the last index left in `.generated/` was removed.
+    IndexRemoved,
+}
+
 /// One re-index, for the edge to report.
 #[derive(Debug)]
 pub struct Reindex {
-    pub changes: usize,
+    pub trigger: Trigger,
     pub result: Result<Indexed, GraphError>,
     pub took: Duration,
+}
+
+/// What the last index left in `.generated/`, as far as the watch knows: the outputs whose
+/// removal makes it index again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Left {
+    /// No index has written anything yet (or none that the watch saw).
+    #[default]
+    Nothing,
+    /// An invalid graph: `diagnostics.json` only (the other outputs were removed).
+    Diagnostics,
+    /// A valid graph: `graph.json`, `search-index.json` and `diagnostics.json`.
+    Index,
+}
+
+impl Left {
+    /// What is left after an index with `result`: a failed index writes nothing and leaves
+    /// what was there (a set is written whole or not at all).
+    pub fn after(self, result: &Result<Indexed, GraphError>) -> Left {
+        match result {
+            Ok(done) if done.validation.valid => Left::Index,
+            Ok(_) => Left::Diagnostics,
+            Err(_) => self,
+        }
+    }
+
+    fn outputs(self) -> &'static [&'static str] {
+        match self {
+            Left::Nothing => &[],
+            Left::Diagnostics => &[DIAGNOSTICS_FILE],
+            Left::Index => &OUTPUTS,
+        }
+    }
+
+    /// Whether one of those outputs is no longer in `generated`.
+    fn removed_from(self, fs: &dyn FileSystem, generated: &Path) -> bool {
+        self.outputs()
+            .iter()
+            .any(|name| matches!(fs.symlink_metadata(&generated.join(name)), Err(e) if e.kind == FsErrorKind::NotFound))
+    }
 }
 
 /// The folder whose changes are ignored: where `graph::index` writes.
@@ -175,19 +267,22 @@ pub fn generated_dir(root: &Path) -> PathBuf {
 }
 
 /// Re-indexes `root` once per batch until told to stop, handing each outcome to `report`. The
-/// first full index is the caller's (it reports it its own way). A failed re-index (an invalid
-/// graph, an unreadable file) is reported and the watch goes on: the next edit may fix it.
+/// first full index is the caller's (it reports it its own way), and `left` is what it left. A
+/// failed re-index (an invalid graph, an unreadable file) is reported and the watch goes on:
+/// the next edit may fix it.
+#[allow(clippy::too_many_arguments)]
 pub fn reindex_on_change(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
     root: &Path,
     events: &mut dyn Events,
     timings: Timings,
+    mut left: Left,
     progress: &dyn Progress,
     report: &mut dyn FnMut(Reindex),
 ) -> Ended {
     let ignored = generated_dir(root);
-    while let Some(batch) = next_batch(events, clock, timings, &ignored) {
+    while let Some(batch) = next_batch(events, clock, timings, &ignored, &|| left.removed_from(fs, &ignored)) {
         if batch.replaced {
             tracing::warn!(
                 "{} is no longer the folder that was watched (moved, removed or replaced); live indexing stops",
@@ -198,7 +293,9 @@ pub fn reindex_on_change(
         let start = clock.monotonic();
         let result = graph::index(fs, clock, root, progress);
         let gone = matches!(result, Err(GraphError::NoRoot(_)));
-        report(Reindex { changes: batch.changes, result, took: clock.monotonic().saturating_sub(start) });
+        left = left.after(&result);
+        let trigger = if batch.index_removed { Trigger::IndexRemoved } else { Trigger::Changes(batch.changes) };
+        report(Reindex { trigger, result, took: clock.monotonic().saturating_sub(start) });
         if gone {
             return Ended::RootGone;
         }
@@ -269,7 +366,7 @@ pub struct LiveIndex {
     pub root: PathBuf,
     pub timings: Timings,
     pub progress: Box<dyn Progress + Send>,
-    /// Called after every index: the first (with `changes` 0), then one per batch.
+    /// Called after every index: the first ([`Trigger::Start`]), then one per batch.
     pub report: Box<dyn FnMut(Reindex) + Send>,
 }
 
@@ -299,8 +396,9 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
         .spawn(move || {
             let start = clock.monotonic();
             let result = graph::index(&*fs, &*clock, &root, &*progress);
-            report(Reindex { changes: 0, result, took: clock.monotonic().saturating_sub(start) });
-            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, &*progress, &mut *report)
+            let left = Left::Nothing.after(&result);
+            report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
+            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, left, &*progress, &mut *report)
         })
         .map_err(|e| WatchError { path, message: format!("could not start a thread: {e}") })?;
     Ok(Live { stop: Stopper(tx), thread, _watching: watching })

@@ -78,8 +78,10 @@ fn change(path: &str) -> Received {
 /// Every batch until the script runs out, with the time each closed.
 fn batches(clock: &Arc<FakeClock>, script: &mut Script, timings: Timings) -> Vec<(usize, Duration)> {
     let ignored = generated_dir(&root());
-    std::iter::from_fn(|| next_batch(script, &**clock, timings, &ignored).map(|b| (b.changes, clock.monotonic())))
-        .collect()
+    std::iter::from_fn(|| {
+        next_batch(script, &**clock, timings, &ignored, &|| false).map(|b| (b.changes, clock.monotonic()))
+    })
+    .collect()
 }
 
 #[test]
@@ -146,6 +148,53 @@ fn changes_under_generated_do_not_keep_a_batch_open() {
     assert_eq!(batches(&clock, &mut script, t), vec![(1, t.quiet)]);
 }
 
+/// Every batch with a `removed` that says yes, counting how often it was asked.
+fn batches_with_the_index_removed(clock: &Arc<FakeClock>, script: &mut Script) -> (Vec<(Batch, Duration)>, usize) {
+    let ignored = generated_dir(&root());
+    let asked = std::cell::Cell::new(0);
+    let removed = || {
+        asked.set(asked.get() + 1);
+        true
+    };
+    let got = std::iter::from_fn(|| {
+        next_batch(script, &**clock, Timings::default(), &ignored, &removed).map(|b| (b, clock.monotonic()))
+    })
+    .collect();
+    (got, asked.get())
+}
+
+#[test]
+fn removing_the_generated_folder_is_a_batch_once_its_events_are_quiet() {
+    // `rm -rf .generated`: each output, then the folder.
+    let clock = Arc::new(FakeClock::default());
+    let t = Timings::default();
+    let events = [".generated/graph.json", ".generated/search-index.json", ".generated/manifest.bin", ".generated"];
+    let mut script = Script::new(&clock, events.iter().enumerate().map(|(i, p)| (MS * i as u32, change(p))));
+    let (got, asked) = batches_with_the_index_removed(&clock, &mut script);
+    let removed = Batch { changes: 0, replaced: false, index_removed: true };
+    assert_eq!(got, vec![(removed, MS * 3 + t.quiet)]);
+    assert_eq!(asked, 1, "looked at once, after the last event");
+}
+
+#[test]
+fn a_cache_removed_from_generated_is_not_looked_at() {
+    // The caches are the index's to rebuild on its next run; only outputs are served.
+    let clock = Arc::new(FakeClock::default());
+    let caches = [".generated/manifest.bin", ".generated/search-index.bin", ".generated/documents.bin"];
+    let mut script = Script::new(&clock, caches.iter().map(|p| (MS, change(p))));
+    assert_eq!(batches_with_the_index_removed(&clock, &mut script), (vec![], 0));
+}
+
+#[test]
+fn a_change_to_a_record_with_the_index_removed_is_one_batch_of_changes() {
+    let clock = Arc::new(FakeClock::default());
+    let t = Timings::default();
+    let mut script = Script::new(&clock, [(Duration::ZERO, change(".generated")), (MS, change("a.md"))]);
+    let (got, asked) = batches_with_the_index_removed(&clock, &mut script);
+    assert_eq!(got, vec![(Batch { changes: 1, replaced: false, index_removed: false }, MS + t.quiet)]);
+    assert_eq!(asked, 0, "the change's re-index makes the index anyway");
+}
+
 #[test]
 fn a_path_that_only_starts_with_the_generated_name_is_a_change() {
     let clock = Arc::new(FakeClock::default());
@@ -164,7 +213,7 @@ fn a_lost_watch_counts_as_a_change() {
 fn stop_ends_the_wait_at_once_even_inside_a_batch() {
     let clock = Arc::new(FakeClock::default());
     let mut script = Script::new(&clock, [(Duration::ZERO, change("a.md")), (MS, Received::Stop)]);
-    assert_eq!(next_batch(&mut script, &*clock, Timings::default(), &generated_dir(&root())), None);
+    assert_eq!(next_batch(&mut script, &*clock, Timings::default(), &generated_dir(&root()), &|| false), None);
     assert_eq!(clock.monotonic(), MS);
 }
 
@@ -196,28 +245,9 @@ fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
     let generated = generated_dir(&root);
     let search = generated.join(domain::graph::SEARCH_INDEX_FILE);
 
-    /// What the scripted source does between waits: edit a file, as a person would.
-    struct Editing<'a> {
-        fs: &'a MemoryFs,
-        script: Script,
-        edits: VecDeque<(Duration, &'a Path, &'a [u8])>,
-    }
-    impl Events for Editing<'_> {
-        fn recv(&mut self, timeout: Option<Duration>) -> Received {
-            // The file is written, then its event arrives.
-            let received = self.script.recv(timeout);
-            if let (Received::Event(_), Some(&(at, path, bytes))) = (&received, self.edits.front())
-                && at == self.script.clock.monotonic()
-            {
-                self.fs.write_atomic(path, bytes).unwrap();
-                self.edits.pop_front();
-            }
-            received
-        }
-    }
     let invalid: &[u8] = b"---\ntype: project\n---\nno id\n";
     let fixed: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\nSecond.\n";
-    let mut events = Editing {
+    let mut events = Acting {
         fs: &fs,
         script: Script::new(
             &clock,
@@ -227,14 +257,15 @@ fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
                 (MS * 1000, change("projects/a/project.md")),
             ],
         ),
-        edits: [(MS, record.as_path(), invalid), (MS * 1000, record.as_path(), fixed)].into(),
+        acts: [(MS, Act::Write(&record, invalid)), (MS * 1000, Act::Write(&record, fixed))].into(),
     };
     let mut reports = Vec::new();
-    let ended = reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), &Quiet, &mut |r| {
-        let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
-        reports.push((r.changes, r.result.map(|i| i.validation.valid).ok(), text));
-    });
-    assert_eq!(reports, vec![(1, Some(false), None), (1, Some(true), Some(true))]);
+    let ended =
+        reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), Left::Nothing, &Quiet, &mut |r| {
+            let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
+            reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), text));
+        });
+    assert_eq!(reports, vec![(Trigger::Changes(1), Some(false), None), (Trigger::Changes(1), Some(true), Some(true))]);
     assert_eq!(ended, Ended::Stopped);
 }
 
@@ -247,9 +278,10 @@ fn a_root_gone_from_its_path_ends_the_watch() {
     let clock = Arc::new(FakeClock::default());
     let mut events = Script::new(&clock, [(MS, change("projects/a/project.md")), (MS * 1000, change("x.md"))]);
     let mut reports = Vec::new();
-    let ended = reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), &Quiet, &mut |r| {
-        reports.push(matches!(r.result, Err(GraphError::NoRoot(_))));
-    });
+    let ended =
+        reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), Left::Nothing, &Quiet, &mut |r| {
+            reports.push(matches!(r.result, Err(GraphError::NoRoot(_))));
+        });
     assert_eq!((ended, reports), (Ended::RootGone, vec![true]), "one report, then the end");
 }
 
@@ -269,7 +301,81 @@ fn a_root_replaced_at_its_path_ends_the_watch() {
     );
     let mut reports = 0;
     let ended =
-        reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), &Quiet, &mut |_| reports += 1);
+        reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), Left::Nothing, &Quiet, &mut |_| {
+            reports += 1
+        });
     assert_eq!((ended, reports), (Ended::RootGone, 0));
     assert!(clock.monotonic() < MS * 100, "no wait for the burst: {:?}", clock.monotonic());
+}
+
+/// What a person does to a file, as an event about it arrives.
+enum Act<'a> {
+    Write(&'a Path, &'a [u8]),
+    Remove(&'a Path),
+}
+
+/// Events that act on the in-memory filesystem when they arrive: the file is written (or
+/// removed), then its event is received.
+struct Acting<'a> {
+    fs: &'a MemoryFs,
+    script: Script,
+    acts: VecDeque<(Duration, Act<'a>)>,
+}
+
+impl Events for Acting<'_> {
+    fn recv(&mut self, timeout: Option<Duration>) -> Received {
+        let received = self.script.recv(timeout);
+        if matches!(received, Received::Event(_))
+            && self.acts.front().is_some_and(|(at, _)| *at == self.script.clock.monotonic())
+        {
+            match self.acts.pop_front().unwrap().1 {
+                Act::Write(path, bytes) => self.fs.write_atomic(path, bytes).unwrap(),
+                Act::Remove(path) => self.fs.remove_file(path).unwrap(),
+            }
+        }
+        received
+    }
+}
+
+#[test]
+fn an_index_removed_while_watching_is_made_again_and_only_once() {
+    let fs = MemoryFs::new();
+    let clock = Arc::new(FakeClock::default());
+    let root = root();
+    graph::init(&fs, &*clock, &root, false).unwrap();
+    fs.create_dir_all(&root.join("projects/a")).unwrap();
+    let record = root.join("projects/a/project.md");
+    fs.write_atomic(&record, b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n").unwrap();
+    let first = graph::index(&fs, &*clock, &root, &Quiet);
+    let left = Left::Nothing.after(&first);
+    assert_eq!(left, Left::Index);
+    let generated = generated_dir(&root);
+    let search = generated.join(domain::graph::SEARCH_INDEX_FILE);
+    let broken: &[u8] = b"---\ntype: project\n---\nno id\n";
+    let mut events = Acting {
+        fs: &fs,
+        script: Script::new(
+            &clock,
+            [
+                (MS, change(".generated/search-index.json")),
+                // The re-index's own write of it: no second re-index.
+                (MS * 500, change(".generated/search-index.json")),
+                // An invalid graph leaves only diagnostics.json: graph.json gone then is
+                // nothing to make again.
+                (MS * 1000, change("projects/a/project.md")),
+                (MS * 2000, change(".generated/graph.json")),
+            ],
+        ),
+        acts: [(MS, Act::Remove(&search)), (MS * 1000, Act::Write(&record, broken))].into(),
+    };
+    let mut reports = Vec::new();
+    let ended = reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), left, &Quiet, &mut |r| {
+        reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), fs.read(&search, u64::MAX).is_ok()));
+    });
+    assert_eq!(
+        reports,
+        vec![(Trigger::IndexRemoved, Some(true), true), (Trigger::Changes(1), Some(false), false)],
+        "made again once; nothing made after an invalid graph's graph.json goes"
+    );
+    assert_eq!(ended, Ended::Stopped);
 }
