@@ -1491,6 +1491,44 @@ mod tests {
         }
     }
 
+    /// The sidecar and the span file name the stamp the JSON has once the set put it in place
+    /// (on a real filesystem too, where the rename changes its change time): with any other, a
+    /// server would hash the whole JSON before its first answer, and the next run would copy
+    /// no document.
+    #[test]
+    fn the_caches_name_the_stamp_the_json_has_once_in_place() {
+        let check = |fs: &dyn FileSystem, root: &Path| {
+            let generated = root.join(GENERATED_DIR);
+            let json = fs.metadata(&generated.join(SEARCH_INDEX_FILE)).unwrap();
+            let sidecar = fs.read(&generated.join(domain::graph::SEARCH_SIDECAR_FILE), u64::MAX).unwrap();
+            let named = domain::graph::sidecar::source(&sidecar).unwrap();
+            assert_eq!((named.json_stamp, named.json_len), (json.stamp, json.len));
+            assert_ne!(json.stamp, 0);
+            assert!(domain::graph::sidecar::decode(sidecar).is_ok(), "the sidecar checks out whole");
+            let spans = fs.read(&generated.join(SPANS_FILE), u64::MAX).unwrap();
+            // After its magic (16 bytes), parser version (4) and the JSON's length (8).
+            assert_eq!(&spans[28..44], &json.stamp.to_le_bytes(), "the span file names it too");
+        };
+        let memory = MemoryFs::new();
+        graph_of(&memory, Path::new("/g"), 5);
+        index(&memory, &FixedClock, Path::new("/g"), &Quiet).unwrap();
+        check(&memory, Path::new("/g"));
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("g");
+        let real = fs_std::StdFs;
+        init(&real, &FixedClock, &root, false).unwrap();
+        for i in 0..5 {
+            let text = format!("---\ntype: project\nid: project:p{i}\ntitle: P{i}\n---\nBody {i}.\n");
+            real.create_dir_all(&root.join(format!("projects/p{i}"))).unwrap();
+            real.write_atomic(&root.join(format!("projects/p{i}/project.md")), text.as_bytes()).unwrap();
+        }
+        index(&real, &FixedClock, &root, &Quiet).unwrap();
+        check(&real, &root);
+        let names: Vec<_> =
+            std::fs::read_dir(root.join(GENERATED_DIR)).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 6, "no temporary is left: {names:?}");
+    }
+
     /// The sidecar `graph index` streams (documents pushed batch by batch from the render
     /// threads, strings read back from the plan) is the one built from the documents as
     /// values, over several batches and a partial last one.
