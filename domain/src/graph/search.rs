@@ -63,6 +63,22 @@ pub struct Searcher {
     /// What byte pairs and triples the haystack holds, to skip the scan for a needle in no id
     /// or path (0.2 ms a needle at 100,000 documents).
     grams: Grams,
+    /// Each lower-cased tag's documents, in order, made at the first search filtered by a tag
+    /// ([`Searcher::tag_docs`]).
+    tag_docs: std::sync::OnceLock<HashMap<Box<[u8]>, Vec<u32>>>,
+}
+
+/// A query's filters, resolved once: its type's number (`Some(None)`: a type no document has)
+/// and a bit per document for its tag.
+struct Filter {
+    kind: Option<Option<u32>>,
+    tagged: Option<Vec<u64>>,
+}
+
+impl Filter {
+    fn is_some(&self) -> bool {
+        self.kind.is_some() || self.tagged.is_some()
+    }
 }
 
 /// Which byte pairs, and which byte triples (hashed, so some are present by collision), occur
@@ -1076,6 +1092,7 @@ impl Searcher {
             kinds,
             scratch,
             grams,
+            tag_docs: std::sync::OnceLock::new(),
         })
     }
 
@@ -1134,17 +1151,46 @@ impl Searcher {
         self.n == 0
     }
 
-    /// Whether document `i` passes the filters: the type numbered `kind` (from
-    /// [`Searcher::filter`]) and the lower-cased `tag`.
-    fn passes(&self, i: usize, kind: Option<Option<u32>>, tag: Option<&str>) -> bool {
-        kind.is_none_or(|k| Some(self.kinds.of[i]) == k)
-            && tag.is_none_or(|t| self.tag_range(i).any(|k| self.tags.bytes(&self.blob, 2 * k + 1) == t.as_bytes()))
+    /// Whether document `i` passes the filters.
+    fn passes(&self, i: usize, filter: &Filter) -> bool {
+        filter.kind.is_none_or(|k| Some(self.kinds.of[i]) == k)
+            && filter.tagged.as_ref().is_none_or(|bits| bits[i / 64] >> (i % 64) & 1 == 1)
     }
 
-    /// A query's type filter as [`Searcher::passes`] takes it: `Some(None)` when no document
-    /// has the type.
-    fn filter(&self, q: &Query<'_>) -> Option<Option<u32>> {
-        q.kind.map(|k| self.kinds.find(k))
+    /// The filters of `q`, its `tag` lower-cased.
+    fn filter(&self, q: &Query<'_>, tag: Option<&str>) -> Filter {
+        let tagged = tag.map(|t| {
+            let mut bits = vec![0u64; self.n.div_ceil(64)];
+            for &d in self.tag_docs().get(t.as_bytes()).map_or(&[][..], Vec::as_slice) {
+                bits[d as usize / 64] |= 1 << (d % 64);
+            }
+            bits
+        });
+        Filter { kind: q.kind.map(|k| self.kinds.find(k)), tagged }
+    }
+
+    /// Each lower-cased tag's documents, in order: made once, at the first search filtered by
+    /// a tag, so that each such search marks the tag's documents rather than compare every
+    /// document's tags with it (1.5-2 ms at 100,000 documents).
+    fn tag_docs(&self) -> &HashMap<Box<[u8]>, Vec<u32>> {
+        self.tag_docs.get_or_init(|| {
+            let mut map: HashMap<Box<[u8]>, Vec<u32>> = HashMap::new();
+            for i in 0..self.n {
+                let d = i as u32;
+                for k in self.tag_range(i) {
+                    let tag = self.tags.bytes(&self.blob, 2 * k + 1);
+                    match map.get_mut(tag) {
+                        // A tag given twice (or two that lower-case alike) lists it once.
+                        Some(docs) if docs.last() == Some(&d) => {}
+                        Some(docs) => docs.push(d),
+                        None => {
+                            map.insert(tag.into(), vec![d]);
+                        }
+                    }
+                }
+            }
+            map
+        })
     }
 
     /// The postings of `term`: its idf and its `(doc, weight)` pairs as 8-byte chunks.
@@ -1173,10 +1219,10 @@ impl Searcher {
     pub fn search(&self, q: &Query<'_>) -> Results {
         let tag = q.tag.map(str::to_lowercase);
         let tag = tag.as_deref();
-        let kind = self.filter(q);
+        let filter = self.filter(q, tag);
         let text = q.text.map(str::trim).filter(|t| !t.is_empty());
         let Some(text) = text else {
-            let matching: Vec<usize> = (0..self.n).filter(|&i| self.passes(i, kind, tag)).collect();
+            let matching: Vec<usize> = (0..self.n).filter(|&i| self.passes(i, &filter)).collect();
             return Results {
                 match_count: matching.len(),
                 records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &Needles::none())).collect(),
@@ -1225,12 +1271,12 @@ impl Searcher {
         // pass over the dense scores. Documents come in id order, so once the list is full a
         // score at or under its last one ranks after it: most are refused by that comparison.
         let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let filtered = kind.is_some() || tag.is_some();
+        let filtered = filter.is_some();
         let mut match_count = 0;
         let mut ranked: Vec<(u32, f64)> = Vec::with_capacity(MAX_RESULTS + 1);
         let mut floor = 0.0;
         for (d, &s) in scores.iter().enumerate() {
-            if s.is_nan() || s <= 0.0 || (filtered && !self.passes(d, kind, tag)) {
+            if s.is_nan() || s <= 0.0 || (filtered && !self.passes(d, &filter)) {
                 continue;
             }
             match_count += 1;
