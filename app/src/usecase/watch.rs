@@ -221,39 +221,37 @@ pub struct Reindex {
     pub took: Duration,
 }
 
-/// What the last index left in `.generated/`, as far as the watch knows: the outputs whose
-/// removal makes it index again.
+/// The outputs the watch expects in `.generated/`: finding one removed makes it index again.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Left {
-    /// No index has written anything yet (or none that the watch saw).
+pub enum Expected {
+    /// A valid graph's `graph.json`, `search-index.json` and `diagnostics.json`; expected too
+    /// before any index has succeeded (the first may have failed because the folder was
+    /// removed while it ran).
     #[default]
-    Nothing,
-    /// An invalid graph: `diagnostics.json` only (the other outputs were removed).
-    Diagnostics,
-    /// A valid graph: `graph.json`, `search-index.json` and `diagnostics.json`.
     Index,
+    /// An invalid graph's `diagnostics.json` only (the other outputs were removed).
+    Diagnostics,
 }
 
-impl Left {
-    /// What is left after an index with `result`: a failed index writes nothing and leaves
-    /// what was there (a set is written whole or not at all).
-    pub fn after(self, result: &Result<Indexed, GraphError>) -> Left {
+impl Expected {
+    /// What is expected after an index with `result`: a failed index writes nothing (a set is
+    /// written whole or not at all), so what was expected still is.
+    pub fn after(self, result: &Result<Indexed, GraphError>) -> Expected {
         match result {
-            Ok(done) if done.validation.valid => Left::Index,
-            Ok(_) => Left::Diagnostics,
+            Ok(done) if done.validation.valid => Expected::Index,
+            Ok(_) => Expected::Diagnostics,
             Err(_) => self,
         }
     }
 
     fn outputs(self) -> &'static [&'static str] {
         match self {
-            Left::Nothing => &[],
-            Left::Diagnostics => &[DIAGNOSTICS_FILE],
-            Left::Index => &OUTPUTS,
+            Expected::Diagnostics => &[DIAGNOSTICS_FILE],
+            Expected::Index => &OUTPUTS,
         }
     }
 
-    /// Whether one of those outputs is no longer in `generated`.
+    /// Whether one of those outputs is not in `generated`.
     fn removed_from(self, fs: &dyn FileSystem, generated: &Path) -> bool {
         self.outputs()
             .iter()
@@ -267,9 +265,11 @@ pub fn generated_dir(root: &Path) -> PathBuf {
 }
 
 /// Re-indexes `root` once per batch until told to stop, handing each outcome to `report`. The
-/// first full index is the caller's (it reports it its own way), and `left` is what it left. A
-/// failed re-index (an invalid graph, an unreadable file) is reported and the watch goes on:
-/// the next edit may fix it.
+/// first full index is the caller's (it reports it its own way), and `expected` is what it
+/// left. A failed re-index (an invalid graph, an unreadable file) is reported and the watch goes
+/// on: the next edit may fix it. A removed index is made again once: if that fails, a removal
+/// starts nothing more until an index succeeds or a record changes, so a failure that keeps
+/// touching the outputs cannot become a loop.
 #[allow(clippy::too_many_arguments)]
 pub fn reindex_on_change(
     fs: &dyn FileSystem,
@@ -277,12 +277,15 @@ pub fn reindex_on_change(
     root: &Path,
     events: &mut dyn Events,
     timings: Timings,
-    mut left: Left,
+    mut expected: Expected,
     progress: &dyn Progress,
     report: &mut dyn FnMut(Reindex),
 ) -> Ended {
     let ignored = generated_dir(root);
-    while let Some(batch) = next_batch(events, clock, timings, &ignored, &|| left.removed_from(fs, &ignored)) {
+    let mut remake = true;
+    while let Some(batch) =
+        next_batch(events, clock, timings, &ignored, &|| remake && expected.removed_from(fs, &ignored))
+    {
         if batch.replaced {
             tracing::warn!(
                 "{} is no longer the folder that was watched (moved, removed or replaced); live indexing stops",
@@ -293,7 +296,8 @@ pub fn reindex_on_change(
         let start = clock.monotonic();
         let result = graph::index(fs, clock, root, progress);
         let gone = matches!(result, Err(GraphError::NoRoot(_)));
-        left = left.after(&result);
+        expected = expected.after(&result);
+        remake = !(batch.index_removed && result.is_err());
         let trigger = if batch.index_removed { Trigger::IndexRemoved } else { Trigger::Changes(batch.changes) };
         report(Reindex { trigger, result, took: clock.monotonic().saturating_sub(start) });
         if gone {
@@ -396,9 +400,9 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
         .spawn(move || {
             let start = clock.monotonic();
             let result = graph::index(&*fs, &*clock, &root, &*progress);
-            let left = Left::Nothing.after(&result);
+            let expected = Expected::default().after(&result);
             report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
-            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, left, &*progress, &mut *report)
+            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, expected, &*progress, &mut *report)
         })
         .map_err(|e| WatchError { path, message: format!("could not start a thread: {e}") })?;
     Ok(Live { stop: Stopper(tx), thread, _watching: watching })

@@ -260,11 +260,19 @@ fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
         acts: [(MS, Act::Write(&record, invalid)), (MS * 1000, Act::Write(&record, fixed))].into(),
     };
     let mut reports = Vec::new();
-    let ended =
-        reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), Left::Nothing, &Quiet, &mut |r| {
+    let ended = reindex_on_change(
+        &fs,
+        &*clock,
+        &root,
+        &mut events,
+        Timings::default(),
+        Expected::default(),
+        &Quiet,
+        &mut |r| {
             let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
             reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), text));
-        });
+        },
+    );
     assert_eq!(reports, vec![(Trigger::Changes(1), Some(false), None), (Trigger::Changes(1), Some(true), Some(true))]);
     assert_eq!(ended, Ended::Stopped);
 }
@@ -278,10 +286,18 @@ fn a_root_gone_from_its_path_ends_the_watch() {
     let clock = Arc::new(FakeClock::default());
     let mut events = Script::new(&clock, [(MS, change("projects/a/project.md")), (MS * 1000, change("x.md"))]);
     let mut reports = Vec::new();
-    let ended =
-        reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), Left::Nothing, &Quiet, &mut |r| {
+    let ended = reindex_on_change(
+        &fs,
+        &*clock,
+        &root(),
+        &mut events,
+        Timings::default(),
+        Expected::default(),
+        &Quiet,
+        &mut |r| {
             reports.push(matches!(r.result, Err(GraphError::NoRoot(_))));
-        });
+        },
+    );
     assert_eq!((ended, reports), (Ended::RootGone, vec![true]), "one report, then the end");
 }
 
@@ -300,10 +316,16 @@ fn a_root_replaced_at_its_path_ends_the_watch() {
         ],
     );
     let mut reports = 0;
-    let ended =
-        reindex_on_change(&fs, &*clock, &root(), &mut events, Timings::default(), Left::Nothing, &Quiet, &mut |_| {
-            reports += 1
-        });
+    let ended = reindex_on_change(
+        &fs,
+        &*clock,
+        &root(),
+        &mut events,
+        Timings::default(),
+        Expected::default(),
+        &Quiet,
+        &mut |_| reports += 1,
+    );
     assert_eq!((ended, reports), (Ended::RootGone, 0));
     assert!(clock.monotonic() < MS * 100, "no wait for the burst: {:?}", clock.monotonic());
 }
@@ -312,10 +334,12 @@ fn a_root_replaced_at_its_path_ends_the_watch() {
 enum Act<'a> {
     Write(&'a Path, &'a [u8]),
     Remove(&'a Path),
+    /// Lets writes to the path succeed again ([`MemoryFs::heal_writes_to`]).
+    Heal(&'a Path),
 }
 
-/// Events that act on the in-memory filesystem when they arrive: the file is written (or
-/// removed), then its event is received.
+/// Events that act on the in-memory filesystem when they arrive: what is due at an event's
+/// time is done (a file written, removed...), then the event is received.
 struct Acting<'a> {
     fs: &'a MemoryFs,
     script: Script,
@@ -325,12 +349,13 @@ struct Acting<'a> {
 impl Events for Acting<'_> {
     fn recv(&mut self, timeout: Option<Duration>) -> Received {
         let received = self.script.recv(timeout);
-        if matches!(received, Received::Event(_))
+        while matches!(received, Received::Event(_))
             && self.acts.front().is_some_and(|(at, _)| *at == self.script.clock.monotonic())
         {
             match self.acts.pop_front().unwrap().1 {
                 Act::Write(path, bytes) => self.fs.write_atomic(path, bytes).unwrap(),
                 Act::Remove(path) => self.fs.remove_file(path).unwrap(),
+                Act::Heal(path) => self.fs.heal_writes_to(path),
             }
         }
         received
@@ -347,8 +372,8 @@ fn an_index_removed_while_watching_is_made_again_and_only_once() {
     let record = root.join("projects/a/project.md");
     fs.write_atomic(&record, b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n").unwrap();
     let first = graph::index(&fs, &*clock, &root, &Quiet);
-    let left = Left::Nothing.after(&first);
-    assert_eq!(left, Left::Index);
+    let expected = Expected::default().after(&first);
+    assert_eq!(expected, Expected::Index);
     let generated = generated_dir(&root);
     let search = generated.join(domain::graph::SEARCH_INDEX_FILE);
     let broken: &[u8] = b"---\ntype: project\n---\nno id\n";
@@ -369,7 +394,7 @@ fn an_index_removed_while_watching_is_made_again_and_only_once() {
         acts: [(MS, Act::Remove(&search)), (MS * 1000, Act::Write(&record, broken))].into(),
     };
     let mut reports = Vec::new();
-    let ended = reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), left, &Quiet, &mut |r| {
+    let ended = reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, &Quiet, &mut |r| {
         reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), fs.read(&search, u64::MAX).is_ok()));
     });
     assert_eq!(
@@ -378,4 +403,71 @@ fn an_index_removed_while_watching_is_made_again_and_only_once() {
         "made again once; nothing made after an invalid graph's graph.json goes"
     );
     assert_eq!(ended, Ended::Stopped);
+}
+
+/// Found in review: `.generated` removed while the watch's first index ran failed that index
+/// (its set had nowhere to go), and the removal was then not looked at: nothing had been
+/// written. A watch expects an index from the start.
+#[test]
+fn an_index_removed_while_the_first_one_ran_is_made_again() {
+    let fs = MemoryFs::new();
+    let clock = Arc::new(FakeClock::default());
+    let root = root();
+    graph::init(&fs, &*clock, &root, false).unwrap();
+    fs.create_dir_all(&root.join("projects/a")).unwrap();
+    fs.write_atomic(&root.join("projects/a/project.md"), b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n")
+        .unwrap();
+    let graph_json = generated_dir(&root).join(domain::graph::GRAPH_FILE);
+    fs.fail_writes_to(&graph_json);
+    let first = graph::index(&fs, &*clock, &root, &Quiet);
+    assert!(first.is_err(), "the first index failed");
+    fs.heal_writes_to(&graph_json);
+    let expected = Expected::default().after(&first);
+    let mut events = Script::new(&clock, [(MS, change(".generated"))]);
+    let mut reports = Vec::new();
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, &Quiet, &mut |r| {
+        reports.push((r.trigger, r.result.is_ok()));
+    });
+    assert_eq!(reports, vec![(Trigger::IndexRemoved, true)]);
+    assert!(fs.metadata(&graph_json).is_ok());
+}
+
+/// A removed index that cannot be made again is tried once: more events on the outputs start
+/// nothing (a failure that touched them could otherwise loop), until a record changes.
+#[test]
+fn a_removed_index_that_cannot_be_made_is_tried_once_until_a_record_changes() {
+    let fs = MemoryFs::new();
+    let clock = Arc::new(FakeClock::default());
+    let root = root();
+    graph::init(&fs, &*clock, &root, false).unwrap();
+    fs.create_dir_all(&root.join("projects/a")).unwrap();
+    let record = root.join("projects/a/project.md");
+    fs.write_atomic(&record, b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n").unwrap();
+    let graph_json = generated_dir(&root).join(domain::graph::GRAPH_FILE);
+    fs.fail_writes_to(&graph_json);
+    let edited: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\nB.\n";
+    let mut events = Acting {
+        fs: &fs,
+        script: Script::new(
+            &clock,
+            [
+                (MS, change(".generated/graph.json")),
+                (MS * 500, change(".generated/graph.json")),
+                (MS * 1000, change(".generated")),
+                // The disk has room again, and a record is edited: that re-index makes it.
+                (MS * 2000, change("projects/a/project.md")),
+                (MS * 3000, change(".generated/graph.json")),
+            ],
+        ),
+        acts: [(MS * 2000, Act::Heal(&graph_json)), (MS * 2000, Act::Write(&record, edited))].into(),
+    };
+    let mut reports = Vec::new();
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), Expected::Index, &Quiet, &mut |r| {
+        reports.push((r.trigger, r.result.is_ok()));
+    });
+    assert_eq!(
+        reports,
+        vec![(Trigger::IndexRemoved, false), (Trigger::Changes(1), true)],
+        "tried once; the outputs' later events find the index in place"
+    );
 }
