@@ -233,32 +233,37 @@ impl Progress for Quiet {
     fn update(&self, _: usize, _: usize, _: Duration) {}
 }
 
-#[test]
-fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
+/// A graph of one record, `projects/a/project.md` with `text`, in memory, not indexed; the
+/// fake clock at 0.
+fn one_record(text: &[u8]) -> (MemoryFs, Arc<FakeClock>, PathBuf, PathBuf) {
     let fs = MemoryFs::new();
     let clock = Arc::new(FakeClock::default());
     let root = root();
     graph::init(&fs, &*clock, &root, false).unwrap();
     fs.create_dir_all(&root.join("projects/a")).unwrap();
     let record = root.join("projects/a/project.md");
-    fs.write_atomic(&record, b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n").unwrap();
+    fs.write_atomic(&record, text).unwrap();
+    (fs, clock, root, record)
+}
+
+#[test]
+fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
+    let (fs, clock, root, record) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n");
     let generated = generated_dir(&root);
     let search = generated.join(domain::graph::SEARCH_INDEX_FILE);
 
     let invalid: &[u8] = b"---\ntype: project\n---\nno id\n";
     let fixed: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\nSecond.\n";
-    let mut events = Acting {
-        fs: &fs,
-        script: Script::new(
-            &clock,
-            [
-                (MS, change("projects/a/project.md")),
-                (MS * 2, change(".generated/graph.json")),
-                (MS * 1000, change("projects/a/project.md")),
-            ],
-        ),
-        acts: [(MS, Act::Write(&record, invalid)), (MS * 1000, Act::Write(&record, fixed))].into(),
-    };
+    let mut events = Acting::new(
+        &fs,
+        &clock,
+        [
+            (MS, change("projects/a/project.md")),
+            (MS * 2, change(".generated/graph.json")),
+            (MS * 1000, change("projects/a/project.md")),
+        ],
+        [(MS, Act::Write(&record, invalid)), (MS * 1000, Act::Write(&record, fixed))],
+    );
     let mut reports = Vec::new();
     let ended = reindex_on_change(
         &fs,
@@ -346,6 +351,17 @@ struct Acting<'a> {
     acts: VecDeque<(Duration, Act<'a>)>,
 }
 
+impl<'a> Acting<'a> {
+    fn new<const E: usize, const A: usize>(
+        fs: &'a MemoryFs,
+        clock: &Arc<FakeClock>,
+        events: [(Duration, Received); E],
+        acts: [(Duration, Act<'a>); A],
+    ) -> Self {
+        Acting { fs, script: Script::new(clock, events), acts: acts.into() }
+    }
+}
+
 impl Events for Acting<'_> {
     fn recv(&mut self, timeout: Option<Duration>) -> Received {
         let received = self.script.recv(timeout);
@@ -364,35 +380,27 @@ impl Events for Acting<'_> {
 
 #[test]
 fn an_index_removed_while_watching_is_made_again_and_only_once() {
-    let fs = MemoryFs::new();
-    let clock = Arc::new(FakeClock::default());
-    let root = root();
-    graph::init(&fs, &*clock, &root, false).unwrap();
-    fs.create_dir_all(&root.join("projects/a")).unwrap();
-    let record = root.join("projects/a/project.md");
-    fs.write_atomic(&record, b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n").unwrap();
+    let (fs, clock, root, record) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n");
     let first = graph::index(&fs, &*clock, &root, &Quiet);
     let expected = Expected::default().after(&first);
     assert_eq!(expected, Expected::Index);
     let generated = generated_dir(&root);
     let search = generated.join(domain::graph::SEARCH_INDEX_FILE);
     let broken: &[u8] = b"---\ntype: project\n---\nno id\n";
-    let mut events = Acting {
-        fs: &fs,
-        script: Script::new(
-            &clock,
-            [
-                (MS, change(".generated/search-index.json")),
-                // The re-index's own write of it: no second re-index.
-                (MS * 500, change(".generated/search-index.json")),
-                // An invalid graph leaves only diagnostics.json: graph.json gone then is
-                // nothing to make again.
-                (MS * 1000, change("projects/a/project.md")),
-                (MS * 2000, change(".generated/graph.json")),
-            ],
-        ),
-        acts: [(MS, Act::Remove(&search)), (MS * 1000, Act::Write(&record, broken))].into(),
-    };
+    let mut events = Acting::new(
+        &fs,
+        &clock,
+        [
+            (MS, change(".generated/search-index.json")),
+            // The re-index's own write of it: no second re-index.
+            (MS * 500, change(".generated/search-index.json")),
+            // An invalid graph leaves only diagnostics.json: graph.json gone then is
+            // nothing to make again.
+            (MS * 1000, change("projects/a/project.md")),
+            (MS * 2000, change(".generated/graph.json")),
+        ],
+        [(MS, Act::Remove(&search)), (MS * 1000, Act::Write(&record, broken))],
+    );
     let mut reports = Vec::new();
     let ended = reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, &Quiet, &mut |r| {
         reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), fs.read(&search, u64::MAX).is_ok()));
@@ -410,13 +418,7 @@ fn an_index_removed_while_watching_is_made_again_and_only_once() {
 /// written. A watch expects an index from the start.
 #[test]
 fn an_index_removed_while_the_first_one_ran_is_made_again() {
-    let fs = MemoryFs::new();
-    let clock = Arc::new(FakeClock::default());
-    let root = root();
-    graph::init(&fs, &*clock, &root, false).unwrap();
-    fs.create_dir_all(&root.join("projects/a")).unwrap();
-    fs.write_atomic(&root.join("projects/a/project.md"), b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n")
-        .unwrap();
+    let (fs, clock, root, _) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n");
     let graph_json = generated_dir(&root).join(domain::graph::GRAPH_FILE);
     fs.fail_writes_to(&graph_json);
     let first = graph::index(&fs, &*clock, &root, &Quiet);
@@ -436,31 +438,23 @@ fn an_index_removed_while_the_first_one_ran_is_made_again() {
 /// nothing (a failure that touched them could otherwise loop), until a record changes.
 #[test]
 fn a_removed_index_that_cannot_be_made_is_tried_once_until_a_record_changes() {
-    let fs = MemoryFs::new();
-    let clock = Arc::new(FakeClock::default());
-    let root = root();
-    graph::init(&fs, &*clock, &root, false).unwrap();
-    fs.create_dir_all(&root.join("projects/a")).unwrap();
-    let record = root.join("projects/a/project.md");
-    fs.write_atomic(&record, b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n").unwrap();
+    let (fs, clock, root, record) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n");
     let graph_json = generated_dir(&root).join(domain::graph::GRAPH_FILE);
     fs.fail_writes_to(&graph_json);
     let edited: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\nB.\n";
-    let mut events = Acting {
-        fs: &fs,
-        script: Script::new(
-            &clock,
-            [
-                (MS, change(".generated/graph.json")),
-                (MS * 500, change(".generated/graph.json")),
-                (MS * 1000, change(".generated")),
-                // The disk has room again, and a record is edited: that re-index makes it.
-                (MS * 2000, change("projects/a/project.md")),
-                (MS * 3000, change(".generated/graph.json")),
-            ],
-        ),
-        acts: [(MS * 2000, Act::Heal(&graph_json)), (MS * 2000, Act::Write(&record, edited))].into(),
-    };
+    let mut events = Acting::new(
+        &fs,
+        &clock,
+        [
+            (MS, change(".generated/graph.json")),
+            (MS * 500, change(".generated/graph.json")),
+            (MS * 1000, change(".generated")),
+            // The disk has room again, and a record is edited: that re-index makes it.
+            (MS * 2000, change("projects/a/project.md")),
+            (MS * 3000, change(".generated/graph.json")),
+        ],
+        [(MS * 2000, Act::Heal(&graph_json)), (MS * 2000, Act::Write(&record, edited))],
+    );
     let mut reports = Vec::new();
     reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), Expected::Index, &Quiet, &mut |r| {
         reports.push((r.trigger, r.result.is_ok()));
