@@ -436,7 +436,8 @@ pub enum GraphCommand {
     /// only the records that changed, and .generated/documents.bin where each search document
     /// lies, so a rerun copies those of unchanged records from the previous search index (the
     /// output is the same as a full run's). Deleting either is safe: the next run parses or
-    /// renders everything.
+    /// renders everything. A rerun with no record changed, whose generated files are all as the
+    /// last run left them (.generated/outputs.bin lists them), writes nothing and says so.
     ///
     /// With --watch, it keeps running: after the first index, every batch of changes to the
     /// records (a burst is one batch: it closes 200 ms after the last change, or 1 s after the

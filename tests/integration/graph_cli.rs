@@ -129,6 +129,69 @@ fn index_reruns_are_byte_identical_and_match_the_committed_example() {
     }
 }
 
+/// A rerun with nothing changed writes nothing and says so (at 100,000 records it rewrote
+/// 530 MB of identical files); a cache removed, or a record edited, is written again.
+#[test]
+fn a_rerun_with_nothing_changed_writes_nothing_and_says_so() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&example("vitaegraph"), &root);
+    fs::remove_dir_all(root.join(".generated")).unwrap();
+    // Records modified an hour ago: trusted by their stamp (not "racily clean") from the start.
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for e in fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                dirs.push(e.path());
+            } else {
+                fs::File::options().append(true).open(e.path()).unwrap().set_modified(hour_ago).unwrap();
+            }
+        }
+    }
+    let generated = root.join(".generated");
+    let state = || {
+        let mut files: Vec<_> = fs::read_dir(&generated)
+            .unwrap()
+            .map(|e| {
+                let name = e.unwrap().file_name();
+                let m = fs::symlink_metadata(generated.join(&name)).unwrap();
+                (name, m.ino(), m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let index = || {
+        let (st, out, err) = Cmd::new(["graph", "index", "--root", root.to_str().unwrap()]).output();
+        assert!(st.success(), "{err}");
+        out
+    };
+    let first = index();
+    assert!(first.contains("rendered: 21 of 21"), "{first}");
+    let json = fs::read(generated.join("search-index.json")).unwrap();
+    let before = state();
+    let again = index();
+    assert!(again.contains("Indexed 21 VitaeGraph node(s)"), "{again}");
+    assert!(again.contains("parsed: 0 of"), "{again}");
+    assert!(again.contains("written: nothing; no record changed"), "{again}");
+    assert_eq!(state(), before, "no file of .generated/ was written, replaced or removed");
+    fs::remove_file(generated.join("search-index.bin")).unwrap();
+    let remade = index();
+    assert!(remade.contains("rendered: 0 of 21"), "copied, not rendered: {remade}");
+    assert!(generated.join("search-index.bin").is_file(), "the removed sidecar is made again");
+    assert_eq!(fs::read(generated.join("search-index.json")).unwrap(), json);
+    assert!(index().contains("written: nothing"), "then kept");
+    let record = root.join("projects/booking-api/project.md");
+    let mut text = fs::read_to_string(&record).unwrap();
+    text.push_str("\nOne more line.\n");
+    fs::write(&record, text).unwrap();
+    let edited = index();
+    assert!(edited.contains("parsed: 1 of") && edited.contains("rendered: 1 of 21"), "{edited}");
+}
+
 #[test]
 fn usage_errors() {
     let (st, _, err) = Cmd::new(["graph", "validate", "--root", "/no/such/graph"]).output();
@@ -270,16 +333,30 @@ fn a_full_disk_leaves_the_previous_index_whole() {
     let stderr = fs::read_to_string(out.join("stderr")).unwrap();
     assert!(!out.join("second").exists(), "the second index should not fit on the disk");
     assert!(stderr.to_lowercase().contains("space"), "the failure names the full disk: {stderr}");
-    for f in
-        ["graph.json", "search-index.json", "search-index.bin", "diagnostics.json", "manifest.bin", "documents.bin"]
-    {
+    for f in [
+        "graph.json",
+        "search-index.json",
+        "search-index.bin",
+        "diagnostics.json",
+        "manifest.bin",
+        "documents.bin",
+        "outputs.bin",
+    ] {
         let (before, after) = (fs::read(out.join("before").join(f)).unwrap(), fs::read(out.join("after").join(f)));
         assert_eq!(after.ok(), Some(before), "{f} is the previous one");
     }
     let names = fs::read_to_string(out.join("names")).unwrap();
     assert_eq!(
         names.lines().collect::<Vec<_>>(),
-        ["diagnostics.json", "documents.bin", "graph.json", "manifest.bin", "search-index.bin", "search-index.json"],
+        [
+            "diagnostics.json",
+            "documents.bin",
+            "graph.json",
+            "manifest.bin",
+            "outputs.bin",
+            "search-index.bin",
+            "search-index.json"
+        ],
         "no temporary behind"
     );
 }

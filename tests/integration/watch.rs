@@ -66,7 +66,15 @@ fn assert_generated_is_clean(root: &Path) {
     names.sort();
     assert_eq!(
         names,
-        ["diagnostics.json", "documents.bin", "graph.json", "manifest.bin", "search-index.bin", "search-index.json"]
+        [
+            "diagnostics.json",
+            "documents.bin",
+            "graph.json",
+            "manifest.bin",
+            "outputs.bin",
+            "search-index.bin",
+            "search-index.json"
+        ]
     );
 }
 

@@ -220,15 +220,22 @@ pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outco
     if !v.warnings.is_empty() {
         err(&render_findings(fs, &root, v));
     }
+    let written = if done.written {
+        format!(
+            "- rendered: {} of {} search document(s); the others were copied from the last index",
+            done.nodes - done.copied,
+            done.nodes
+        )
+    } else {
+        "- written: nothing; no record changed and the generated files are as the last run left them".to_string()
+    };
     out(&format!(
-        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s); the others were unchanged since the last run\n- rendered: {} of {} search document(s); the others were copied from the last index\n",
+        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s); the others were unchanged since the last run\n{written}\n",
         done.nodes,
         clock.monotonic().saturating_sub(start),
         done.generated.display(),
         done.parsed,
         done.files,
-        done.nodes - done.copied,
-        done.nodes,
     ));
     Ok(ExitCode::SUCCESS)
 }

@@ -95,7 +95,8 @@ pub fn describe(r: &Reindex) -> String {
                 0 => String::new(),
                 n => format!(", {n} warning(s)"),
             };
-            format!("{what}: {} node(s){warnings} in {took}", done.nodes)
+            let kept = if done.written { "" } else { " (already current: nothing written)" };
+            format!("{what}: {} node(s){warnings} in {took}{kept}", done.nodes)
         }
         Ok(done) => format!(
             "{what}: invalid, {} error(s), {} warning(s); wrote only {} ({took}); still watching",

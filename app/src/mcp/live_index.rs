@@ -40,7 +40,8 @@ fn log(r: &Reindex) {
     };
     match &r.result {
         Ok(done) if done.validation.valid => {
-            tracing::info!("VitaeGraph indexed {trigger}: {} node(s) in {:.1?}", done.nodes, r.took);
+            let kept = if done.written { "" } else { " (already current: nothing written)" };
+            tracing::info!("VitaeGraph indexed {trigger}: {} node(s) in {:.1?}{kept}", done.nodes, r.took);
         }
         Ok(done) => tracing::warn!(
             "VitaeGraph index {trigger}: invalid, {} error(s), {} warning(s); search serves no records until \

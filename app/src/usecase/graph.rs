@@ -10,6 +10,7 @@ use std::time::Duration;
 use domain::graph::index::{self, Diagnostics, Plan, Record};
 use domain::graph::manifest::{self, Entries as _, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
+use domain::graph::outputs::{self, OUTPUTS_FILE, Outputs};
 use domain::graph::search::Prepared;
 use domain::graph::sidecar::{SidecarBuilder, SidecarLayout, Source as SidecarSource};
 use domain::graph::spans::{self, SPANS_FILE};
@@ -550,6 +551,9 @@ pub struct Indexed {
     pub files: usize,
     /// Search documents copied from the previous `search-index.json`, not rendered.
     pub copied: usize,
+    /// Whether the run wrote anything: a rerun with nothing changed, whose outputs are as the
+    /// last run left them, writes nothing ([`outputs`]).
+    pub written: bool,
 }
 
 /// What `index` writes, in `.generated/` (the manifest aside, which is a cache). The sidecar
@@ -703,7 +707,25 @@ pub fn index(
     let spans_path = Path::new(SPANS_FILE);
     // The caches beside the set that a folder holds the name of (no run makes one): there is
     // no old cache to remove there and no new one is written, rather than fail the run.
-    let caches = caches_free(out, &[sidecar_path, spans_path]);
+    let outputs_path = Path::new(OUTPUTS_FILE);
+    let caches = caches_free(out, &[sidecar_path, spans_path, outputs_path]);
+    // Nothing changed since a run whose outputs are all still as it left them: they are what
+    // this run would write, unless the validation, which also looks at link targets that are
+    // not records, now says otherwise.
+    let kept = if unchanged { kept_outputs(fs, root) } else { None };
+    let validated = match kept {
+        Some(kept) => {
+            let validation = validate_pages(fs, root, &pages);
+            let diagnostics = json_bytes(&Diagnostics::of(&validation));
+            if validation.valid && <[u8; 32]>::from(Sha256::digest(&diagnostics)) == kept.diagnostics_sha256 {
+                tracing::debug!("graph index: nothing changed since the last run; nothing written");
+                let nodes = usize::try_from(kept.nodes).unwrap_or(usize::MAX);
+                return Ok(Indexed { validation, nodes, generated, parsed, files, copied: nodes, written: false });
+            }
+            Some(validation)
+        }
+        None => None,
+    };
     // Planned while the graph is validated: a graph is valid far more often than not, and
     // neither needs the other. The plan borrows the texts only: after this, nothing but the
     // manifest needs the pages.
@@ -714,7 +736,7 @@ pub fn index(
             let splice = previous_spans(fs, root, &plan, &seen);
             (plan, splice)
         });
-        let validation = validate_pages(fs, root, &pages);
+        let validation = validated.unwrap_or_else(|| validate_pages(fs, root, &pages));
         (validation, plan.join().expect("the planner panicked"))
     });
     let t2 = clock.monotonic();
@@ -741,9 +763,11 @@ pub fn index(
                     let entries = entries.filter_map(|((s, page), text)| Some((s.as_ref()?, page, text.as_str())));
                     manifest::write(identity, count, entries, out)
                 };
-                if let Err(e) = out.write_atomic_set(&[Change::Cache(manifest_path, &manifest)]) {
+                let written = out.write_atomic_set(&[Change::Cache(manifest_path, &manifest)]);
+                if let Err(e) = &written {
                     tracing::warn!("the index manifest was not written ({e}); the next `graph index` parses again what changed since the one before");
                 }
+                written.is_ok()
             }))
         };
         let diagnostics = json_bytes(&Diagnostics::of(&validation));
@@ -754,7 +778,10 @@ pub fn index(
             parsed,
             files,
             copied,
+            written: true,
         };
+        // The list of what the last run left goes first: a run that changes the set leaves
+        // none until its own outputs are all in place.
         let removed_caches = caches.iter().map(|c| Change::Remove(c));
         if !validation.valid {
             let mut set = vec![Change::Remove(graph_path), Change::Remove(search_path)];
@@ -779,10 +806,9 @@ pub fn index(
             let laid = s.spawn(move || {
                 // The pages go with the manifest (usually written well before the JSON):
                 // waited for here, so that they are gone when the sidecar's postings are made.
-                if let Some(written) = manifest_written {
-                    written.join().expect("the manifest writer panicked");
-                }
-                parts.lay_out()
+                let manifest_current =
+                    manifest_written.is_none_or(|written| written.join().expect("the manifest writer panicked"));
+                (parts.lay_out(), manifest_current)
             });
             *laying_out.lock().unwrap_or_else(|p| p.into_inner()) = Some(laid);
             Ok(())
@@ -797,7 +823,7 @@ pub fn index(
         tracing::debug!(set = ?(t3 - t2), "graph index: JSON written");
         let indexed = done(plan.graph.nodes.len(), copied.load(Ordering::Relaxed));
         if let Some(laid) = laying_out.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            let laid = laid.join().expect("the sidecar's layout panicked");
+            let (laid, manifest_current) = laid.join().expect("the sidecar's layout panicked");
             // Written in pieces, its strings read from the plan and the texts: never held whole.
             // It keeps the JSON's stamp as the set left it, which the server compares before
             // trusting the sidecar without hashing the JSON first (none: it always hashes).
@@ -806,17 +832,63 @@ pub fn index(
             let (write, spans) = laid.writers(stamp, &seen);
             let written: Vec<Change<'_>> = caches
                 .iter()
+                .filter(|&&c| c != outputs_path)
                 .map(|&c| if c == sidecar_path { Change::Cache(c, &write) } else { Change::Cache(c, &spans) })
                 .collect();
-            if let Err(e) = out.write_atomic_set(&written) {
-                tracing::warn!(
+            match out.write_atomic_set(&written) {
+                Err(e) => tracing::warn!(
                     "the search sidecar was not written ({e}); the server will read search-index.json instead"
-                );
+                ),
+                // Everything is in place, and the manifest describes the records it was made
+                // from: the next run with nothing changed may keep it all.
+                Ok(()) if manifest_current && caches.contains(&outputs_path) => {
+                    let diagnostics_sha256 = Sha256::digest(&diagnostics).into();
+                    let listed = left_outputs(fs, root, indexed.nodes, diagnostics_sha256);
+                    if let Some(bytes) = listed.as_ref().map(outputs::encode)
+                        && let Err(e) = out.write_atomic_set(&[Change::Write(outputs_path, &bytes)])
+                    {
+                        tracing::debug!("{OUTPUTS_FILE} was not written ({e}); the next run writes everything");
+                    }
+                }
+                Ok(()) => {}
             }
         }
         tracing::debug!(sidecar = ?(clock.monotonic() - t3), "graph index: sidecar written");
         Ok(indexed)
     })
+}
+
+/// The files of `.generated/` that a run with nothing changed keeps only while each is as the
+/// last run left it: the outputs, the caches, and the manifest that says nothing changed.
+const KEPT: [&str; 6] =
+    [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE, SEARCH_SIDECAR_FILE, SPANS_FILE, MANIFEST_FILE];
+
+/// How `.generated/NAME` is now: absent (`None`), or a regular file's length and stamp; `Err`
+/// for anything else (a folder, a symlink, an error), which is never kept.
+fn left_now(fs: &dyn FileSystem, root: &Path, name: &str) -> Result<Option<outputs::Left>, ()> {
+    match fs.metadata_beneath(root, &Path::new(GENERATED_DIR).join(name)) {
+        Ok(m) if m.kind == FileKind::File => Ok(Some(outputs::Left { len: m.len, stamp: m.stamp })),
+        Err(e) if e.kind == FsErrorKind::NotFound => Ok(None),
+        _ => Err(()),
+    }
+}
+
+/// What this run leaves in `.generated/`, for the next run to compare with; `None` when a file
+/// is neither a regular file nor absent.
+fn left_outputs(fs: &dyn FileSystem, root: &Path, nodes: usize, diagnostics_sha256: [u8; 32]) -> Option<Outputs> {
+    let files =
+        KEPT.iter().map(|&name| Some((name.to_owned(), left_now(fs, root, name).ok()?))).collect::<Option<_>>()?;
+    Some(Outputs { nodes: nodes as u64, diagnostics_sha256, files })
+}
+
+/// The last run's list of what it left in `.generated/`, when every file on it is still as it
+/// was left (same length and stamp, or still absent).
+fn kept_outputs(fs: &dyn FileSystem, root: &Path) -> Option<Outputs> {
+    let (bytes, _) = fs.read_beneath(root, &Path::new(GENERATED_DIR).join(OUTPUTS_FILE), 64 * 1024).ok()?;
+    let listed = outputs::decode(&bytes)?;
+    let names_kept = listed.files.iter().map(|(name, _)| name.as_str()).eq(KEPT);
+    let as_left = || listed.files.iter().all(|(name, left)| left_now(fs, root, name) == Ok(*left));
+    (names_kept && as_left()).then_some(listed)
 }
 
 /// Fails when a folder holds the name of an output of `graph index` (`graph.json`,
@@ -1526,7 +1598,19 @@ mod tests {
         check(&real, &root);
         let names: Vec<_> =
             std::fs::read_dir(root.join(GENERATED_DIR)).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names.len(), 6, "no temporary is left: {names:?}");
+        assert_eq!(names.len(), 7, "no temporary is left: {names:?}");
+        let listed = real.read(&root.join(GENERATED_DIR).join(OUTPUTS_FILE), u64::MAX).unwrap();
+        let listed = outputs::decode(&listed).expect("the list of what was left decodes");
+        let json = real.metadata(&root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE)).unwrap();
+        assert!(
+            listed
+                .files
+                .contains(&(SEARCH_INDEX_FILE.into(), Some(outputs::Left { len: json.len, stamp: json.stamp })))
+        );
+        assert!(
+            !index(&real, &FixedClock, &root, &Quiet).unwrap().written,
+            "a rerun on a real filesystem keeps it all"
+        );
     }
 
     /// The sidecar `graph index` streams (documents pushed batch by batch from the render
@@ -1615,10 +1699,10 @@ mod tests {
         (files, others)
     }
 
-    /// Every file `index` writes: the set, the sidecar and span file after it, and the
-    /// manifest apart.
-    const WRITTEN: [&str; 6] =
-        [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE, SPANS_FILE];
+    /// Every file `index` writes: the set, the sidecar and span file after it, the list of
+    /// what it left after them, and the manifest apart.
+    const WRITTEN: [&str; 7] =
+        [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE, SPANS_FILE, OUTPUTS_FILE];
 
     /// Regression: on a nearly full disk the new graph.json landed beside the old search index
     /// and diagnostics, and the server served records that search could not find. Every step
@@ -1661,8 +1745,10 @@ mod tests {
                     }
                     // An invalid graph writes no graph or search index: there is no temporary
                     // to fail for them, only their kept names and their removal. The set only
-                    // removes the sidecar and the span file (written after the set), likewise.
-                    let reaches = (next == changed && file != SEARCH_SIDECAR_FILE && file != SPANS_FILE)
+                    // removes the sidecar, the span file and the list of what was left
+                    // (written after the set), likewise.
+                    let after_the_set = [SEARCH_SIDECAR_FILE, SPANS_FILE, OUTPUTS_FILE].contains(&file);
+                    let reaches = (next == changed && !after_the_set)
                         || file == DIAGNOSTICS_FILE
                         || matches!(step, SetStep::Keep | SetStep::Apply);
                     assert_eq!(failed, reaches, "{step:?} on {file}: the failure is reported");
@@ -1750,6 +1836,8 @@ mod tests {
             4 => "no front matter".to_string(),
             // Variant 0's front matter and another body: the same id, type, title and path.
             5 => format!("---\ntype: project\nid: {id}\ntitle: P{slug}\ntags: [rust, x0]\n---\n# P\nGo and Make.\n"),
+            // A link to a file that is not a record: valid only while it is there (`Edit::Asset`).
+            6 => format!("---\ntype: project\nid: {id}\ntitle: P{slug}\n---\nSee [the CV](../../cv.pdf).\n"),
             _ => {
                 let mut big = format!("---\ntype: project\nid: {id}\ntitle: Big\n---\n").into_bytes();
                 big.resize(usize::try_from(MAX_RECORD_BYTES).unwrap() + 1, b'x');
@@ -1770,6 +1858,12 @@ mod tests {
         CorruptSpans,
         /// `search-index.json` rewritten with the same bytes: another stamp.
         TouchJson,
+        /// `WRITTEN[file]` removed, or rewritten with the same bytes (another stamp).
+        DropGenerated(usize),
+        TouchGenerated(usize),
+        /// The file that variant 6 links to, created (`true`) or removed: no record changes,
+        /// the validation does.
+        Asset(bool),
         /// An index run in which one step of writing one file fails (`WRITTEN[file]`,
         /// `SetStep::ALL[step]`): the set fails while the manifest lands, or the reverse.
         FailedRun(usize, usize),
@@ -1818,11 +1912,19 @@ mod tests {
             Edit::DropSpans => {
                 let _ = fs.write_atomic_set(&[Change::Remove(&root.join(GENERATED_DIR).join(SPANS_FILE))]);
             }
-            Edit::TouchJson => {
-                let json = root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE);
-                if let Some(bytes) = read(fs, &json) {
-                    fs.write_atomic(&json, &bytes).unwrap();
+            Edit::TouchJson => apply(fs, root, &Edit::TouchGenerated(1)),
+            Edit::DropGenerated(k) => {
+                let _ = fs.write_atomic_set(&[Change::Remove(&root.join(GENERATED_DIR).join(WRITTEN[k]))]);
+            }
+            Edit::TouchGenerated(k) => {
+                let path = root.join(GENERATED_DIR).join(WRITTEN[k]);
+                if let Some(bytes) = read(fs, &path) {
+                    fs.write_atomic(&path, &bytes).unwrap();
                 }
+            }
+            Edit::Asset(true) => fs.write_atomic(&root.join("cv.pdf"), b"%PDF").unwrap(),
+            Edit::Asset(false) => {
+                let _ = fs.write_atomic_set(&[Change::Remove(&root.join("cv.pdf"))]);
             }
         }
     }
@@ -1830,7 +1932,7 @@ mod tests {
     fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
         use proptest::prelude::*;
         prop_oneof![
-            6 => (0usize..5, 0usize..7).prop_map(|(s, v)| Edit::Write(s, v)),
+            6 => (0usize..5, 0usize..8).prop_map(|(s, v)| Edit::Write(s, v)),
             2 => (0usize..5).prop_map(Edit::Touch),
             2 => (0usize..5).prop_map(Edit::Delete),
             1 => Just(Edit::DropManifest),
@@ -1838,6 +1940,9 @@ mod tests {
             1 => Just(Edit::DropSpans),
             1 => Just(Edit::CorruptSpans),
             1 => Just(Edit::TouchJson),
+            2 => (0..WRITTEN.len()).prop_map(Edit::DropGenerated),
+            2 => (0..WRITTEN.len()).prop_map(Edit::TouchGenerated),
+            2 => proptest::bool::ANY.prop_map(Edit::Asset),
             2 => (0..WRITTEN.len(), 0..fs_memory::SetStep::ALL.len()).prop_map(|(f, st)| Edit::FailedRun(f, st)),
         ]
     }
@@ -1845,9 +1950,10 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
         /// After any sequence of edits, an incremental index (with the manifest and the span
-        /// file of the runs before) writes exactly the bytes a full index (with neither)
-        /// writes. The in-memory clock moves one second per write, so files both trusted by
-        /// their stamp and racily clean occur.
+        /// file of the runs before) leaves exactly the bytes a full index (with neither)
+        /// writes, whether it writes them or finds them already there (nothing changed). The
+        /// in-memory clock moves one second per write, so files both trusted by their stamp
+        /// and racily clean occur.
         #[test]
         fn an_incremental_index_equals_a_full_one(edits in proptest::collection::vec(edit(), 1..14)) {
             let clock: &dyn Clock = &FixedClock;
@@ -1868,6 +1974,79 @@ mod tests {
                 proptest::prop_assert!(generated(&inc, root) == generated(&full, root), "files differ after {:?}", e);
             }
         }
+    }
+
+    /// Each file of `.generated/` with its stamp: any write or removal changes this.
+    fn stamps(fs: &MemoryFs, root: &Path) -> Vec<(String, u128, u64)> {
+        let dir = root.join(GENERATED_DIR);
+        let mut all: Vec<_> = fs
+            .read_dir(&dir)
+            .unwrap()
+            .into_iter()
+            .map(|e| {
+                let m = fs.metadata(&dir.join(&e.name)).unwrap();
+                (e.name.to_string_lossy().into_owned(), m.stamp, m.len)
+            })
+            .collect();
+        all.sort();
+        all
+    }
+
+    /// A rerun with nothing changed writes nothing (at 100,000 records it rewrote 530 MB of
+    /// identical files); any output or cache removed or rewritten since (another stamp), or a
+    /// record changed, and it writes them all as a full run would.
+    #[test]
+    fn a_rerun_with_nothing_changed_writes_nothing() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph_of(&fs, root, 3);
+        let first = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(first.written && first.validation.valid);
+        let full = generated(&fs, root);
+        let before = stamps(&fs, root);
+        assert!(before.iter().any(|(name, ..)| name == OUTPUTS_FILE), "{before:?}");
+        let again = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(!again.written, "nothing changed: nothing written");
+        assert_eq!((again.nodes, again.parsed, &again.validation), (first.nodes, 0, &first.validation));
+        assert_eq!(stamps(&fs, root), before, "no file of .generated/ was written or removed");
+        for (k, name) in WRITTEN.iter().enumerate() {
+            for disturb in [Edit::DropGenerated(k), Edit::TouchGenerated(k)] {
+                apply(&fs, root, &disturb);
+                let done = index(&fs, &FixedClock, root, &Quiet).unwrap();
+                // The list itself, rewritten with the same bytes, still vouches for the rest.
+                let same_list = *name == OUTPUTS_FILE && matches!(disturb, Edit::TouchGenerated(_));
+                assert_eq!(done.written, !same_list, "{disturb:?} ({name}): written again");
+                assert_eq!(generated(&fs, root), full, "{disturb:?} ({name}): as a full run writes");
+                let kept = stamps(&fs, root);
+                assert!(!index(&fs, &FixedClock, root, &Quiet).unwrap().written, "{disturb:?}: then kept");
+                assert_eq!(stamps(&fs, root), kept);
+            }
+        }
+        apply(&fs, root, &Edit::Touch(1));
+        assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().written, "a record rewritten");
+    }
+
+    /// A link to a file that is not a record is checked on every run, kept or not: the same
+    /// records can make an invalid graph and a valid one again.
+    #[test]
+    fn a_rerun_checks_links_to_files_that_are_not_records() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph_of(&fs, root, 2);
+        apply(&fs, root, &Edit::Write(1, 6));
+        apply(&fs, root, &Edit::Asset(true));
+        assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().validation.valid);
+        let full = generated(&fs, root);
+        assert!(!index(&fs, &FixedClock, root, &Quiet).unwrap().written);
+        apply(&fs, root, &Edit::Asset(false));
+        let broken = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(broken.written && !broken.validation.valid, "the link is broken now");
+        assert!(read(&fs, &root.join(GENERATED_DIR).join(GRAPH_FILE)).is_none());
+        assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().written, "an invalid graph is written every run");
+        apply(&fs, root, &Edit::Asset(true));
+        let mended = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert!(mended.written && mended.validation.valid);
+        assert_eq!(generated(&fs, root), full);
     }
 
     /// The manifest is written in the order it is searched in (bytes, the walk's), so a run

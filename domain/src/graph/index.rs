@@ -530,6 +530,7 @@ const IN8: &[u8] = b"        ";
 
 /// `graph.json`: the bytes of `serde_json::to_vec_pretty(graph)` and a final newline, handed
 /// to `w` in pieces of about 64 KiB (at 100,000 records the file is ~30 MB, never held whole).
+/// Bump [`super::outputs::RENDER_VERSION`] with any change to what it writes.
 pub fn write_graph(graph: &Graph, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     write_graph_in_pieces(graph, w, 1 << 16)
 }

@@ -8,6 +8,7 @@ pub mod index;
 pub mod links;
 pub mod manifest;
 pub mod new_record;
+pub mod outputs;
 pub mod page;
 pub mod record_type;
 pub mod search;

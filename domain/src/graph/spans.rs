@@ -25,7 +25,7 @@ pub const SPANS_FILE: &str = "documents.bin";
 /// with any change to what [`super::index::write_document`] writes (the parser's changes
 /// bump `PARSE_VERSION`, which the header also holds): an incremental run and a full run of
 /// one build cannot tell a stale copy from a fresh rendering, so no test would.
-const MAGIC: &[u8; 16] = b"vitaecontext-ds1";
+pub(crate) const MAGIC: &[u8; 16] = b"vitaecontext-ds1";
 const TRAILER_LEN: usize = 8;
 
 /// The JSON a span file describes.
