@@ -883,12 +883,27 @@ fn left_outputs(fs: &dyn FileSystem, root: &Path, nodes: usize, diagnostics_sha2
 
 /// The last run's list of what it left in `.generated/`, when every file on it is still as it
 /// was left (same length and stamp, or still absent).
+///
+/// The caches are not synced: after a crash one may hold zeros where its bytes were, with its
+/// stamp intact (XFS does that). The server and the next run ignore such a cache by its
+/// checksum, but a run that kept it would leave the server without its sidecar until a record
+/// changed, so the sidecar's header must still name the JSON beside it (80 bytes read).
 fn kept_outputs(fs: &dyn FileSystem, root: &Path) -> Option<Outputs> {
-    let (bytes, _) = fs.read_beneath(root, &Path::new(GENERATED_DIR).join(OUTPUTS_FILE), 64 * 1024).ok()?;
+    let generated = Path::new(GENERATED_DIR);
+    let (bytes, _) = fs.read_beneath(root, &generated.join(OUTPUTS_FILE), 64 * 1024).ok()?;
     let listed = outputs::decode(&bytes)?;
     let names_kept = listed.files.iter().map(|(name, _)| name.as_str()).eq(KEPT);
     let as_left = || listed.files.iter().all(|(name, left)| left_now(fs, root, name) == Ok(*left));
-    (names_kept && as_left()).then_some(listed)
+    let sidecar_names_the_json = || {
+        let (_, json) = listed.files.iter().find(|(name, _)| name == SEARCH_INDEX_FILE)?;
+        let json = (*json)?;
+        let (file, _) = fs.open_beneath(root, &generated.join(SEARCH_SIDECAR_FILE)).ok()?;
+        let mut header = [0; domain::graph::sidecar::HEADER_LEN];
+        file.read_exact_at(&mut header, 0).ok()?;
+        let named = domain::graph::sidecar::source(&header).ok()?;
+        (named.json_len == json.len && named.json_stamp == json.stamp).then_some(())
+    };
+    (names_kept && as_left() && sidecar_names_the_json().is_some()).then_some(listed)
 }
 
 /// Fails when a folder holds the name of an output of `graph index` (`graph.json`,
@@ -2022,6 +2037,12 @@ mod tests {
                 assert_eq!(stamps(&fs, root), kept);
             }
         }
+        // A sidecar zero-filled with its stamp kept (a crash, on a filesystem that does that).
+        let sidecar = root.join(GENERATED_DIR).join(SEARCH_SIDECAR_FILE);
+        let zeros = vec![0; read(&fs, &sidecar).unwrap().len()];
+        fs.overwrite_in_the_same_tick(&sidecar, &zeros).unwrap();
+        assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().written, "a torn sidecar is made again");
+        assert_eq!(generated(&fs, root), full);
         apply(&fs, root, &Edit::Touch(1));
         assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().written, "a record rewritten");
     }
