@@ -873,12 +873,21 @@ fn left_now(fs: &dyn FileSystem, root: &Path, name: &str) -> Result<Option<outpu
     }
 }
 
+/// The checksum that ends `.generated/manifest.bin` (of everything before it).
+fn manifest_checksum(fs: &dyn FileSystem, root: &Path) -> Option<u64> {
+    let (file, meta) = fs.open_beneath(root, &Path::new(GENERATED_DIR).join(MANIFEST_FILE)).ok()?;
+    let mut sum = [0; 8];
+    file.read_exact_at(&mut sum, meta.len.checked_sub(8)?).ok()?;
+    Some(u64::from_le_bytes(sum))
+}
+
 /// What this run leaves in `.generated/`, for the next run to compare with; `None` when a file
 /// is neither a regular file nor absent.
 fn left_outputs(fs: &dyn FileSystem, root: &Path, nodes: usize, diagnostics_sha256: [u8; 32]) -> Option<Outputs> {
     let files =
         KEPT.iter().map(|&name| Some((name.to_owned(), left_now(fs, root, name).ok()?))).collect::<Option<_>>()?;
-    Some(Outputs { nodes: nodes as u64, diagnostics_sha256, files })
+    let manifest_checksum = manifest_checksum(fs, root)?;
+    Some(Outputs { nodes: nodes as u64, diagnostics_sha256, manifest_checksum, files })
 }
 
 /// The last run's list of what it left in `.generated/`, when every file on it is still as it
@@ -903,7 +912,8 @@ fn kept_outputs(fs: &dyn FileSystem, root: &Path) -> Option<Outputs> {
         let named = domain::graph::sidecar::source(&header).ok()?;
         (named.json_len == json.len && named.json_stamp == json.stamp).then_some(())
     };
-    (names_kept && as_left() && sidecar_names_the_json().is_some()).then_some(listed)
+    let same_manifest = || manifest_checksum(fs, root) == Some(listed.manifest_checksum);
+    (names_kept && as_left() && same_manifest() && sidecar_names_the_json().is_some()).then_some(listed)
 }
 
 /// Fails when a folder holds the name of an output of `graph index` (`graph.json`,
@@ -2047,6 +2057,34 @@ mod tests {
         assert!(index(&fs, &FixedClock, root, &Quiet).unwrap().written, "a record rewritten");
     }
 
+    /// Regression (found in review, on ext2's one-second times): a run whose set failed still
+    /// rewrites the manifest, and the new one can take the old one's inode, length and second,
+    /// so its stamp comes back. The list of what was left named the manifest by stamp only, and
+    /// every later run kept outputs made from other records.
+    #[test]
+    fn a_manifest_rewritten_since_with_its_stamp_back_is_not_trusted() {
+        let history = |fs: &MemoryFs, root: &Path| {
+            graph_of(fs, root, 3);
+            index(fs, &FixedClock, root, &Quiet).unwrap();
+            // The same length, another title.
+            let changed = String::from_utf8(variant(1, 0)).unwrap().replace("title: P1", "title: Q1");
+            fs.write_atomic(&root.join("projects/p1/project.md"), changed.as_bytes()).unwrap();
+        };
+        let root = Path::new("/g");
+        let (fs, other) = (MemoryFs::new(), MemoryFs::new());
+        history(&fs, root);
+        history(&other, root);
+        // The manifest of the edited records (the in-memory stamps follow the same writes).
+        index(&other, &FixedClock, root, &Quiet).unwrap();
+        let manifest_path = root.join(GENERATED_DIR).join(MANIFEST_FILE);
+        let edited = read(&other, &manifest_path).unwrap();
+        fs.overwrite_in_the_same_tick(&manifest_path, &edited).unwrap();
+        let done = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!(done.parsed, 0, "the manifest describes the records as they are");
+        assert!(done.written, "the outputs were made from other records");
+        assert_eq!(generated(&fs, root), generated(&other, root));
+    }
+
     /// A link to a file that is not a record is checked on every run, kept or not: the same
     /// records can make an invalid graph and a valid one again.
     #[test]
@@ -2142,7 +2180,11 @@ mod tests {
         let edited = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!(edited.parsed, 1, "one edited record parsed; the touched one is read but not parsed");
         let read = fs.reads() - reads;
-        assert_eq!(read, 5, "the manifest, the span file and the JSON in place, the edited and the touched record");
+        assert_eq!(
+            read, 6,
+            "the manifest, the span file and the JSON in place, the edited and the touched record, and the new \
+             manifest's checksum (for the list of what was left)"
+        );
         assert_eq!((edited.nodes, edited.copied), (21, 20), "every document but the edited one is copied");
         let touched = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!(touched.copied, 21, "an unchanged graph copies every document");

@@ -18,7 +18,8 @@
 //! everything. Every run that writes the set removes it first, in the set.
 //!
 //! Layout, little-endian: `MAGIC`; the formats it vouches for ([`formats`]: a u32 length and
-//! the bytes); the node count (u64); the diagnostics' SHA-256 (32 bytes); the count of files
+//! the bytes); the node count (u64); the diagnostics' SHA-256 (32 bytes); the manifest's own
+//! checksum (u64, its last 8 bytes); the count of files
 //! (u32); per file its name (u32 length, UTF-8), then 0 (absent) or 1 and its length (u64) and
 //! stamp (u128); then the checksum of all before it.
 
@@ -52,6 +53,10 @@ pub struct Outputs {
     pub nodes: u64,
     /// The SHA-256 of the `diagnostics.json` written.
     pub diagnostics_sha256: [u8; 32],
+    /// The checksum that ends the manifest of the records the files were made from: a
+    /// manifest rewritten since (by a run whose set failed) describes other records even where
+    /// its stamp came back (its inode reused within one tick of a coarse clock).
+    pub manifest_checksum: u64,
     /// Each file by name, as it was once written (`None`: absent).
     pub files: Vec<(String, Option<Left>)>,
 }
@@ -79,6 +84,7 @@ pub fn encode(outputs: &Outputs) -> Vec<u8> {
     out.extend_from_slice(&formats);
     out.extend_from_slice(&outputs.nodes.to_le_bytes());
     out.extend_from_slice(&outputs.diagnostics_sha256);
+    out.extend_from_slice(&outputs.manifest_checksum.to_le_bytes());
     put_u32(&mut out, outputs.files.len());
     for (name, left) in &outputs.files {
         put_u32(&mut out, name.len());
@@ -117,6 +123,7 @@ pub fn decode(bytes: &[u8]) -> Option<Outputs> {
     }
     let nodes = u64::from_le_bytes(take(8)?.try_into().ok()?);
     let diagnostics_sha256 = take(32)?.try_into().ok()?;
+    let manifest_checksum = u64::from_le_bytes(take(8)?.try_into().ok()?);
     let count = u32_of(take(4)?)?;
     if count > MAX_FILES {
         return None;
@@ -135,7 +142,7 @@ pub fn decode(bytes: &[u8]) -> Option<Outputs> {
         };
         files.push((name, left));
     }
-    r.is_empty().then_some(Outputs { nodes, diagnostics_sha256, files })
+    r.is_empty().then_some(Outputs { nodes, diagnostics_sha256, manifest_checksum, files })
 }
 
 #[cfg(test)]
@@ -146,6 +153,7 @@ mod tests {
         Outputs {
             nodes: 100_000,
             diagnostics_sha256: [9; 32],
+            manifest_checksum: u64::MAX - 1,
             files: vec![
                 ("graph.json".into(), Some(Left { len: 31_915_362, stamp: u128::MAX - 5 })),
                 ("documents.bin".into(), None),
@@ -157,7 +165,7 @@ mod tests {
     #[test]
     fn outputs_round_trip() {
         assert_eq!(decode(&encode(&sample())), Some(sample()));
-        let none = Outputs { nodes: 0, diagnostics_sha256: [0; 32], files: vec![] };
+        let none = Outputs { nodes: 0, diagnostics_sha256: [0; 32], manifest_checksum: 0, files: vec![] };
         assert_eq!(decode(&encode(&none)), Some(none));
     }
 
