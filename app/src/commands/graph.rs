@@ -220,17 +220,19 @@ pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outco
     if !v.warnings.is_empty() {
         err(&render_findings(fs, &root, v));
     }
+    // "The others" only where there are others: a first run parses and renders everything.
+    let others =
+        |done: usize, of: usize, why: &str| if done < of { format!("; the others {why}") } else { String::new() };
+    let parsed = others(done.parsed, done.files, "were unchanged since the last run");
     let written = if done.written {
-        format!(
-            "- rendered: {} of {} search document(s); the others were copied from the last index",
-            done.nodes - done.copied,
-            done.nodes
-        )
+        let rendered = done.nodes - done.copied;
+        let copied = others(rendered, done.nodes, "were copied from the last index");
+        format!("- rendered: {rendered} of {} search document(s){copied}", done.nodes)
     } else {
         "- written: nothing; no record changed and the generated files are as the last run left them".to_string()
     };
     out(&format!(
-        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s); the others were unchanged since the last run\n{written}\n",
+        "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s){parsed}\n{written}\n",
         done.nodes,
         clock.monotonic().saturating_sub(start),
         done.generated.display(),
