@@ -4,7 +4,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::util::{Cmd, copy_dir, example, repo_root};
+use crate::util::{Cmd, GENERATED_FILES, copy_dir, example, repo_root};
 
 fn fixture() -> std::path::PathBuf {
     repo_root().join("tests/fixtures/graph-every-code")
@@ -333,32 +333,12 @@ fn a_full_disk_leaves_the_previous_index_whole() {
     let stderr = fs::read_to_string(out.join("stderr")).unwrap();
     assert!(!out.join("second").exists(), "the second index should not fit on the disk");
     assert!(stderr.to_lowercase().contains("space"), "the failure names the full disk: {stderr}");
-    for f in [
-        "graph.json",
-        "search-index.json",
-        "search-index.bin",
-        "diagnostics.json",
-        "manifest.bin",
-        "documents.bin",
-        "outputs.bin",
-    ] {
+    for f in GENERATED_FILES {
         let (before, after) = (fs::read(out.join("before").join(f)).unwrap(), fs::read(out.join("after").join(f)));
         assert_eq!(after.ok(), Some(before), "{f} is the previous one");
     }
     let names = fs::read_to_string(out.join("names")).unwrap();
-    assert_eq!(
-        names.lines().collect::<Vec<_>>(),
-        [
-            "diagnostics.json",
-            "documents.bin",
-            "graph.json",
-            "manifest.bin",
-            "outputs.bin",
-            "search-index.bin",
-            "search-index.json"
-        ],
-        "no temporary behind"
-    );
+    assert_eq!(names.lines().collect::<Vec<_>>(), GENERATED_FILES, "no temporary behind");
 }
 
 /// Regression: printing findings re-read and re-rendered the whole file for every finding

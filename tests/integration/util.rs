@@ -23,6 +23,18 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf()
 }
 
+/// Every file a valid graph's `.generated/` holds after `graph index`, sorted: the three JSON
+/// outputs and the caches, no temporary.
+pub const GENERATED_FILES: [&str; 7] = [
+    "diagnostics.json",
+    "documents.bin",
+    "graph.json",
+    "manifest.bin",
+    "outputs.bin",
+    "search-index.bin",
+    "search-index.json",
+];
+
 /// A file of the bundled example data.
 pub fn example(rel: &str) -> PathBuf {
     repo_root().join("examples").join(rel)

@@ -64,18 +64,7 @@ fn assert_generated_is_clean(root: &Path) {
     let mut names: Vec<_> =
         fs::read_dir(root.join(".generated")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
-    assert_eq!(
-        names,
-        [
-            "diagnostics.json",
-            "documents.bin",
-            "graph.json",
-            "manifest.bin",
-            "outputs.bin",
-            "search-index.bin",
-            "search-index.json"
-        ]
-    );
+    assert_eq!(names, crate::util::GENERATED_FILES);
 }
 
 /// A project record at its canonical path, `projects/burst-I/project.md`.

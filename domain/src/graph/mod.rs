@@ -3,6 +3,7 @@
 
 pub mod code;
 pub mod confine;
+mod cursor;
 pub mod frontmatter;
 pub mod index;
 pub mod links;

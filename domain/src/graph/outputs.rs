@@ -23,6 +23,7 @@
 //! (u32); per file its name (u32 length, UTF-8), then 0 (absent) or 1 and its length (u64) and
 //! stamp (u128); then the checksum of all before it.
 
+use super::cursor::checked_body;
 use super::manifest::PARSE_VERSION;
 use super::sidecar::{self, checksum};
 use super::spans;
@@ -30,7 +31,6 @@ use super::spans;
 /// The file's name in `.generated/`.
 pub const OUTPUTS_FILE: &str = "outputs.bin";
 const MAGIC: &[u8; 16] = b"vitaecontext-ou1";
-const TRAILER_LEN: usize = 8;
 /// The version of what `graph index` renders into `graph.json` and `diagnostics.json`. Bump it
 /// with any change to their rendering (a change to the search documents bumps the span file's
 /// magic, the parser's `PARSE_VERSION`, the sidecar's its format version, all vouched for
@@ -105,39 +105,21 @@ pub fn encode(outputs: &Outputs) -> Vec<u8> {
 /// The list, or `None` for anything that is not one whole list written by a build of these
 /// formats. Never panics.
 pub fn decode(bytes: &[u8]) -> Option<Outputs> {
-    let body_len = bytes.len().checked_sub(TRAILER_LEN)?;
-    let (body, sum) = bytes.split_at(body_len);
-    if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+    let mut r = checked_body(bytes, MAGIC)?;
+    if r.sized()? != formats().as_slice() {
         return None;
     }
-    let mut r = body.strip_prefix(MAGIC.as_slice())?;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let (head, rest) = r.split_at_checked(n)?;
-        r = rest;
-        Some(head)
-    };
-    let u32_of = |b: &[u8]| b.try_into().ok().map(|b| u32::from_le_bytes(b) as usize);
-    let formats_len = u32_of(take(4)?)?;
-    if take(formats_len)? != formats().as_slice() {
-        return None;
-    }
-    let nodes = u64::from_le_bytes(take(8)?.try_into().ok()?);
-    let diagnostics_sha256 = take(32)?.try_into().ok()?;
-    let manifest_checksum = u64::from_le_bytes(take(8)?.try_into().ok()?);
-    let count = u32_of(take(4)?)?;
+    let (nodes, diagnostics_sha256, manifest_checksum) = (r.u64()?, r.array()?, r.u64()?);
+    let count = usize::try_from(r.u32()?).ok()?;
     if count > MAX_FILES {
         return None;
     }
     let mut files = Vec::with_capacity(count);
     for _ in 0..count {
-        let name_len = u32_of(take(4)?)?;
-        let name = std::str::from_utf8(take(name_len)?).ok()?.to_owned();
-        let left = match take(1)? {
-            [0] => None,
-            [1] => Some(Left {
-                len: u64::from_le_bytes(take(8)?.try_into().ok()?),
-                stamp: u128::from_le_bytes(take(16)?.try_into().ok()?),
-            }),
+        let name = std::str::from_utf8(r.sized()?).ok()?.to_owned();
+        let left = match r.byte()? {
+            0 => None,
+            1 => Some(Left { len: r.u64()?, stamp: r.u128()? }),
             _ => return None,
         };
         files.push((name, left));
@@ -148,6 +130,7 @@ pub fn decode(bytes: &[u8]) -> Option<Outputs> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::cursor::TRAILER_LEN;
 
     fn sample() -> Outputs {
         Outputs {
@@ -171,15 +154,7 @@ mod tests {
 
     #[test]
     fn an_altered_or_cut_list_is_ignored() {
-        let bytes = encode(&sample());
-        for i in 0..bytes.len() {
-            let mut bad = bytes.clone();
-            bad[i] ^= 0x10;
-            assert_eq!(decode(&bad), None, "byte {i} flipped");
-        }
-        for n in 0..bytes.len() {
-            assert_eq!(decode(&bytes[..n]), None, "cut to {n}");
-        }
+        crate::graph::cursor::assert_every_damage_is_refused(&encode(&sample()), |b| decode(b).is_some());
     }
 
     /// Files rendered by a build with another renderer or parser are not vouched for, even in

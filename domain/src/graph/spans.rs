@@ -16,8 +16,9 @@
 //! SHA-256 (32 bytes), and the document's start and length in the JSON (u64 each: from its
 //! `{` to its `}`, the separator before it not included); then the checksum of all before it.
 
+use super::cursor::checked_body;
 use super::manifest::PARSE_VERSION;
-use super::sidecar::{Checksum, checksum};
+use super::sidecar::Checksum;
 
 /// The file's name in `.generated/`.
 pub const SPANS_FILE: &str = "documents.bin";
@@ -26,7 +27,6 @@ pub const SPANS_FILE: &str = "documents.bin";
 /// bump `PARSE_VERSION`, which the header also holds): an incremental run and a full run of
 /// one build cannot tell a stale copy from a fresh rendering, so no test would.
 pub(crate) const MAGIC: &[u8; 16] = b"vitaecontext-ds1";
-const TRAILER_LEN: usize = 8;
 
 /// The JSON a span file describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,31 +85,18 @@ pub fn write<'a>(
 /// The JSON a span file describes and each span in it, or `None` for anything that is not one
 /// whole span file of this version. Never panics.
 pub fn decode(bytes: &[u8]) -> Option<(Json, Vec<Span<'_>>)> {
-    let body_len = bytes.len().checked_sub(TRAILER_LEN)?;
-    let (body, sum) = bytes.split_at(body_len);
-    if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+    let mut r = checked_body(bytes, MAGIC)?;
+    if r.u32()? != PARSE_VERSION {
         return None;
     }
-    let mut r = body.strip_prefix(MAGIC.as_slice())?;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let (head, rest) = r.split_at_checked(n)?;
-        r = rest;
-        Some(head)
-    };
-    let u32_of = |b: &[u8]| b.try_into().ok().map(u32::from_le_bytes);
-    let u64_of = |b: &[u8]| b.try_into().ok().map(u64::from_le_bytes);
-    if u32_of(take(4)?)? != PARSE_VERSION {
-        return None;
-    }
-    let json = Json { len: u64_of(take(8)?)?, stamp: u128::from_le_bytes(take(16)?.try_into().ok()?) };
-    let count = u32_of(take(4)?)? as usize;
+    let json = Json { len: r.u64()?, stamp: r.u128()? };
+    let count = r.u32()? as usize;
     // Each span takes at least 52 bytes: a crafted count reserves no more than the bytes allow.
-    let mut spans = Vec::with_capacity(count.min(body.len() / 52));
+    let mut spans = Vec::with_capacity(count.min(bytes.len() / 52));
     for _ in 0..count {
-        let path_len = u32_of(take(4)?)? as usize;
-        let path = std::str::from_utf8(take(path_len)?).ok()?;
-        let sha256 = take(32)?.try_into().ok()?;
-        let (start, len) = (u64_of(take(8)?)?, u64_of(take(8)?)?);
+        let path = std::str::from_utf8(r.sized()?).ok()?;
+        let sha256 = r.take(32)?.try_into().ok()?;
+        let (start, len) = (r.u64()?, r.u64()?);
         spans.push(Span { path, sha256, start, len });
     }
     r.is_empty().then_some((json, spans))
@@ -118,6 +105,8 @@ pub fn decode(bytes: &[u8]) -> Option<(Json, Vec<Span<'_>>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::cursor::TRAILER_LEN;
+    use crate::graph::sidecar::checksum;
 
     fn encoded(json: Json, spans: &[Span<'_>]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -145,14 +134,7 @@ mod tests {
     #[test]
     fn an_altered_or_cut_file_is_ignored() {
         let bytes = encoded(JSON, &sample());
-        for i in 0..bytes.len() {
-            let mut bad = bytes.clone();
-            bad[i] ^= 0x10;
-            assert_eq!(decode(&bad), None, "byte {i} flipped");
-        }
-        for n in 0..bytes.len() {
-            assert_eq!(decode(&bytes[..n]), None, "cut to {n}");
-        }
+        crate::graph::cursor::assert_every_damage_is_refused(&bytes, |b| decode(b).is_some());
         let mut other = bytes[..bytes.len() - TRAILER_LEN].to_vec();
         other[16..20].copy_from_slice(&(PARSE_VERSION + 1).to_le_bytes());
         other.extend_from_slice(&checksum(&other).to_le_bytes());
