@@ -9,6 +9,8 @@
 //!   before each run: every record parsed, every search document rendered);
 //! - `graph index` after one edit: one record's body changed before each run (the caches of
 //!   the run before are used; only that record is parsed and its document rendered);
+//! - `graph index` with nothing changed: a rerun after the last edit's run (this build writes
+//!   nothing; a build before `outputs.bin` rewrites every file);
 //! - peak RSS of `graph index` (full and incremental), from `getrusage` via python3;
 //! - first search: spawn `vitaecontext mcp`, `initialize`, first `search_vitaegraph`, timed from
 //!   the spawn to the answer;
@@ -167,6 +169,7 @@ struct Row {
     full_rss: Figure,
     edit: Figure,
     edit_rss: Figure,
+    rerun: Figure,
     first: [Figure; 2],
     warm_search: Figure,
     server_rss: Figure,
@@ -233,6 +236,11 @@ fn bench(n: usize, baseline: Option<&Path>) -> (usize, Vec<Row>) {
             row.edit_rss.0.push(rss);
         }
     }
+    for _ in 0..RUNS {
+        for (b, row) in builds.iter().zip(&mut rows) {
+            row.rerun.0.push(support::index_once_with(&b.bin, &b.root).0);
+        }
+    }
     for (c, cold) in states(can_drop) {
         for _ in 0..RUNS {
             for (b, row) in builds.iter().zip(&mut rows) {
@@ -278,6 +286,7 @@ fn table(title: &str, rows: &[(usize, &Row)]) {
     line("`graph index` peak RSS, full", &|r| r.full_rss.show("MB"));
     line("`graph index` after one edit, warm", &|r| r.edit.show("s"));
     line("`graph index` peak RSS, after one edit", &|r| r.edit_rss.show("MB"));
+    line("`graph index`, nothing changed, warm", &|r| r.rerun.show("s"));
     line("first search from a fresh start, cold", &|r| r.first[0].show("s"));
     line("first search from a fresh start, warm", &|r| r.first[1].show("s"));
     line("warm search, median of 200", &|r| r.warm_search.show("s"));
