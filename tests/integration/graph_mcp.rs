@@ -139,6 +139,30 @@ fn a_damaged_search_index_is_named_as_damaged_not_missing() {
     assert_eq!(warned.len(), 1, "warned once, on the first load: {stderr}");
 }
 
+/// A `graph.json` that is there but cannot be served (torn, or a folder) was answered "not
+/// found", which sends the person looking for a file that is there. The answer says why, with
+/// no path of the machine, and still how to write it again.
+#[test]
+fn an_unreadable_graph_is_named_as_such_not_missing() {
+    let f = Fixture::new();
+    let graph = f.root.join(".generated/graph.json");
+    fs::write(&graph, "{\"nodes\": 3").unwrap();
+    let mut s = f.server();
+    let r = read(&mut s, "vitaegraph://index");
+    assert_refused(&r, "vitaegraph://index", -32002);
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("unreadable: it is not valid JSON") && !message.contains("index not found"), "{message}");
+    assert!(message.contains("vitaecontext graph index"), "{message}");
+    drop(s);
+    fs::remove_file(&graph).unwrap();
+    fs::create_dir(&graph).unwrap();
+    let mut s = f.server();
+    let r = read(&mut s, "vitaegraph://index");
+    assert_refused(&r, "vitaegraph://index", -32002);
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("unreadable: refused: not a regular file"), "{message}");
+}
+
 #[test]
 fn ids_are_checked_before_any_lookup() {
     let f = Fixture::new();

@@ -127,7 +127,17 @@ fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
         Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
         Err(e) => {
             tracing::debug!("vitaegraph://index unavailable: {e}");
-            Err(RpcError::resource_not_found(uri, INDEX_MISSING))
+            // There but not usable (damaged, too large, a folder): said so, not "not found",
+            // which would send the person looking for a file that is there.
+            let message = if e.is_missing() {
+                INDEX_MISSING.to_owned()
+            } else {
+                format!(
+                    "VitaeGraph index unreadable: {}. Run `vitaecontext graph index` to write it again.",
+                    e.reason()
+                )
+            };
+            Err(RpcError::resource_not_found(uri, message))
         }
     }
 }
