@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use domain::graph::{DIAGNOSTICS_FILE, GRAPH_FILE, SEARCH_INDEX_FILE};
 use ports::Clock;
-use ports::fs::{FileSystem, FsErrorKind};
+use ports::fs::{FileKind, FileSystem, FsErrorKind};
 use ports::watch::{WatchError, WatchEvent, Watcher, Watching};
 
 use super::graph::{self, GraphError, Indexed, Progress};
@@ -251,11 +251,13 @@ impl Expected {
         }
     }
 
-    /// Whether one of those outputs is not in `generated`.
+    /// Whether one of those outputs is not in `generated` as a file: removed, or replaced by
+    /// a folder or a symlink (the re-index then says what is wrong, or puts the file back).
     fn removed_from(self, fs: &dyn FileSystem, generated: &Path) -> bool {
-        self.outputs()
-            .iter()
-            .any(|name| matches!(fs.symlink_metadata(&generated.join(name)), Err(e) if e.kind == FsErrorKind::NotFound))
+        self.outputs().iter().any(|name| match fs.symlink_metadata(&generated.join(name)) {
+            Ok(m) => m.kind != FileKind::File,
+            Err(e) => e.kind == FsErrorKind::NotFound,
+        })
     }
 }
 

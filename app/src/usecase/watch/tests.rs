@@ -341,6 +341,8 @@ enum Act<'a> {
     Remove(&'a Path),
     /// Lets writes to the path succeed again ([`MemoryFs::heal_writes_to`]).
     Heal(&'a Path),
+    /// The file replaced by a folder.
+    Folder(&'a Path),
 }
 
 /// Events that act on the in-memory filesystem when they arrive: what is due at an event's
@@ -372,6 +374,10 @@ impl Events for Acting<'_> {
                 Act::Write(path, bytes) => self.fs.write_atomic(path, bytes).unwrap(),
                 Act::Remove(path) => self.fs.remove_file(path).unwrap(),
                 Act::Heal(path) => self.fs.heal_writes_to(path),
+                Act::Folder(path) => {
+                    self.fs.remove_file(path).unwrap();
+                    self.fs.create_dir_all(path).unwrap();
+                }
             }
         }
         received
@@ -411,6 +417,26 @@ fn an_index_removed_while_watching_is_made_again_and_only_once() {
         "made again once; nothing made after an invalid graph's graph.json goes"
     );
     assert_eq!(ended, Ended::Stopped);
+}
+
+/// An output replaced by a folder is looked at like one removed (stop 24 left it unseen until
+/// the next edit): the re-index says a folder is where `graph index` writes a file, once.
+#[test]
+fn an_output_replaced_by_a_folder_is_reported_once() {
+    let (fs, clock, root, _) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n");
+    let expected = Expected::default().after(&graph::index(&fs, &*clock, &root, &Quiet));
+    let graph_json = generated_dir(&root).join(domain::graph::GRAPH_FILE);
+    let mut events = Acting::new(
+        &fs,
+        &clock,
+        [(MS, change(".generated/graph.json")), (MS * 500, change(".generated/graph.json"))],
+        [(MS, Act::Folder(&graph_json))],
+    );
+    let mut reports = Vec::new();
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, &Quiet, &mut |r| {
+        reports.push((r.trigger, matches!(r.result, Err(GraphError::OutputIsFolder(_)))));
+    });
+    assert_eq!(reports, vec![(Trigger::IndexRemoved, true)], "reported once, naming the folder");
 }
 
 /// Found in review: `.generated` removed while the watch's first index ran failed that index
