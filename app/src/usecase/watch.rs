@@ -251,6 +251,12 @@ impl Expected {
         }
     }
 
+    /// What each of those outputs is in `generated` now: its kind, `None` when absent (or
+    /// unreadable).
+    fn state(self, fs: &dyn FileSystem, generated: &Path) -> Vec<Option<FileKind>> {
+        self.outputs().iter().map(|name| fs.symlink_metadata(&generated.join(name)).ok().map(|m| m.kind)).collect()
+    }
+
     /// Whether one of those outputs is not in `generated` as a file: removed, or replaced by
     /// a folder or a symlink (the re-index then says what is wrong, or puts the file back).
     fn removed_from(self, fs: &dyn FileSystem, generated: &Path) -> bool {
@@ -270,8 +276,10 @@ pub fn generated_dir(root: &Path) -> PathBuf {
 /// first full index is the caller's (it reports it its own way), and `expected` is what it
 /// left. A failed re-index (an invalid graph, an unreadable file) is reported and the watch goes
 /// on: the next edit may fix it. A removed index is made again once: if that fails, a removal
-/// starts nothing more until an index succeeds or a record changes, so a failure that keeps
-/// touching the outputs cannot become a loop.
+/// starts nothing more until the outputs are otherwise than the failure left them (the folder
+/// in a file's place moved away, say), an index succeeds or a record changes. A failed index
+/// writes nothing (a set lands whole or not at all), so a failure that keeps touching the
+/// outputs cannot become a loop.
 #[allow(clippy::too_many_arguments)]
 pub fn reindex_on_change(
     fs: &dyn FileSystem,
@@ -284,10 +292,12 @@ pub fn reindex_on_change(
     report: &mut dyn FnMut(Reindex),
 ) -> Ended {
     let ignored = generated_dir(root);
-    let mut remake = true;
-    while let Some(batch) =
-        next_batch(events, clock, timings, &ignored, &|| remake && expected.removed_from(fs, &ignored))
-    {
+    // After a remake failed: the outputs as it left them.
+    let mut failed_with: Option<Vec<Option<FileKind>>> = None;
+    while let Some(batch) = next_batch(events, clock, timings, &ignored, &|| {
+        expected.removed_from(fs, &ignored)
+            && failed_with.as_ref().is_none_or(|was| *was != expected.state(fs, &ignored))
+    }) {
         if batch.replaced {
             tracing::warn!(
                 "{} is no longer the folder that was watched (moved, removed or replaced); live indexing stops",
@@ -299,7 +309,7 @@ pub fn reindex_on_change(
         let result = graph::index(fs, clock, root, progress);
         let gone = matches!(result, Err(GraphError::NoRoot(_)));
         expected = expected.after(&result);
-        remake = !(batch.index_removed && result.is_err());
+        failed_with = (batch.index_removed && result.is_err()).then(|| expected.state(fs, &ignored));
         let trigger = if batch.index_removed { Trigger::IndexRemoved } else { Trigger::Changes(batch.changes) };
         report(Reindex { trigger, result, took: clock.monotonic().saturating_sub(start) });
         if gone {
