@@ -35,12 +35,30 @@ pub enum Unavailable {
     Denied(#[from] Deny),
     #[error("{0}")]
     Fs(#[from] ports::fs::FsError),
-    #[error("the file is not valid JSON of the expected shape: {0}")]
+    #[error("the file is not valid JSON of the expected shape: {}", json_problem(.0))]
     Json(#[from] serde_json::Error),
     /// A load that failed on these same bytes before (same stamp and length): the same error,
     /// answered without reading the file again.
     #[error("{0}")]
     Remembered(Arc<Unavailable>),
+}
+
+/// A JSON error in words that quote nothing from the file: what kind of error, and where.
+/// serde_json's own text repeats the value it refused, whatever its length (found in review:
+/// a 100,000-character string made a 100 KB answer).
+fn json_problem(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    if e.line() == 0 {
+        // One of ours (`serde::de::Error::custom`), about no place in the file.
+        return e.to_string();
+    }
+    let what = match e.classify() {
+        Category::Syntax => "a syntax error",
+        Category::Eof => "it ends too early",
+        Category::Data => "a value of the wrong type or shape",
+        Category::Io => "a read error",
+    };
+    format!("{what} at line {}, column {}", e.line(), e.column())
 }
 
 impl Unavailable {
@@ -62,7 +80,7 @@ impl Unavailable {
             Unavailable::NoRoot | Unavailable::Denied(_) => self.to_string(),
             Unavailable::Root(_) => "the VitaeGraph root cannot be resolved".to_owned(),
             Unavailable::Fs(e) => e.detail.clone(),
-            Unavailable::Json(e) => format!("it is not valid JSON of the expected shape ({e})"),
+            Unavailable::Json(e) => format!("it is not valid JSON of the expected shape ({})", json_problem(e)),
             Unavailable::Remembered(e) => e.reason(),
         }
     }

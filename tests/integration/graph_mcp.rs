@@ -154,6 +154,19 @@ fn an_unreadable_graph_is_named_as_such_not_missing() {
     assert!(message.contains("unreadable: it is not valid JSON") && !message.contains("index not found"), "{message}");
     assert!(message.contains("vitaecontext graph index"), "{message}");
     drop(s);
+    // Nothing of the file is quoted, however long (found in review: a 100 KB answer).
+    let value = "INSIDE-VALUE-".repeat(10_000);
+    fs::write(
+        &graph,
+        format!("{{\"version\":\"2.0.0\",\"source\":\"vitaegraph\",\"nodes\":\"{value}\",\"edges\":[]}}"),
+    )
+    .unwrap();
+    let mut s = f.server();
+    let r = read(&mut s, "vitaegraph://index");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("a value of the wrong type or shape at line 1, column"), "{message}");
+    assert!(!message.contains("INSIDE-VALUE") && message.len() < 300, "{message}");
+    drop(s);
     fs::remove_file(&graph).unwrap();
     fs::create_dir(&graph).unwrap();
     let mut s = f.server();
