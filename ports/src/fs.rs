@@ -440,12 +440,16 @@ impl std::fmt::Debug for ConfineView<'_> {
 impl domain::graph::confine::FsView for ConfineView<'_> {
     fn kind(&self, path: &Path) -> Option<domain::graph::confine::Kind> {
         use domain::graph::confine::Kind;
-        self.0.symlink_metadata(path).ok().map(|m| match m.kind {
-            FileKind::File => Kind::File,
-            FileKind::Dir => Kind::Dir,
-            FileKind::Symlink => Kind::Symlink,
-            FileKind::Other => Kind::Other,
-        })
+        match self.0.symlink_metadata(path) {
+            Ok(m) => Some(match m.kind {
+                FileKind::File => Kind::File,
+                FileKind::Dir => Kind::Dir,
+                FileKind::Symlink => Kind::Symlink,
+                FileKind::Other => Kind::Other,
+            }),
+            Err(e) if e.kind == FsErrorKind::PermissionDenied => Some(Kind::Denied),
+            Err(_) => None,
+        }
     }
 
     fn link_target(&self, path: &Path) -> Option<PathBuf> {

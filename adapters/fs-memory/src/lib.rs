@@ -6,7 +6,8 @@
 //! filesystem too; a property test in `tests/` runs the same operations on both and compares.
 //! Writes can be made to fail on purpose, to show that a failing write loses nothing.
 //! `read_beneath` is modelled as the real adapter does it: the root resolved like any path, then
-//! one name at a time from there, refusing every symlink.
+//! one name at a time from there, refusing every symlink. A folder whose mode has no `x` bit
+//! denies looking up anything in it, as it does to a user other than root.
 
 #![forbid(unsafe_code)]
 
@@ -160,6 +161,7 @@ impl State {
                 cur.pop();
                 continue;
             }
+            self.searchable(&cur, path)?;
             let next = cur.join(&c);
             let is_last = pending.is_empty();
             match self.nodes.get(&next) {
@@ -187,6 +189,18 @@ impl State {
             }
         }
         Ok(cur)
+    }
+
+    /// A name is looked up in folder `dir` only if its mode lets it be searched (an `x` bit),
+    /// as for a user other than root: `chmod 000` on a folder makes what lies in it
+    /// `PermissionDenied`, not missing.
+    fn searchable(&self, dir: &Path, path: &Path) -> Result<(), FsError> {
+        match self.modes.get(dir) {
+            Some(mode) if mode & 0o111 == 0 => {
+                Err(FsError::new(FsErrorKind::PermissionDenied, path, "Permission denied (os error 13)"))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn node(&self, path: &Path, follow_last: bool) -> Result<(PathBuf, &Node), FsError> {
@@ -243,6 +257,7 @@ impl State {
         }
         let (last, folders) = names.split_last().expect("beneath_names gives at least one name");
         for name in folders {
+            self.searchable(&cur, &full)?;
             cur.push(name);
             match self.nodes.get(&cur) {
                 None => return Err(not_found(&full)),
@@ -255,6 +270,7 @@ impl State {
                 }
             }
         }
+        self.searchable(&cur, &full)?;
         cur.push(last);
         match self.nodes.get(&cur) {
             None => Err(not_found(&full)),

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
 use super::revision::Revision;
+use crate::graph_store::Unavailable;
 use crate::usecase::career::Current;
 use domain::graph::is_valid_id;
 use domain::graph::validate::decode_uri_component;
@@ -122,22 +123,23 @@ pub fn complete(m: &Methods, uri: &str, arg: &str, value: &str) -> Result<Vec<St
 
 const INDEX_MISSING: &str = "VitaeGraph index not found. Run `vitaecontext graph index` to generate it.";
 
+/// Why the index cannot be served, for the client. There but not usable (damaged, too large, a
+/// folder, behind a folder that cannot be searched): said so, not "not found", which would send
+/// the person looking for a file that is there.
+fn index_unavailable(e: &Unavailable) -> String {
+    if e.is_missing() {
+        INDEX_MISSING.to_owned()
+    } else {
+        format!("VitaeGraph index unreadable: {}. Run `vitaecontext graph index` to write it again.", e.reason())
+    }
+}
+
 fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
     match m.graph().graph(m.fs()) {
         Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
         Err(e) => {
             tracing::debug!("vitaegraph://index unavailable: {e}");
-            // There but not usable (damaged, too large, a folder): said so, not "not found",
-            // which would send the person looking for a file that is there.
-            let message = if e.is_missing() {
-                INDEX_MISSING.to_owned()
-            } else {
-                format!(
-                    "VitaeGraph index unreadable: {}. Run `vitaecontext graph index` to write it again.",
-                    e.reason()
-                )
-            };
-            Err(RpcError::resource_not_found(uri, message))
+            Err(RpcError::resource_not_found(uri, index_unavailable(&e)))
         }
     }
 }
@@ -158,7 +160,7 @@ fn record(m: &Methods, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
     }
     let g = m.graph().graph(m.fs()).map_err(|e| {
         tracing::debug!("record {id}: index unavailable: {e}");
-        RpcError::resource_not_found(uri, INDEX_MISSING)
+        RpcError::resource_not_found(uri, index_unavailable(&e))
     })?;
     let node = g.by_id.get(&id).map(|i| &g.graph.nodes[*i]).ok_or_else(not_found)?;
     match m.graph().read_record(m.fs(), &node.path) {
@@ -200,4 +202,48 @@ pub fn read(m: &Methods, uri: &str) -> Result<Value, RpcError> {
         };
     }
     Err(RpcError::resource_not_found(uri, format!("{uri} is not a resource of this server")))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use fs_memory::MemoryFs;
+    use ports::fs::FileSystem;
+
+    use super::*;
+    use crate::sources::Sources;
+
+    const GRAPH: &str = r#"{"version":"2.0.0","source":"vitaegraph","nodes":[{"id":"project:a","type":"Project","label":"a","path":"projects/a.md","parent":null,"tags":[]}],"edges":[]}"#;
+
+    /// With `.generated/` unsearchable (`chmod 000`, for a user other than root) its graph.json
+    /// was answered "index not found", sending the person looking for a file that is there. The
+    /// index and every record now say it cannot be read, and why, with no path.
+    #[test]
+    fn an_index_in_a_folder_that_cannot_be_searched_is_unreadable_not_missing() {
+        let fs = Arc::new(MemoryFs::new());
+        let generated = Path::new("/g/.generated");
+        fs.create_dir_all(generated).unwrap();
+        fs.create_dir_all(Path::new("/g/projects")).unwrap();
+        fs.write_atomic(Path::new("/g/projects/a.md"), b"# a\n").unwrap();
+        fs.write_atomic(&generated.join("graph.json"), GRAPH.as_bytes()).unwrap();
+        fs.set_mode(generated, 0o000).unwrap();
+        let sources = Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() };
+        let m = Methods::new(Arc::clone(&fs) as Arc<dyn FileSystem>, sources);
+        for uri in [GRAPH_INDEX_URI, "vitaegraph://record/project:a"] {
+            let e = read(&m, uri).unwrap_err();
+            assert_eq!(e.code, -32002, "{uri}");
+            assert!(
+                e.message.contains("VitaeGraph index unreadable: refused: permission denied")
+                    && e.message.contains("vitaecontext graph index")
+                    && !e.message.contains("/g"),
+                "{uri}: {}",
+                e.message
+            );
+        }
+        fs.set_mode(generated, 0o700).unwrap();
+        assert!(read(&m, GRAPH_INDEX_URI).is_ok());
+        assert!(read(&m, "vitaegraph://record/project:a").is_ok());
+    }
 }

@@ -505,6 +505,7 @@ fn linked_record(
         Err(Deny::Loop) => Err("it is a symlink loop"),
         Err(Deny::NotAFile) => Err("it is a symlink to something that is not a regular file"),
         Err(Deny::NotRelative) => Err("it is a symlink whose target cannot be followed (a name that is not UTF-8)"),
+        Err(Deny::Unreadable) => Err("it is a symlink whose target cannot be looked at (permission denied)"),
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Kind {
     Dir,
     Symlink,
     Other,
+    /// Something may be there, but a folder on the way cannot be searched (permission).
+    Denied,
 }
 
 /// The two questions confinement asks of a filesystem.
@@ -42,6 +44,10 @@ pub enum Deny {
     Loop,
     #[error("not a regular file")]
     NotAFile,
+    /// A folder on the way cannot be searched: unlike [`Deny::Missing`], something may be
+    /// there, and saying "not found" would send the person looking for a file that exists.
+    #[error("permission denied")]
+    Unreadable,
 }
 
 /// A path proven to lie inside the root, with no symlink in it (when it was resolved).
@@ -122,6 +128,7 @@ pub fn resolve(view: &dyn FsView, root: &Path, stored: &str) -> Result<ConfinedP
             Kind::File if pending.is_empty() => cur = next,
             Kind::File => return Err(Deny::Missing),
             Kind::Other => return Err(Deny::NotAFile),
+            Kind::Denied => return Err(Deny::Unreadable),
         }
     }
     match view.kind(&cur) {
@@ -130,6 +137,7 @@ pub fn resolve(view: &dyn FsView, root: &Path, stored: &str) -> Result<ConfinedP
             Ok(ConfinedPath { path: cur, relative })
         }
         Some(Kind::File) => Err(Deny::Escapes),
+        Some(Kind::Denied) => Err(Deny::Unreadable),
         Some(_) => Err(Deny::NotAFile),
         None => Err(Deny::Missing),
     }
