@@ -399,11 +399,21 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
                 return;
             }
             Err(e) => {
-                out.push(DoctorFinding::new(
+                let finding = DoctorFinding::new(
                     DoctorCode::GraphIndexUnreadable,
                     format!("{} could not be read: {}", generated.join(name).display(), e.detail),
                     Some(generated.join(name)),
-                ));
+                );
+                // Indexing again cannot help: the run writes there as the same user.
+                out.push(if e.kind == FsErrorKind::PermissionDenied {
+                    finding.with_help(format!(
+                        "Give your user access to {0} and its files again (for example `chmod -R u+rwX {0}`): \
+                         the server, run as you, cannot read them either.",
+                        generated.display()
+                    ))
+                } else {
+                    finding
+                });
                 return;
             }
         }

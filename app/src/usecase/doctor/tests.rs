@@ -369,6 +369,25 @@ fn a_symlinked_record_the_walk_passes_over_is_a_warning() {
     assert_eq!(skipped.severity, domain::career::Severity::Warning);
 }
 
+/// A `.generated/` the user cannot search (`chmod 000`): indexing again cannot help, so the
+/// help says to give access back, naming the folder.
+#[test]
+fn an_index_the_user_may_not_read_says_to_give_access_back() {
+    let fs = healthy();
+    let generated = Path::new("/home/ada/.vitaecontext/vitaegraph/.generated");
+    fs.set_mode(generated, 0o000).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::graph::index_unreadable"]);
+    assert!(r.findings[0].message.contains("Permission denied"), "{}", r.findings[0].message);
+    assert!(
+        r.findings[0].help.starts_with("Give your user access to /home/ada/.vitaecontext/vitaegraph/.generated"),
+        "{}",
+        r.findings[0].help
+    );
+    fs.set_mode(generated, 0o700).unwrap();
+    assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
+}
+
 /// A folder at an output's name makes `graph index` fail: the help says to move it, not to
 /// index again.
 #[test]
