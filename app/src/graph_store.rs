@@ -74,8 +74,23 @@ impl Unavailable {
         }
     }
 
+    /// Whether the user the server runs as may not look there (a folder it cannot search, a
+    /// file it cannot read): indexing again cannot help, access given back does.
+    pub fn is_denied(&self) -> bool {
+        match self {
+            Unavailable::Fs(e) => e.kind == ports::fs::FsErrorKind::PermissionDenied,
+            Unavailable::Denied(d) => *d == Deny::Unreadable,
+            Unavailable::Remembered(e) => e.is_denied(),
+            Unavailable::NoRoot | Unavailable::Root(_) | Unavailable::Json(_) => false,
+        }
+    }
+
     /// Why, in words fit for a client: no path of the machine.
     pub fn reason(&self) -> String {
+        if self.is_denied() {
+            // One wording whether the folder or the file refused.
+            return "permission denied".to_owned();
+        }
         match self {
             Unavailable::NoRoot | Unavailable::Denied(_) => self.to_string(),
             Unavailable::Root(_) => "the VitaeGraph root cannot be resolved".to_owned(),

@@ -53,6 +53,12 @@ impl RpcError {
         Self::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {detail}")).with_data(json!({ "uri": uri }))
     }
 
+    /// The same code as [`RpcError::resource_not_found`], for a resource that is there but
+    /// cannot be served: "not found" would send the person looking for a file that exists.
+    pub fn resource_unavailable(uri: &str, detail: impl std::fmt::Display) -> Self {
+        Self::new(code::RESOURCE_NOT_FOUND, format!("Resource unavailable: {detail}")).with_data(json!({ "uri": uri }))
+    }
+
     /// 2026-07-28 basic/versioning: `data` is `{supported, requested}`.
     pub fn unsupported_protocol_version(requested: &str, supported: &[&str]) -> Self {
         Self::new(code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")

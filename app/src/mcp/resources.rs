@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::jsonrpc::RpcError;
 use super::methods::Methods;
 use super::revision::Revision;
-use crate::graph_store::Unavailable;
+use crate::graph_store::{RecordError, Unavailable};
 use crate::usecase::career::Current;
 use domain::graph::is_valid_id;
 use domain::graph::validate::decode_uri_component;
@@ -123,14 +123,24 @@ pub fn complete(m: &Methods, uri: &str, arg: &str, value: &str) -> Result<Vec<St
 
 const INDEX_MISSING: &str = "VitaeGraph index not found. Run `vitaecontext graph index` to generate it.";
 
+/// What to do about files the server's user may not read: indexing again cannot help (it
+/// runs as the same user), access given back does. No path: `doctor` names them.
+pub const GIVE_ACCESS: &str = "Give the user the server runs as access to the VitaeGraph's folders and files again \
+                               (`vitaecontext doctor` names what it cannot read).";
+
 /// Why the index cannot be served, for the client. There but not usable (damaged, too large, a
 /// folder, behind a folder that cannot be searched): said so, not "not found", which would send
 /// the person looking for a file that is there.
-fn index_unavailable(e: &Unavailable) -> String {
+fn index_unavailable(uri: &str, e: &Unavailable) -> RpcError {
     if e.is_missing() {
-        INDEX_MISSING.to_owned()
+        RpcError::resource_not_found(uri, INDEX_MISSING)
+    } else if e.is_denied() {
+        RpcError::resource_unavailable(uri, format!("VitaeGraph index unreadable: permission denied. {GIVE_ACCESS}"))
     } else {
-        format!("VitaeGraph index unreadable: {}. Run `vitaecontext graph index` to write it again.", e.reason())
+        RpcError::resource_unavailable(
+            uri,
+            format!("VitaeGraph index unreadable: {}. Run `vitaecontext graph index` to write it again.", e.reason()),
+        )
     }
 }
 
@@ -139,7 +149,7 @@ fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
         Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
         Err(e) => {
             tracing::debug!("vitaegraph://index unavailable: {e}");
-            Err(RpcError::resource_not_found(uri, index_unavailable(&e)))
+            Err(index_unavailable(uri, &e))
         }
     }
 }
@@ -160,15 +170,23 @@ fn record(m: &Methods, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
     }
     let g = m.graph().graph(m.fs()).map_err(|e| {
         tracing::debug!("record {id}: index unavailable: {e}");
-        RpcError::resource_not_found(uri, index_unavailable(&e))
+        index_unavailable(uri, &e)
     })?;
     let node = g.by_id.get(&id).map(|i| &g.graph.nodes[*i]).ok_or_else(not_found)?;
     match m.graph().read_record(m.fs(), &node.path) {
         Ok(body) => Ok(text(uri, "text/markdown", body)),
         Err(e) => {
-            // The reason goes to the server's log only: the client learns nothing about the disk.
-            tracing::warn!("record {id} refused: {e}");
-            Err(not_found())
+            // The reason goes to the server's log only: the client learns nothing about the disk,
+            // except that a record the index lists is there but may not be read (the walk to it
+            // never leaves the root): "not found" would send the person looking for it.
+            tracing::warn!("record {id} not served: {e}");
+            match e {
+                RecordError::Unavailable(e) if e.is_denied() => Err(RpcError::resource_unavailable(
+                    uri,
+                    format!("VitaeGraph record {id:?} unreadable: permission denied. {GIVE_ACCESS}"),
+                )),
+                _ => Err(not_found()),
+            }
         }
     }
 }
@@ -218,10 +236,11 @@ mod tests {
     const GRAPH: &str = r#"{"version":"2.0.0","source":"vitaegraph","nodes":[{"id":"project:a","type":"Project","label":"a","path":"projects/a.md","parent":null,"tags":[]}],"edges":[]}"#;
 
     /// With `.generated/` unsearchable (`chmod 000`, for a user other than root) its graph.json
-    /// was answered "index not found", sending the person looking for a file that is there. The
-    /// index and every record now say it cannot be read, and why, with no path.
+    /// was answered "index not found", sending the person looking for a file that is there, and
+    /// then "run graph index", which fails the same way. The index and every record now say it
+    /// cannot be read and what to do, with no path; so does a record the user may not read.
     #[test]
-    fn an_index_in_a_folder_that_cannot_be_searched_is_unreadable_not_missing() {
+    fn what_the_user_may_not_read_is_unreadable_not_missing() {
         let fs = Arc::new(MemoryFs::new());
         let generated = Path::new("/g/.generated");
         fs.create_dir_all(generated).unwrap();
@@ -231,19 +250,33 @@ mod tests {
         fs.set_mode(generated, 0o000).unwrap();
         let sources = Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() };
         let m = Methods::new(Arc::clone(&fs) as Arc<dyn FileSystem>, sources);
-        for uri in [GRAPH_INDEX_URI, "vitaegraph://record/project:a"] {
+        let record = "vitaegraph://record/project:a";
+        for uri in [GRAPH_INDEX_URI, record] {
             let e = read(&m, uri).unwrap_err();
             assert_eq!(e.code, -32002, "{uri}");
-            assert!(
-                e.message.contains("VitaeGraph index unreadable: refused: permission denied")
-                    && e.message.contains("vitaecontext graph index")
-                    && !e.message.contains("/g"),
-                "{uri}: {}",
-                e.message
+            assert_eq!(
+                e.message,
+                format!("Resource unavailable: VitaeGraph index unreadable: permission denied. {GIVE_ACCESS}"),
+                "{uri}"
             );
+            assert!(!e.message.contains("/g"), "{}", e.message);
         }
         fs.set_mode(generated, 0o700).unwrap();
         assert!(read(&m, GRAPH_INDEX_URI).is_ok());
-        assert!(read(&m, "vitaegraph://record/project:a").is_ok());
+        assert!(read(&m, record).is_ok());
+        fs.set_mode(Path::new("/g/projects"), 0o600).unwrap();
+        let e = read(&m, record).unwrap_err();
+        assert_eq!(e.code, -32002);
+        assert_eq!(
+            e.message,
+            format!(
+                "Resource unavailable: VitaeGraph record \"project:a\" unreadable: permission denied. {GIVE_ACCESS}"
+            )
+        );
+        fs.set_mode(Path::new("/g/projects"), 0o700).unwrap();
+        assert!(read(&m, record).is_ok());
+        // A record that is not there is still "not found".
+        fs.write_atomic_set(&[ports::fs::Change::Remove(Path::new("/g/projects/a.md"))]).unwrap();
+        assert!(read(&m, record).unwrap_err().message.contains("VitaeGraph record \"project:a\" not found"));
     }
 }

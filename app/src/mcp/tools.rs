@@ -241,6 +241,11 @@ fn search_vitaegraph() -> Tool {
                                                     VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search \
                                                     again."
                             .into(),
+                        None if e.is_denied() => format!(
+                            "The VitaeGraph search index (.generated/search-index.json) cannot be read: permission \
+                             denied. Ask the person to fix that: {}",
+                            super::resources::GIVE_ACCESS
+                        ),
                         // There but unusable (torn, too large, a folder, a symlink): indexing
                         // again writes it whole, or says what stands in its way.
                         None => format!(
