@@ -133,7 +133,16 @@ impl OpenDir {
             match make(name) {
                 Ok(value) => return Ok((Made { dir: self, name: Some(name.to_owned()) }, value)),
                 Err(Errno::EXIST) => last = Errno::EXIST,
-                Err(e) => return Err(self.error(name, e)),
+                // Named by the folder: the random name means nothing to the person, and the
+                // cause (a folder they may not write in, a full disk) is the folder's.
+                Err(e) => {
+                    let e = err(&self.path, e.into());
+                    return Err(FsError::new(
+                        e.kind,
+                        e.path,
+                        format!("cannot create a file in this folder: {}", e.detail),
+                    ));
+                }
             }
         }
         Err(self.error(OsStr::new(SET_FILE_PREFIX), last))
@@ -353,5 +362,20 @@ mod tests {
         assert_ne!(a.name(), c.name());
         drop((a, b, c));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "each made name is removed when dropped");
+    }
+
+    /// A file that cannot be made in the folder is an error about the folder, not about a
+    /// random temporary name (found in review: `.generated/.vitaecontext-0T5RM4.tmp: Permission
+    /// denied` for a folder the user may not write in). Shown here with a folder removed while
+    /// held, which fails the same way for root.
+    #[test]
+    fn a_file_that_cannot_be_made_names_the_folder() {
+        let base = tempfile::tempdir().unwrap();
+        std::fs::create_dir(base.path().join("out")).unwrap();
+        let held = crate::open_dir_beneath(base.path(), Path::new("out"), crate::Beneath::Openat2).unwrap();
+        std::fs::remove_dir(base.path().join("out")).unwrap();
+        let e = held.write_atomic_set(&[Change::Write(Path::new("graph.json"), b"{}")]).unwrap_err();
+        assert_eq!(e.path, base.path().join("out"));
+        assert!(e.detail.starts_with("cannot create a file in this folder: "), "{}", e.detail);
     }
 }
