@@ -35,6 +35,7 @@ doctor_codes! {
     ContextReadableByOthers => "context::readable_by_others", Warning, "It holds personal data: make it private with `chmod 600 FILE`.";
     GraphNoRoot => "graph::no_root", Error, "Create it with `vitaecontext graph init --root DIR`, or pass --root DIR, or set VITAEGRAPH_ROOT.";
     GraphNotSetUp => "graph::not_set_up", Warning, "Create one with `vitaecontext graph init` (or `vitaecontext init`) to serve records; until then the server serves the Career Context only.";
+    GraphUnreadable => "graph::unreadable", Error, "`graph index` stops at what it cannot read, so the server keeps serving the last index: give your user access to it again (read for a file; read and search, `chmod u+rx`, for a folder), or move it out of the VitaeGraph.";
     GraphIndexMissing => "graph::index_missing", Warning, "Run `vitaecontext graph index` so the server can list and search the records.";
     GraphIndexStale => "graph::index_stale", Warning, "Run `vitaecontext graph index`: the server serves the generated files, not the records as they are now.";
     GraphIndexUnreadable => "graph::index_unreadable", Error, "Run `vitaecontext graph index` to write the generated files again.";

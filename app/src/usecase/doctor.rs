@@ -331,8 +331,18 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
             ));
             return;
         }
-        Err(e) => {
+        Err(e @ (graph::GraphError::NoRoot(_) | graph::GraphError::NotADir(_))) => {
             out.push(DoctorFinding::new(DoctorCode::GraphNoRoot, format!("{e} ({rule})"), Some(root)));
+            return;
+        }
+        // A record or folder it cannot read: the root is there (found in review: this was
+        // "no root", with help to create one).
+        Err(e) => {
+            let path = match &e {
+                graph::GraphError::Fs(e) => e.path.clone(),
+                _ => root.clone(),
+            };
+            out.push(DoctorFinding::new(DoctorCode::GraphUnreadable, format!("{e}"), Some(path)));
             return;
         }
     };
@@ -407,8 +417,9 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
                 // Indexing again cannot help: the run writes there as the same user.
                 out.push(if e.kind == FsErrorKind::PermissionDenied {
                     finding.with_help(format!(
-                        "Give your user access to {0} and its files again (for example `chmod -R u+rwX {0}`): \
-                         the server, run as you, cannot read them either.",
+                        "Give your user access to {0} and its files again (for example `chmod -R u+rwX {0}`, \
+                         or `sudo chown -R \"$USER\" {0}` if another user, such as root, owns them): the server, \
+                         run as you, cannot read them either.",
                         generated.display()
                     ))
                 } else {

@@ -388,6 +388,23 @@ fn an_index_the_user_may_not_read_says_to_give_access_back() {
     assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
 }
 
+/// A record folder the user cannot search: the root is there (found in review: this was
+/// `graph::no_root`, with help to create the root).
+#[test]
+fn a_record_the_user_may_not_read_is_named_not_a_missing_root() {
+    let fs = healthy();
+    let folder = Path::new("/home/ada/.vitaecontext/vitaegraph/projects/a");
+    fs.set_mode(folder, 0o000).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::graph::unreadable"]);
+    let f = &r.findings[0];
+    assert!(f.message.contains("projects/a/project.md") && f.message.contains("Permission denied"), "{}", f.message);
+    assert_eq!(f.file.as_deref(), Some(folder.join("project.md").as_path()));
+    assert!(f.help.contains("give your user access to it again"), "{}", f.help);
+    fs.set_mode(folder, 0o700).unwrap();
+    assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
+}
+
 /// A folder at an output's name makes `graph index` fail: the help says to move it, not to
 /// index again.
 #[test]
