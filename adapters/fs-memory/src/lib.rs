@@ -7,7 +7,8 @@
 //! Writes can be made to fail on purpose, to show that a failing write loses nothing.
 //! `read_beneath` is modelled as the real adapter does it: the root resolved like any path, then
 //! one name at a time from there, refusing every symlink. A folder whose mode has no `x` bit
-//! denies looking up anything in it, as it does to a user other than root.
+//! denies looking up anything in it, and one with no `w` bit making or removing a name in it,
+//! as they do to a user other than root.
 
 #![forbid(unsafe_code)]
 
@@ -220,6 +221,11 @@ impl State {
         let (pp, node) = self.node(parent, true)?;
         if !matches!(node, Node::Dir) {
             return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        // Making or removing a name needs the folder searchable and writable.
+        self.searchable(&pp, path)?;
+        if self.modes.get(&pp).is_some_and(|mode| mode & 0o222 == 0) {
+            return Err(FsError::new(FsErrorKind::PermissionDenied, path, "Permission denied (os error 13)"));
         }
         Ok(pp.join(name))
     }

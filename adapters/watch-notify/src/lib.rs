@@ -7,10 +7,18 @@
 //! 100,000 records it overflowed, and the overflow made `--watch` index again, forever).
 //! What still arrives is translated here: access times are not changes either; an error or a
 //! "rescan" flag (a queue overflow) is [`WatchEvent::Lost`].
+//!
+//! A folder the user may not read cannot be watched: notify reports it and goes on without it,
+//! for good. Such a folder is watched once its metadata changes (`chmod`, `chown`: reported by
+//! its parent's watch) and the watch can be added ([`Unwatched`]; found in review: a
+//! `.generated/` unreadable at the start was never watched again, so its index removed later
+//! was never made again).
 
 #![forbid(unsafe_code)]
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
 
 use notify::event::{AccessKind, AccessMode, EventKind, EventKindMask, MetadataKind, ModifyKind};
 use notify::{Config, RecommendedWatcher, RecursiveMode, Watcher as _};
@@ -20,9 +28,47 @@ use ports::watch::{WatchError, WatchEvent, WatchSink, Watcher, Watching};
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NotifyWatcher;
 
-struct Guard(#[allow(dead_code, reason = "held only to keep the watch alive")] RecommendedWatcher);
+/// Keeps the watch alive; the thread that adds watches to folders readable again holds it
+/// too, and ends when it is dropped (the handler, and its sender, go with the watcher).
+struct Guard(Arc<Mutex<Option<RecommendedWatcher>>>);
 
 impl Watching for Guard {}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        drop(self.0.lock().unwrap_or_else(|p| p.into_inner()).take());
+    }
+}
+
+/// The folders notify could not watch (permission denied), each watched again once an event
+/// says its metadata changed.
+#[derive(Debug, Default)]
+struct Unwatched(Mutex<HashSet<PathBuf>>);
+
+impl Unwatched {
+    /// Notes the folders of a failure to watch; whether it was one.
+    fn failed(&self, e: &notify::Error) -> bool {
+        let denied = matches!(&e.kind, notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied);
+        if denied {
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).extend(e.paths.iter().cloned());
+        }
+        denied
+    }
+
+    /// The unwatched folders whose metadata `event` says changed: to try watching again.
+    fn due(&self, event: &notify::Event) -> Vec<PathBuf> {
+        if !matches!(event.kind, EventKind::Modify(ModifyKind::Metadata(_))) {
+            return Vec::new();
+        }
+        let unwatched = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        event.paths.iter().filter(|p| unwatched.contains(*p)).cloned().collect()
+    }
+
+    /// A folder now watched.
+    fn watched(&self, path: &Path) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(path);
+    }
+}
 
 /// The events asked for: creations, removals, renames, writes, metadata, and the close of a
 /// file opened for writing; not opens, nor closes after reading.
@@ -57,14 +103,27 @@ impl Watcher for NotifyWatcher {
         // may have been replaced at its path; its identity then says.
         let watched = root.to_path_buf();
         let was = identity(root);
+        let unwatched = Arc::new(Unwatched::default());
+        // Watches are added on a thread of their own: adding one waits for notify's event loop,
+        // which runs this handler.
+        let (rewatch, due) = mpsc::channel::<PathBuf>();
+        let noted = Arc::clone(&unwatched);
         let handler = move |res: notify::Result<notify::Event>| match res {
             Ok(event) if event.need_rescan() => sink(WatchEvent::Lost("the watcher missed events".into())),
             Ok(event) if event.paths.contains(&watched) && identity(&watched) != was => {
                 sink(WatchEvent::Replaced);
             }
-            Ok(event) if is_change(&event.kind) => sink(WatchEvent::Changed(event.paths)),
+            Ok(event) if is_change(&event.kind) => {
+                for path in noted.due(&event) {
+                    let _ = rewatch.send(path);
+                }
+                sink(WatchEvent::Changed(event.paths));
+            }
             Ok(_) => {}
-            Err(e) => sink(WatchEvent::Lost(e.to_string())),
+            Err(e) => {
+                noted.failed(&e);
+                sink(WatchEvent::Lost(e.to_string()));
+            }
         };
         // A symlinked folder below the root is not followed (the root itself is, when it is a
         // link), as the index does not follow one: followed, a link to `.generated/` made the
@@ -73,6 +132,21 @@ impl Watcher for NotifyWatcher {
         let config = Config::default().with_event_kinds(WATCHED).with_follow_symlinks(false);
         let mut watcher = RecommendedWatcher::new(handler, config).map_err(fail)?;
         watcher.watch(root, RecursiveMode::Recursive).map_err(fail)?;
+        let watcher = Arc::new(Mutex::new(Some(watcher)));
+        let adding = Arc::clone(&watcher);
+        std::thread::Builder::new()
+            .name("watch-readable-again".into())
+            .spawn(move || {
+                for path in due {
+                    let mut watcher = adding.lock().unwrap_or_else(|p| p.into_inner());
+                    let Some(watcher) = watcher.as_mut() else { return };
+                    // Still unreadable: notify reports it again, and it stays noted.
+                    if watcher.watch(&path, RecursiveMode::Recursive).is_ok() {
+                        unwatched.watched(&path);
+                    }
+                }
+            })
+            .map_err(|e| WatchError { path: root.to_path_buf(), message: format!("could not start a thread: {e}") })?;
         Ok(Box::new(Guard(watcher)))
     }
 }
@@ -94,6 +168,29 @@ mod tests {
             }
         }
         false
+    }
+
+    /// A folder notify could not watch for want of permission is tried again when its
+    /// metadata changes, and only then; other failures and events are not.
+    #[test]
+    fn a_folder_that_could_not_be_watched_is_due_when_its_mode_changes() {
+        use notify::event::{CreateKind, DataChange};
+        let unwatched = Unwatched::default();
+        let folder = PathBuf::from("/g/.generated");
+        let denied =
+            notify::Error::io(std::io::Error::from(std::io::ErrorKind::PermissionDenied)).add_path(folder.clone());
+        let gone = notify::Error::path_not_found().add_path(PathBuf::from("/g/gone"));
+        assert!(unwatched.failed(&denied) && !unwatched.failed(&gone));
+        let event = |kind: EventKind, path: &Path| notify::Event::new(kind).add_path(path.to_path_buf());
+        let chmod = EventKind::Modify(ModifyKind::Metadata(MetadataKind::Permissions));
+        assert_eq!(unwatched.due(&event(chmod, &folder)), vec![folder.clone()]);
+        assert!(unwatched.due(&event(chmod, Path::new("/g/gone"))).is_empty(), "not a permission failure");
+        assert!(unwatched.due(&event(chmod, Path::new("/g/projects"))).is_empty(), "watched already");
+        let write = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+        assert!(unwatched.due(&event(write, &folder)).is_empty(), "only a metadata change");
+        assert!(unwatched.due(&event(EventKind::Create(CreateKind::Folder), &folder)).is_empty());
+        unwatched.watched(&folder);
+        assert!(unwatched.due(&event(chmod, &folder)).is_empty(), "watched now");
     }
 
     #[test]

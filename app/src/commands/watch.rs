@@ -87,6 +87,7 @@ pub fn describe(r: &Reindex) -> String {
         Trigger::Changes(1) => "graph: re-indexed after 1 change".to_string(),
         Trigger::Changes(n) => format!("graph: re-indexed after {n} changes"),
         Trigger::IndexRemoved => "graph: re-indexed after its index was removed".to_string(),
+        Trigger::Retry => "graph: re-indexed after .generated/ changed since the failed index".to_string(),
     };
     let took = format!("{:.1?}", r.took);
     match &r.result {

@@ -37,6 +37,7 @@ fn log(r: &Reindex) {
         Trigger::Start => "at start".to_string(),
         Trigger::Changes(n) => format!("after {n} change(s)"),
         Trigger::IndexRemoved => "after its index was removed".to_string(),
+        Trigger::Retry => "after .generated/ changed since the failed index".to_string(),
     };
     match &r.result {
         Ok(done) if done.validation.valid => {

@@ -82,9 +82,19 @@ pub struct Batch {
     pub changes: usize,
     /// The watched root is no longer the folder at its path ([`WatchEvent::Replaced`]).
     pub replaced: bool,
-    /// No record changed, but an output the last index left in `.generated/` is gone (the
-    /// folder or a file in it removed or moved away): the index is made again.
-    pub index_removed: bool,
+    /// No record changed, but the index is made again: see [`Remake`].
+    pub remake: Option<Remake>,
+}
+
+/// Why the index is made again with no record changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remake {
+    /// An output the last index left in `.generated/` is gone (the folder or a file in it
+    /// removed or moved away, or replaced by a folder or a symlink).
+    Removed,
+    /// The last index failed, and the outputs or the generated folder are not as it left
+    /// them: its mode changed (access given back), say.
+    Retry,
 }
 
 /// The changes of a batch being gathered: distinct paths, so one save counts once.
@@ -131,7 +141,7 @@ impl Gathered {
     }
 
     fn batch(&self) -> Batch {
-        Batch { changes: self.count(), replaced: self.replaced, index_removed: false }
+        Batch { changes: self.count(), replaced: self.replaced, remake: None }
     }
 
     fn count(&self) -> usize {
@@ -143,15 +153,16 @@ impl Gathered {
 /// being gathered is then dropped: nobody is left to serve it).
 ///
 /// Events for the index's outputs (`ignored` itself, or an output in it) start no batch: most
-/// are the index's own writes. Once they have been quiet for [`Timings::quiet`], `removed`
-/// says whether an output the last index left is gone; if so, that is a batch of its own
-/// ([`Batch::index_removed`]), so that deleting `.generated/` while watching makes it again.
+/// are the index's own writes. Once they have been quiet for [`Timings::quiet`], `remake`
+/// says whether the index is to be made again all the same (an output the last index left is
+/// gone, say); if so, that is a batch of its own ([`Batch::remake`]), so that deleting
+/// `.generated/` while watching makes it again.
 pub fn next_batch(
     events: &mut dyn Events,
     clock: &dyn Clock,
     timings: Timings,
     ignored: &Path,
-    removed: &dyn Fn() -> bool,
+    remake: &dyn Fn() -> Option<Remake>,
 ) -> Option<Batch> {
     let mut gathered = Gathered::default();
     // When the outputs are looked at, once their events have been quiet.
@@ -170,8 +181,8 @@ pub fn next_batch(
             Received::Timeout => {
                 if look_at.is_some_and(|at| clock.monotonic() >= at) {
                     look_at = None;
-                    if removed() {
-                        return Some(Batch { changes: 0, replaced: false, index_removed: true });
+                    if let Some(why) = remake() {
+                        return Some(Batch { changes: 0, replaced: false, remake: Some(why) });
                     }
                 }
             }
@@ -211,6 +222,8 @@ pub enum Trigger {
     Changes(usize),
     /// An output the last index left in `.generated/` was removed.
     IndexRemoved,
+    /// The last index failed, and `.generated/` changed since (access given back, say).
+    Retry,
 }
 
 /// One re-index, for the edge to report.
@@ -251,10 +264,12 @@ impl Expected {
         }
     }
 
-    /// What each of those outputs is in `generated` now: its kind, `None` when absent (or
-    /// unreadable).
-    fn state(self, fs: &dyn FileSystem, generated: &Path) -> Vec<Option<FileKind>> {
-        self.outputs().iter().map(|name| fs.symlink_metadata(&generated.join(name)).ok().map(|m| m.kind)).collect()
+    /// How those outputs and `generated` itself are now: each output's kind, `None` when
+    /// absent (or unreadable), and the folder's mode.
+    fn state(self, fs: &dyn FileSystem, generated: &Path) -> Left {
+        let outputs =
+            self.outputs().iter().map(|name| fs.symlink_metadata(&generated.join(name)).ok().map(|m| m.kind)).collect();
+        Left { outputs, mode: fs.mode(generated).ok() }
     }
 
     /// Whether one of those outputs is not in `generated` as a file: removed, or replaced by
@@ -267,19 +282,30 @@ impl Expected {
     }
 }
 
+/// The index's outputs and their folder as a failed index left them: only a change to them
+/// (or to a record) tries again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Left {
+    outputs: Vec<Option<FileKind>>,
+    mode: Option<u32>,
+}
+
 /// The folder whose changes are ignored: where `graph::index` writes.
 pub fn generated_dir(root: &Path) -> PathBuf {
     root.join(domain::graph::GENERATED_DIR)
 }
 
 /// Re-indexes `root` once per batch until told to stop, handing each outcome to `report`. The
-/// first full index is the caller's (it reports it its own way), and `expected` is what it
-/// left. A failed re-index (an invalid graph, an unreadable file) is reported and the watch goes
-/// on: the next edit may fix it. A removed index is made again once: if that fails, a removal
+/// first full index is the caller's (it reports it its own way): `expected` is what it left,
+/// and `first_failed` whether it failed. A
+/// failed re-index (an invalid graph, an unreadable file) is reported and the watch goes on:
+/// the next edit may fix it. A removed index is made again once: if that fails, a removal
 /// starts nothing more until the outputs are otherwise than the failure left them (the folder
-/// in a file's place moved away, say), an index succeeds or a record changes. A failed index
-/// writes nothing (a set lands whole or not at all), so a failure that keeps touching the
-/// outputs cannot become a loop.
+/// in a file's place moved away, say), an index succeeds or a record changes. Any failed index
+/// whose outputs are in place is tried again once the outputs or `.generated/` itself change
+/// (its mode: access given back, found in review); a failure whose outputs are gone is the
+/// removal's case. A failed index writes nothing (a set lands whole or not at all), so a
+/// failure that keeps touching the outputs cannot become a loop.
 #[allow(clippy::too_many_arguments)]
 pub fn reindex_on_change(
     fs: &dyn FileSystem,
@@ -288,15 +314,23 @@ pub fn reindex_on_change(
     events: &mut dyn Events,
     timings: Timings,
     mut expected: Expected,
+    first_failed: bool,
     progress: &dyn Progress,
     report: &mut dyn FnMut(Reindex),
 ) -> Ended {
     let ignored = generated_dir(root);
-    // After a remake failed: the outputs as it left them.
-    let mut failed_with: Option<Vec<Option<FileKind>>> = None;
+    // After a failed index: the outputs and their folder as it left them.
+    let failed = |failed: bool, remade: bool, expected: Expected| {
+        (failed && (remade || !expected.removed_from(fs, &ignored))).then(|| expected.state(fs, &ignored))
+    };
+    let mut failed_with = failed(first_failed, false, expected);
     while let Some(batch) = next_batch(events, clock, timings, &ignored, &|| {
-        expected.removed_from(fs, &ignored)
-            && failed_with.as_ref().is_none_or(|was| *was != expected.state(fs, &ignored))
+        let removed = expected.removed_from(fs, &ignored).then_some(Remake::Removed);
+        match &failed_with {
+            None => removed,
+            Some(was) if *was != expected.state(fs, &ignored) => removed.or(Some(Remake::Retry)),
+            Some(_) => None,
+        }
     }) {
         if batch.replaced {
             tracing::warn!(
@@ -309,8 +343,12 @@ pub fn reindex_on_change(
         let result = graph::index(fs, clock, root, progress);
         let gone = matches!(result, Err(GraphError::NoRoot(_)));
         expected = expected.after(&result);
-        failed_with = (batch.index_removed && result.is_err()).then(|| expected.state(fs, &ignored));
-        let trigger = if batch.index_removed { Trigger::IndexRemoved } else { Trigger::Changes(batch.changes) };
+        failed_with = failed(result.is_err(), batch.remake.is_some(), expected);
+        let trigger = match batch.remake {
+            Some(Remake::Removed) => Trigger::IndexRemoved,
+            Some(Remake::Retry) => Trigger::Retry,
+            None => Trigger::Changes(batch.changes),
+        };
         report(Reindex { trigger, result, took: clock.monotonic().saturating_sub(start) });
         if gone {
             return Ended::RootGone;
@@ -412,9 +450,9 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
         .spawn(move || {
             let start = clock.monotonic();
             let result = graph::index(&*fs, &*clock, &root, &*progress);
-            let expected = Expected::default().after(&result);
+            let (expected, failed) = (Expected::default().after(&result), result.is_err());
             report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
-            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, expected, &*progress, &mut *report)
+            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, expected, failed, &*progress, &mut *report)
         })
         .map_err(|e| WatchError { path, message: format!("could not start a thread: {e}") })?;
     Ok(Live { stop: Stopper(tx), thread, _watching: watching })

@@ -79,7 +79,7 @@ fn change(path: &str) -> Received {
 fn batches(clock: &Arc<FakeClock>, script: &mut Script, timings: Timings) -> Vec<(usize, Duration)> {
     let ignored = generated_dir(&root());
     std::iter::from_fn(|| {
-        next_batch(script, &**clock, timings, &ignored, &|| false).map(|b| (b.changes, clock.monotonic()))
+        next_batch(script, &**clock, timings, &ignored, &|| None).map(|b| (b.changes, clock.monotonic()))
     })
     .collect()
 }
@@ -154,7 +154,7 @@ fn batches_with_the_index_removed(clock: &Arc<FakeClock>, script: &mut Script) -
     let asked = std::cell::Cell::new(0);
     let removed = || {
         asked.set(asked.get() + 1);
-        true
+        Some(Remake::Removed)
     };
     let got = std::iter::from_fn(|| {
         next_batch(script, &**clock, Timings::default(), &ignored, &removed).map(|b| (b, clock.monotonic()))
@@ -171,7 +171,7 @@ fn removing_the_generated_folder_is_a_batch_once_its_events_are_quiet() {
     let events = [".generated/graph.json", ".generated/search-index.json", ".generated/manifest.bin", ".generated"];
     let mut script = Script::new(&clock, events.iter().enumerate().map(|(i, p)| (MS * i as u32, change(p))));
     let (got, asked) = batches_with_the_index_removed(&clock, &mut script);
-    let removed = Batch { changes: 0, replaced: false, index_removed: true };
+    let removed = Batch { changes: 0, replaced: false, remake: Some(Remake::Removed) };
     assert_eq!(got, vec![(removed, MS * 3 + t.quiet)]);
     assert_eq!(asked, 1, "looked at once, after the last event");
 }
@@ -191,7 +191,7 @@ fn a_change_to_a_record_with_the_index_removed_is_one_batch_of_changes() {
     let t = Timings::default();
     let mut script = Script::new(&clock, [(Duration::ZERO, change(".generated")), (MS, change("a.md"))]);
     let (got, asked) = batches_with_the_index_removed(&clock, &mut script);
-    assert_eq!(got, vec![(Batch { changes: 1, replaced: false, index_removed: false }, MS + t.quiet)]);
+    assert_eq!(got, vec![(Batch { changes: 1, replaced: false, remake: None }, MS + t.quiet)]);
     assert_eq!(asked, 0, "the change's re-index makes the index anyway");
 }
 
@@ -213,7 +213,7 @@ fn a_lost_watch_counts_as_a_change() {
 fn stop_ends_the_wait_at_once_even_inside_a_batch() {
     let clock = Arc::new(FakeClock::default());
     let mut script = Script::new(&clock, [(Duration::ZERO, change("a.md")), (MS, Received::Stop)]);
-    assert_eq!(next_batch(&mut script, &*clock, Timings::default(), &generated_dir(&root()), &|| false), None);
+    assert_eq!(next_batch(&mut script, &*clock, Timings::default(), &generated_dir(&root()), &|| None), None);
     assert_eq!(clock.monotonic(), MS);
 }
 
@@ -272,6 +272,7 @@ fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
         &mut events,
         Timings::default(),
         Expected::default(),
+        false,
         &Quiet,
         &mut |r| {
             let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
@@ -298,6 +299,7 @@ fn a_root_gone_from_its_path_ends_the_watch() {
         &mut events,
         Timings::default(),
         Expected::default(),
+        false,
         &Quiet,
         &mut |r| {
             reports.push(matches!(r.result, Err(GraphError::NoRoot(_))));
@@ -328,6 +330,7 @@ fn a_root_replaced_at_its_path_ends_the_watch() {
         &mut events,
         Timings::default(),
         Expected::default(),
+        false,
         &Quiet,
         &mut |_| reports += 1,
     );
@@ -345,6 +348,8 @@ enum Act<'a> {
     Folder(&'a Path),
     /// The (empty) folder removed.
     Rmdir(&'a Path),
+    /// The mode set (`chmod`).
+    Mode(&'a Path, u32),
 }
 
 /// Events that act on the in-memory filesystem when they arrive: what is due at an event's
@@ -376,6 +381,7 @@ impl Events for Acting<'_> {
                 Act::Write(path, bytes) => self.fs.write_atomic(path, bytes).unwrap(),
                 Act::Remove(path) => self.fs.remove_file(path).unwrap(),
                 Act::Heal(path) => self.fs.heal_writes_to(path),
+                Act::Mode(path, mode) => self.fs.set_mode(path, mode).unwrap(),
                 Act::Folder(path) => {
                     self.fs.remove_file(path).unwrap();
                     self.fs.create_dir_all(path).unwrap();
@@ -411,9 +417,10 @@ fn an_index_removed_while_watching_is_made_again_and_only_once() {
         [(MS, Act::Remove(&search)), (MS * 1000, Act::Write(&record, broken))],
     );
     let mut reports = Vec::new();
-    let ended = reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, &Quiet, &mut |r| {
-        reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), fs.read(&search, u64::MAX).is_ok()));
-    });
+    let ended =
+        reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, false, &Quiet, &mut |r| {
+            reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), fs.read(&search, u64::MAX).is_ok()));
+        });
     assert_eq!(
         reports,
         vec![(Trigger::IndexRemoved, Some(true), true), (Trigger::Changes(1), Some(false), false)],
@@ -442,7 +449,7 @@ fn an_output_replaced_by_a_folder_is_reported_once_and_made_once_it_goes() {
         [(MS, Act::Folder(&graph_json)), (MS * 1000, Act::Rmdir(&graph_json))],
     );
     let mut reports = Vec::new();
-    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, &Quiet, &mut |r| {
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, false, &Quiet, &mut |r| {
         reports.push((r.trigger, matches!(r.result, Err(GraphError::OutputIsFolder(_))), r.result.is_ok()));
     });
     assert_eq!(
@@ -467,7 +474,7 @@ fn an_index_removed_while_the_first_one_ran_is_made_again() {
     let expected = Expected::default().after(&first);
     let mut events = Script::new(&clock, [(MS, change(".generated"))]);
     let mut reports = Vec::new();
-    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, &Quiet, &mut |r| {
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, true, &Quiet, &mut |r| {
         reports.push((r.trigger, r.result.is_ok()));
     });
     assert_eq!(reports, vec![(Trigger::IndexRemoved, true)]);
@@ -496,7 +503,7 @@ fn a_removed_index_that_cannot_be_made_is_tried_once_until_a_record_changes() {
         [(MS * 2000, Act::Heal(&graph_json)), (MS * 2000, Act::Write(&record, edited))],
     );
     let mut reports = Vec::new();
-    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), Expected::Index, &Quiet, &mut |r| {
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), Expected::Index, false, &Quiet, &mut |r| {
         reports.push((r.trigger, r.result.is_ok()));
     });
     assert_eq!(
@@ -504,4 +511,58 @@ fn a_removed_index_that_cannot_be_made_is_tried_once_until_a_record_changes() {
         vec![(Trigger::IndexRemoved, false), (Trigger::Changes(1), true)],
         "tried once; the outputs' later events find the index in place"
     );
+}
+
+/// Found in review: a record edited while `.generated/` could not be searched (`chmod 000`)
+/// failed its re-index, as it should; once access was given back, nothing ran until another
+/// record changed, so the edit stayed unsearchable. The folder's change (its mode) now tries
+/// again, once: events on it that change nothing start nothing.
+#[test]
+fn a_failed_index_is_tried_again_once_generated_changes() {
+    let (fs, clock, root, record) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n");
+    let expected = Expected::default().after(&graph::index(&fs, &*clock, &root, &Quiet));
+    let generated = generated_dir(&root);
+    let search = generated.join(domain::graph::SEARCH_INDEX_FILE);
+    let edited: &[u8] = b"---\ntype: project\nid: project:a\ntitle: A\n---\nZebraword.\n";
+    let mut events = Acting::new(
+        &fs,
+        &clock,
+        [
+            (MS, change("projects/a/project.md")),
+            // Nothing changed: no retry.
+            (MS * 500, change(".generated")),
+            (MS * 1000, change(".generated")),
+            (MS * 2000, change(".generated")),
+        ],
+        [
+            (MS, Act::Mode(&generated, 0o000)),
+            (MS, Act::Write(&record, edited)),
+            (MS * 1000, Act::Mode(&generated, 0o700)),
+        ],
+    );
+    let mut reports = Vec::new();
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, false, &Quiet, &mut |r| {
+        reports.push((r.trigger, r.result.is_ok()));
+    });
+    assert_eq!(reports, vec![(Trigger::Changes(1), false), (Trigger::Retry, true)]);
+    let text = fs.read(&search, u64::MAX).unwrap();
+    assert!(String::from_utf8_lossy(&text).contains("zebraword"), "the edit is in the search index");
+}
+
+/// The same when the watch's first index failed that way: access given back indexes.
+#[test]
+fn a_first_index_that_failed_is_tried_again_once_generated_changes() {
+    let (fs, clock, root, _) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nA.\n");
+    graph::index(&fs, &*clock, &root, &Quiet).unwrap();
+    let generated = generated_dir(&root);
+    fs.set_mode(&generated, 0o000).unwrap();
+    let first = graph::index(&fs, &*clock, &root, &Quiet);
+    assert!(first.is_err(), "the first index failed");
+    let expected = Expected::default().after(&first);
+    let mut events = Acting::new(&fs, &clock, [(MS, change(".generated"))], [(MS, Act::Mode(&generated, 0o700))]);
+    let mut reports = Vec::new();
+    reindex_on_change(&fs, &*clock, &root, &mut events, Timings::default(), expected, true, &Quiet, &mut |r| {
+        reports.push((r.trigger, r.result.is_ok()));
+    });
+    assert_eq!(reports, vec![(Trigger::Retry, true)]);
 }
