@@ -55,13 +55,15 @@ impl Unwatched {
         denied
     }
 
-    /// The unwatched folders whose metadata `event` says changed: to try watching again.
+    /// The unwatched folders at or below a folder whose metadata `event` says changed: to try
+    /// watching again (a parent given its `x` bit back makes the folders in it reachable,
+    /// found in review).
     fn due(&self, event: &notify::Event) -> Vec<PathBuf> {
         if !matches!(event.kind, EventKind::Modify(ModifyKind::Metadata(_))) {
             return Vec::new();
         }
         let unwatched = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        event.paths.iter().filter(|p| unwatched.contains(*p)).cloned().collect()
+        unwatched.iter().filter(|u| event.paths.iter().any(|p| u.starts_with(p))).cloned().collect()
     }
 
     /// A folder now watched.
@@ -186,6 +188,8 @@ mod tests {
         assert_eq!(unwatched.due(&event(chmod, &folder)), vec![folder.clone()]);
         assert!(unwatched.due(&event(chmod, Path::new("/g/gone"))).is_empty(), "not a permission failure");
         assert!(unwatched.due(&event(chmod, Path::new("/g/projects"))).is_empty(), "watched already");
+        assert!(unwatched.due(&event(chmod, Path::new("/g/.gen"))).is_empty(), "a name is not a path prefix");
+        assert_eq!(unwatched.due(&event(chmod, Path::new("/g"))), vec![folder.clone()], "reachable again");
         let write = EventKind::Modify(ModifyKind::Data(DataChange::Any));
         assert!(unwatched.due(&event(write, &folder)).is_empty(), "only a metadata change");
         assert!(unwatched.due(&event(EventKind::Create(CreateKind::Folder), &folder)).is_empty());

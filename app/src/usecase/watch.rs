@@ -265,11 +265,12 @@ impl Expected {
     }
 
     /// How those outputs and `generated` itself are now: each output's kind, `None` when
-    /// absent (or unreadable), and the folder's mode.
+    /// absent (or unreadable), and the folder's mode and stamp (its change time moves with a
+    /// `chown` too, found in review).
     fn state(self, fs: &dyn FileSystem, generated: &Path) -> Left {
         let outputs =
             self.outputs().iter().map(|name| fs.symlink_metadata(&generated.join(name)).ok().map(|m| m.kind)).collect();
-        Left { outputs, mode: fs.mode(generated).ok() }
+        Left { outputs, mode: fs.mode(generated).ok(), stamp: fs.symlink_metadata(generated).ok().map(|m| m.stamp) }
     }
 
     /// Whether one of those outputs is not in `generated` as a file: removed, or replaced by
@@ -288,6 +289,7 @@ impl Expected {
 struct Left {
     outputs: Vec<Option<FileKind>>,
     mode: Option<u32>,
+    stamp: Option<u128>,
 }
 
 /// The folder whose changes are ignored: where `graph::index` writes.
