@@ -764,11 +764,9 @@ pub fn index(
                     let entries = entries.filter_map(|((s, page), text)| Some((s.as_ref()?, page, text.as_str())));
                     manifest::write(identity, count, entries, out)
                 };
-                let written = out.write_atomic_set(&[Change::Cache(manifest_path, &manifest)]);
-                if let Err(e) = &written {
-                    tracing::warn!("the index manifest was not written ({e}); the next `graph index` parses again what changed since the one before");
-                }
-                written.is_ok()
+                // Said once the JSON set is written: a run that fails says why, once (found in
+                // review: a folder the user may not write in gave this warning, then the error).
+                out.write_atomic_set(&[Change::Cache(manifest_path, &manifest)])
             }))
         };
         let diagnostics = json_bytes(&Diagnostics::of(&validation));
@@ -807,8 +805,13 @@ pub fn index(
             let laid = s.spawn(move || {
                 // The pages go with the manifest (usually written well before the JSON):
                 // waited for here, so that they are gone when the sidecar's postings are made.
-                let manifest_current =
-                    manifest_written.is_none_or(|written| written.join().expect("the manifest writer panicked"));
+                let manifest_current = manifest_written.is_none_or(|written| {
+                    let written = written.join().expect("the manifest writer panicked");
+                    if let Err(e) = &written {
+                        tracing::warn!("the index manifest was not written ({e}); the next `graph index` parses again what changed since the one before");
+                    }
+                    written.is_ok()
+                });
                 (parts.lay_out(), manifest_current)
             });
             *laying_out.lock().unwrap_or_else(|p| p.into_inner()) = Some(laid);
