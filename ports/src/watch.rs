@@ -27,6 +27,17 @@ pub type WatchSink = Box<dyn Fn(WatchEvent) + Send + Sync>;
 pub struct WatchError {
     pub path: PathBuf,
     pub message: String,
+    pub kind: WatchErrorKind,
+}
+
+/// What stood in the way of a watch, for the help shown with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchErrorKind {
+    /// The OS's limit on watches (`fs.inotify.max_user_watches` on Linux).
+    Limit,
+    /// The user may not read the folder.
+    Denied,
+    Other,
 }
 
 /// Dropping it stops the watch.

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use notify::event::{AccessKind, AccessMode, EventKind, EventKindMask, MetadataKind, ModifyKind};
 use notify::{Config, RecommendedWatcher, RecursiveMode, Watcher as _};
-use ports::watch::{WatchError, WatchEvent, WatchSink, Watcher, Watching};
+use ports::watch::{WatchError, WatchErrorKind, WatchEvent, WatchSink, Watcher, Watching};
 
 /// Watches folders with the platform's recommended backend.
 #[derive(Debug, Default, Clone, Copy)]
@@ -91,6 +91,15 @@ fn is_change(kind: &EventKind) -> bool {
     }
 }
 
+/// What stood in the way of a watch, for the help shown with it.
+fn kind_of(e: &notify::Error) -> WatchErrorKind {
+    match &e.kind {
+        notify::ErrorKind::MaxFilesWatch => WatchErrorKind::Limit,
+        notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => WatchErrorKind::Denied,
+        _ => WatchErrorKind::Other,
+    }
+}
+
 /// The device and inode of the folder at `path` (a symlink followed), which say whether it is
 /// still the folder that was watched.
 fn identity(path: &Path) -> Option<(u64, u64)> {
@@ -100,7 +109,8 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 
 impl Watcher for NotifyWatcher {
     fn watch(&self, root: &Path, sink: WatchSink) -> Result<Box<dyn Watching>, WatchError> {
-        let fail = |e: notify::Error| WatchError { path: root.to_path_buf(), message: e.to_string() };
+        let fail =
+            |e: notify::Error| WatchError { path: root.to_path_buf(), message: e.to_string(), kind: kind_of(&e) };
         // An event about the root itself (its move or removal, inotify's *_SELF) is when it
         // may have been replaced at its path; its identity then says.
         let watched = root.to_path_buf();
@@ -148,7 +158,11 @@ impl Watcher for NotifyWatcher {
                     }
                 }
             })
-            .map_err(|e| WatchError { path: root.to_path_buf(), message: format!("could not start a thread: {e}") })?;
+            .map_err(|e| WatchError {
+                path: root.to_path_buf(),
+                message: format!("could not start a thread: {e}"),
+                kind: WatchErrorKind::Other,
+            })?;
         Ok(Box::new(Guard(watcher)))
     }
 }
@@ -195,6 +209,16 @@ mod tests {
         assert!(unwatched.due(&event(EventKind::Create(CreateKind::Folder), &folder)).is_empty());
         unwatched.watched(&folder);
         assert!(unwatched.due(&event(chmod, &folder)).is_empty(), "watched now");
+    }
+
+    /// The watch limit, and only it, is named as the limit (found in review: a root the user
+    /// may not read got the hint about `fs.inotify.max_user_watches`).
+    #[test]
+    fn a_failed_watch_says_what_stood_in_its_way() {
+        let denied = notify::Error::io(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        assert_eq!(kind_of(&denied), WatchErrorKind::Denied);
+        assert_eq!(kind_of(&notify::Error::new(notify::ErrorKind::MaxFilesWatch)), WatchErrorKind::Limit);
+        assert_eq!(kind_of(&notify::Error::path_not_found()), WatchErrorKind::Other);
     }
 
     #[test]

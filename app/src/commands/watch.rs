@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ports::Clock;
 use ports::fs::{FileKind, FileSystem, FsErrorKind};
-use ports::watch::Watcher;
+use ports::watch::{WatchErrorKind, Watcher};
 
 use super::graph::{graph_failure, render_findings, root};
 use super::{Failure, Outcome, err};
@@ -62,7 +62,20 @@ pub fn index(
         watcher,
         LiveIndex { fs, clock, root: root.clone(), timings, progress: Box::new(Skips), report: Box::new(report) },
     )
-    .map_err(|e| Failure::failed(miette::miette!(help = "on Linux, see fs.inotify.max_user_watches", "{e}")))?;
+    .map_err(|e| {
+        Failure::failed(match e.kind {
+            WatchErrorKind::Limit => miette::miette!(
+                help = "the system's limit on watched folders was reached: on Linux, raise fs.inotify.max_user_watches \
+                        (sysctl)",
+                "{e}"
+            ),
+            // Found in review: a root the user may not read got the watch-limit hint.
+            WatchErrorKind::Denied => {
+                miette::miette!(help = "give your user read and search access to the folder (chmod u+rx)", "{e}")
+            }
+            WatchErrorKind::Other => miette::miette!("{e}"),
+        })
+    })?;
     err(&format!("graph: watching {} for changes (Ctrl-C to stop)\n", root.display()));
     stop_on_signal(live.stopper());
     match live.join() {

@@ -465,7 +465,11 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
             report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
             reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, expected, failed, &*progress, &mut *report)
         })
-        .map_err(|e| WatchError { path, message: format!("could not start a thread: {e}") })?;
+        .map_err(|e| WatchError {
+            path,
+            message: format!("could not start a thread: {e}"),
+            kind: ports::watch::WatchErrorKind::Other,
+        })?;
     Ok(Live { stop: Stopper(tx), thread, _watching: watching })
 }
 
