@@ -274,12 +274,17 @@ impl Expected {
     }
 
     /// How those outputs and `generated` itself are now: each output's kind, `None` when
-    /// absent (or unreadable), and the folder's mode and stamp (its change time moves with a
-    /// `chown` too, found in review).
+    /// absent (or unreadable), and the folder's mode, stamp and modification time.
     fn state(self, fs: &dyn FileSystem, generated: &Path) -> Left {
         let outputs =
             self.outputs().iter().map(|name| fs.symlink_metadata(&generated.join(name)).ok().map(|m| m.kind)).collect();
-        Left { outputs, mode: fs.mode(generated).ok(), stamp: fs.symlink_metadata(generated).ok().map(|m| m.stamp) }
+        let meta = fs.symlink_metadata(generated).ok();
+        Left {
+            outputs,
+            mode: fs.mode(generated).ok(),
+            stamp: meta.as_ref().map(|m| m.stamp),
+            modified_ns: meta.and_then(|m| m.modified_ns),
+        }
     }
 
     /// Whether one of those outputs is not in `generated` as a file: removed, or replaced by
@@ -294,11 +299,25 @@ impl Expected {
 
 /// The index's outputs and their folder as a failed index left them: only a change to them
 /// (or to a record) tries again.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 struct Left {
     outputs: Vec<Option<FileKind>>,
     mode: Option<u32>,
     stamp: Option<u128>,
+    modified_ns: Option<i64>,
+}
+
+impl Left {
+    /// Whether `now` differs in what access or the outputs depend on: an output's kind, the
+    /// folder's mode, or its metadata alone (its change time moved, its modification time did
+    /// not: a `chown`, found in review). A name made or removed in the folder moves both and
+    /// is not a change here: a failed run of another watcher does that, and two failing
+    /// watchers of one graph would otherwise take turns for ever.
+    fn differs(&self, now: &Left) -> bool {
+        self.outputs != now.outputs
+            || self.mode != now.mode
+            || (self.stamp != now.stamp && self.modified_ns == now.modified_ns)
+    }
 }
 
 /// The folder whose changes are ignored: where `graph::index` writes.
@@ -339,7 +358,7 @@ pub fn reindex_on_change(
         let removed = expected.removed_from(fs, &ignored).then_some(Remake::Removed);
         match &failed_with {
             None => removed,
-            Some(was) if *was != expected.state(fs, &ignored) => removed.or(Some(Remake::Retry)),
+            Some(was) if was.differs(&expected.state(fs, &ignored)) => removed.or(Some(Remake::Retry)),
             Some(_) => None,
         }
     }) {

@@ -566,3 +566,21 @@ fn a_first_index_that_failed_is_tried_again_once_generated_changes() {
     });
     assert_eq!(reports, vec![(Trigger::Retry, true)]);
 }
+
+/// What a failed index's retry waits for in `.generated/` itself: a new mode, or a change of
+/// its metadata alone (`chown`), not a name made or removed there (another failing watcher's
+/// temporaries: two would otherwise take turns for ever).
+#[test]
+fn a_retry_waits_for_access_not_for_names_made_in_generated() {
+    let was = Left { outputs: vec![Some(FileKind::File)], mode: Some(0o500), stamp: Some(1), modified_ns: Some(10) };
+    let now = |f: fn(&mut Left)| {
+        let mut left = was.clone();
+        f(&mut left);
+        left
+    };
+    assert!(!was.differs(&was.clone()));
+    assert!(was.differs(&now(|l| l.mode = Some(0o700))), "chmod");
+    assert!(was.differs(&now(|l| l.stamp = Some(2))), "chown: the change time alone moved");
+    assert!(!was.differs(&now(|l| (l.stamp, l.modified_ns) = (Some(2), Some(11)))), "a name made or removed");
+    assert!(was.differs(&now(|l| l.outputs = vec![None])), "an output removed");
+}
