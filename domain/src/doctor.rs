@@ -43,6 +43,7 @@ doctor_codes! {
     GraphPathOutsideRoot => "graph::path_outside_root", Error, "The server refuses this record: move it inside the root (no symlink leading out) and run `vitaecontext graph index`.";
     SkillsConfigInvalid => "skills::config_invalid", Error, "Fix the skills config (`layers: [{name, path, priority}]`) or point --skills-config at another file.";
     SkillsInvalidSkill => "skills::invalid_skill", Error, "The file is skipped: a skill needs `id` and `type` (prompt | tool), and a prompt skill a non-blank `prompt`. See `vitaecontext skills --help`.";
+    SkillsUnreadable => "skills::unreadable", Error, "No skill in it is served: give your user access to it again (read for a file; read and search, `chmod u+rx`, for a folder), or remove it from the layer.";
     SkillsYamlSyntax => "skills::yaml_syntax", Error, "The file is skipped: fix the YAML (or JSON) syntax; `vitaecontext skills validate FILE` checks one file.";
     SkillsLayerMissing => "skills::layer_missing", Warning, "Create the folder (`vitaecontext skills init DIR`) or remove the layer from the config or the --skills flags.";
     SkillsConflict => "skills::conflict", Error, "Neither definition is served: remove or rename one, or give one layer a higher priority.";

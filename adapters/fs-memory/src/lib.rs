@@ -7,8 +7,8 @@
 //! Writes can be made to fail on purpose, to show that a failing write loses nothing.
 //! `read_beneath` is modelled as the real adapter does it: the root resolved like any path, then
 //! one name at a time from there, refusing every symlink. A folder whose mode has no `x` bit
-//! denies looking up anything in it, and one with no `w` bit making or removing a name in it,
-//! as they do to a user other than root.
+//! denies looking up anything in it, one with no `r` bit listing it, and one with no `w` bit
+//! making or removing a name in it, as they do to a user other than root.
 
 #![forbid(unsafe_code)]
 
@@ -687,6 +687,9 @@ impl FileSystem for MemoryFs {
         let (dir, node) = s.node(path, true)?;
         if !matches!(node, Node::Dir) {
             return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
+        }
+        if s.modes.get(&dir).is_some_and(|mode| mode & 0o444 == 0) {
+            return Err(FsError::new(FsErrorKind::PermissionDenied, path, "Permission denied (os error 13)"));
         }
         let mut entries: Vec<DirEntry> = s
             .nodes

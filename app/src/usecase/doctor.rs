@@ -641,7 +641,14 @@ fn check_skills(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
                 }
             }
             None => {
-                let mut f = DoctorFinding::new(DoctorCode::SkillsInvalidSkill, s.to_string(), Some(path));
+                // Not refused by the parser: a folder that cannot be listed or a file that cannot
+                // be read gets the help to give access back, not the one about a skill's fields.
+                let denied = matches!(
+                    skills::read_text(fs, &path, skills::MAX_SKILL_BYTES),
+                    Err(e) if matches!(e.kind, FsErrorKind::PermissionDenied | FsErrorKind::IsADirectory)
+                );
+                let code = if denied { DoctorCode::SkillsUnreadable } else { DoctorCode::SkillsInvalidSkill };
+                let mut f = DoctorFinding::new(code, s.to_string(), Some(path));
                 f.line = s.line;
                 out.push(f);
             }
@@ -733,7 +740,16 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
                         format!("{name}: {} could not be read: {why}", config.display()),
                         Some(config.clone()),
                     )
-                    .with_help(DoctorCode::ClientConfigUnreadable.help().replace("NAME", name)),
+                    // `register` reads it first too: for a permission error it fails the same
+                    // way (found in review), so the help is to give access back.
+                    .with_help(match fs.read(&config, u64::MAX) {
+                        Err(e) if e.kind == FsErrorKind::PermissionDenied => format!(
+                            "Give your user read and write access to {} again (chmod u+rw): `vitaecontext register` \
+                             cannot edit it either.",
+                            config.display()
+                        ),
+                        _ => DoctorCode::ClientConfigUnreadable.help().replace("NAME", name),
+                    }),
                 );
                 continue;
             }

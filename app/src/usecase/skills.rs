@@ -100,6 +100,9 @@ enum Child {
 struct DirState {
     stamp: u128,
     children: Vec<Child>,
+    /// Why the folder could not be listed (permission denied, say): its skills are not served,
+    /// and that is said, not silent (found in review: a layer at 000 simply vanished).
+    unlisted: Option<String>,
     /// The check that last saw it (mark and sweep, without allocating per check).
     seen: u64,
 }
@@ -141,7 +144,11 @@ impl Cache {
             return false;
         }
         let mut children = Vec::new();
-        let entries = fs.read_dir(dir).unwrap_or_default();
+        let (entries, unlisted) = match fs.read_dir(dir) {
+            Ok(entries) => (entries, None),
+            Err(e) if e.kind == FsErrorKind::NotFound => (Vec::new(), None),
+            Err(e) => (Vec::new(), Some(e.detail)),
+        };
         for e in entries {
             // A name that is not UTF-8 cannot be a skill file name; skip it like a hidden one.
             let Some(name) = e.name.to_str() else { continue };
@@ -176,8 +183,8 @@ impl Cache {
                 _ => {}
             }
         }
-        let changed = self.dirs.get(dir).is_none_or(|d| d.children != children);
-        self.dirs.insert(dir.to_path_buf(), DirState { stamp, children, seen: generation });
+        let changed = self.dirs.get(dir).is_none_or(|d| d.children != children || d.unlisted != unlisted);
+        self.dirs.insert(dir.to_path_buf(), DirState { stamp, children, unlisted, seen: generation });
         changed
     }
 
@@ -245,11 +252,20 @@ impl Cache {
         changed || before != (self.dirs.len(), self.files.len())
     }
 
-    /// The files below `dir` in path order, from the listings (no IO).
-    fn files_below(&self, dir: &Path, out: &mut Vec<PathBuf>) {
-        for child in self.dirs.get(dir).map(|d| d.children.as_slice()).unwrap_or_default() {
+    /// The files below `dir` in path order, from the listings (no IO), and a skip for each
+    /// folder that could not be listed.
+    fn files_below(&self, dir: &Path, out: &mut Vec<PathBuf>, unlisted: &mut Vec<Skipped>) {
+        let Some(d) = self.dirs.get(dir) else { return };
+        if let Some(why) = &d.unlisted {
+            unlisted.push(Skipped {
+                file: dir.display().to_string(),
+                line: None,
+                reason: format!("the folder cannot be listed ({why}), so no skill in it is served"),
+            });
+        }
+        for child in &d.children {
             match child {
-                Child::Dir(sub) => self.files_below(sub, out),
+                Child::Dir(sub) => self.files_below(sub, out, unlisted),
                 Child::File(path, _) => out.push(path.clone()),
             }
         }
@@ -269,7 +285,7 @@ impl Cache {
                 continue;
             }
             let mut files = Vec::new();
-            self.files_below(&layer.root, &mut files);
+            self.files_below(&layer.root, &mut files, &mut skips);
             for f in files {
                 match self.files.get(&f).map(|s| &s.parsed) {
                     Some(Ok(skill)) => {

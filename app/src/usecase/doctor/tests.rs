@@ -405,6 +405,33 @@ fn a_record_the_user_may_not_read_is_named_not_a_missing_root() {
     assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
 }
 
+/// A skill folder the user may not list: its skills are not served, and doctor says so with
+/// the help to give access back (found in review: it said nothing, "0 errors").
+#[test]
+fn a_skill_folder_the_user_may_not_list_is_an_error() {
+    let fs = healthy();
+    write(&fs, "/home/ada/skills/team/cv-helper.yaml", SKILL);
+    fs.set_mode(Path::new("/home/ada/skills/team"), 0o000).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!(codes(&r), ["vitaecontext::skills::unreadable"]);
+    assert_eq!(r.findings[0].file.as_deref(), Some(Path::new("/home/ada/skills/team")));
+    assert!(r.findings[0].message.contains("cannot be listed"), "{}", r.findings[0].message);
+    assert!(r.findings[0].help.contains("give your user access to it again"), "{}", r.findings[0].help);
+}
+
+/// A client config the user may not read: `register` cannot edit it either, so the help is to
+/// give access back (found in review: it said to run `register`, which fails the same way).
+#[test]
+fn a_client_config_the_user_may_not_read_says_to_give_access_back() {
+    let fs = healthy();
+    let cursor = Client::Cursor.config_path(&env()).unwrap();
+    let folder = cursor.parent().unwrap();
+    fs.set_mode(folder, 0o600).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let f = r.findings.iter().find(|f| f.code == "vitaecontext::client::config_unreadable").expect("config_unreadable");
+    assert!(f.help.starts_with(&format!("Give your user read and write access to {}", cursor.display())), "{}", f.help);
+}
+
 /// A folder at an output's name makes `graph index` fail: the help says to move it, not to
 /// index again.
 #[test]

@@ -410,3 +410,35 @@ proptest::proptest! {
         incremental_equals_cold(fs, &root, &ops).map_err(proptest::test_runner::TestCaseError::fail)?;
     }
 }
+
+/// Found in review: a layer folder the user may not list (`chmod 000`) vanished without a
+/// word: its skills were not served, and `skills list`, doctor and the server said nothing.
+/// It is now a skip naming the folder, as an unreadable file already was; so is a subfolder.
+#[test]
+fn a_folder_that_cannot_be_listed_is_a_skip_not_silence() {
+    let fs = MemoryFs::new();
+    let layer = Path::new("/home/p/team");
+    fs.create_dir_all(&layer.join("sub")).unwrap();
+    fs.write_atomic(&layer.join("a.yaml"), skill_yaml("a", "team a").as_bytes()).unwrap();
+    fs.write_atomic(&layer.join("sub/b.yaml"), skill_yaml("b", "team b").as_bytes()).unwrap();
+    let layers = [Layer { name: "team".into(), root: layer.to_path_buf(), priority: 10 }];
+    fs.set_mode(&layer.join("sub"), 0o000).unwrap();
+    let set = load(&fs, &layers);
+    assert_eq!(set.entries().iter().map(|e| e.skill.id.as_str()).collect::<Vec<_>>(), ["a"]);
+    assert_eq!(set.skipped().len(), 1, "{:?}", set.skipped());
+    assert_eq!(set.skipped()[0].file, "/home/p/team/sub");
+    assert!(
+        set.skipped()[0].reason.starts_with("the folder cannot be listed (Permission denied"),
+        "{:?}",
+        set.skipped()
+    );
+    fs.set_mode(layer, 0o000).unwrap();
+    let set = load(&fs, &layers);
+    assert!(set.entries().is_empty());
+    assert_eq!(set.skipped().iter().map(|s| s.file.as_str()).collect::<Vec<_>>(), ["/home/p/team"]);
+    fs.set_mode(layer, 0o755).unwrap();
+    fs.set_mode(&layer.join("sub"), 0o755).unwrap();
+    let set = load(&fs, &layers);
+    assert_eq!(set.entries().len(), 2);
+    assert!(set.skipped().is_empty());
+}
