@@ -66,7 +66,8 @@ impl Unavailable {
     /// usable: damaged, too large, a folder, refused by the confinement walk.
     pub fn is_missing(&self) -> bool {
         match self {
-            Unavailable::NoRoot | Unavailable::Root(_) => true,
+            Unavailable::NoRoot => true,
+            Unavailable::Root(e) => e.kind != ports::fs::FsErrorKind::PermissionDenied,
             Unavailable::Fs(e) => matches!(e.kind, ports::fs::FsErrorKind::NotFound),
             Unavailable::Remembered(e) => e.is_missing(),
             Unavailable::Denied(d) => *d == Deny::Missing,
@@ -78,10 +79,10 @@ impl Unavailable {
     /// file it cannot read): indexing again cannot help, access given back does.
     pub fn is_denied(&self) -> bool {
         match self {
-            Unavailable::Fs(e) => e.kind == ports::fs::FsErrorKind::PermissionDenied,
+            Unavailable::Fs(e) | Unavailable::Root(e) => e.kind == ports::fs::FsErrorKind::PermissionDenied,
             Unavailable::Denied(d) => *d == Deny::Unreadable,
             Unavailable::Remembered(e) => e.is_denied(),
-            Unavailable::NoRoot | Unavailable::Root(_) | Unavailable::Json(_) => false,
+            Unavailable::NoRoot | Unavailable::Json(_) => false,
         }
     }
 

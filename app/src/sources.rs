@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use domain::career::SelectionInput;
 use domain::career::select::{CANONICAL_NAME, DEFAULT_DIR, expand_path};
-use ports::fs::{FileKind, FileSystem};
+use ports::fs::{FileKind, FileSystem, FsErrorKind};
 
 pub const CONTEXT_ENV: &str = "VITAECONTEXT_CAREER_CONTEXT";
 pub const GRAPH_ENV: &str = "VITAEGRAPH_ROOT";
@@ -53,10 +53,13 @@ impl Sources {
     /// The facts the selection rules need, looked up through the filesystem port.
     pub fn selection_input(&self, fs: &dyn FileSystem) -> SelectionInput {
         let dir = self.home.as_ref().map(|h| h.join(DEFAULT_DIR));
-        let canonical_exists = dir
-            .as_ref()
-            .and_then(|d| fs.metadata(&d.join(CANONICAL_NAME)).ok())
-            .is_some_and(|m| m.kind == FileKind::File);
+        // A folder the user may not search hides the file: it is taken as there, so that
+        // reading it says why (found in review: `~/.vitaecontext` at 000 was "No Career
+        // Context found", with advice to create one, which fails the same way).
+        let canonical_exists = dir.as_ref().is_some_and(|d| match fs.metadata(&d.join(CANONICAL_NAME)) {
+            Ok(m) => m.kind == FileKind::File,
+            Err(e) => e.kind == FsErrorKind::PermissionDenied,
+        });
         let default_dir_files = dir
             .as_ref()
             .and_then(|d| fs.read_dir(d).ok())

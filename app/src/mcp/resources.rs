@@ -275,6 +275,19 @@ mod tests {
         );
         fs.set_mode(Path::new("/g/projects"), 0o700).unwrap();
         assert!(read(&m, record).is_ok());
+        // A root that cannot be reached (a folder above it the user may not search) says the
+        // same, not "index not found" (found in review, with `~/.vitaecontext` at 000).
+        fs.set_mode(Path::new("/"), 0o000).unwrap();
+        let fresh = Methods::new(
+            Arc::clone(&fs) as Arc<dyn FileSystem>,
+            Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() },
+        );
+        let e = read(&fresh, GRAPH_INDEX_URI).unwrap_err();
+        assert_eq!(
+            e.message,
+            format!("Resource unavailable: VitaeGraph index unreadable: permission denied. {GIVE_ACCESS}")
+        );
+        fs.set_mode(Path::new("/"), 0o755).unwrap();
         // A record that is not there is still "not found".
         fs.write_atomic_set(&[ports::fs::Change::Remove(Path::new("/g/projects/a.md"))]).unwrap();
         assert!(read(&m, record).unwrap_err().message.contains("VitaeGraph record \"project:a\" not found"));

@@ -302,6 +302,26 @@ mod tests {
         }
     }
 
+    /// Found in review: `~/.vitaecontext` at 000 (for a user other than root) hid the file,
+    /// and the answer was "No Career Context found", with advice to create one, which fails
+    /// the same way. The file is now taken as there, and reading it says why.
+    #[test]
+    fn a_default_folder_that_cannot_be_searched_is_unreadable_not_missing() {
+        let fs = MemoryFs::new();
+        let dir = Path::new("/home/p/.vitaecontext");
+        fs.create_dir_all(dir).unwrap();
+        fs.write_atomic(&dir.join("career-context.md"), b"# A\n").unwrap();
+        fs.set_mode(dir, 0o000).unwrap();
+        let sources = Sources { home: Some("/home/p".into()), cwd: "/".into(), ..Default::default() };
+        let Current::Unavailable(notice) = ContextCache::default().current(&fs, &sources) else {
+            panic!("nothing can be read");
+        };
+        assert!(notice.contains("could not be read") && notice.contains("Permission denied"), "{notice}");
+        assert!(!notice.contains("No Career Context found"), "{notice}");
+        fs.set_mode(dir, 0o700).unwrap();
+        assert!(matches!(ContextCache::default().current(&fs, &sources), Current::Loaded(_)));
+    }
+
     #[test]
     fn an_unchanged_file_is_loaded_once_and_a_changed_one_again() {
         let fs = MemoryFs::new();
