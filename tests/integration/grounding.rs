@@ -215,6 +215,8 @@ fn without_any_files_check_claims_says_so() {
         s.ok("tools/call", json!({"name": "check_claims", "arguments": {"draft": "Led CI at Tideline Logistics."}}));
     let text = tool_text(&r);
     assert!(text.contains("No Career Context was read") && text.contains("No VitaeGraph search index"), "{text}");
+    // One note, not two that each say the other source was the one searched (found in review).
+    assert!(text.contains("so nothing was searched") && !text.contains("so only the"), "{text}");
     assert!(text.contains("1 unsupported"), "{text}");
 }
 

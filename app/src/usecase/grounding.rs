@@ -32,24 +32,40 @@ impl Files {
     /// person's either way) and the VitaeGraph search index, if built.
     pub fn gather(current: Current, graph: &GraphStore, fs: &dyn FileSystem) -> Files {
         let mut files = Files::default();
-        match current {
-            Current::Loaded(l) => files.context = Some(l),
-            Current::Unavailable(notice) => files.notes.push(format!(
-                "No Career Context was read ({}), so only the VitaeGraph was searched.",
-                notice.lines().find(|l| l.starts_with("# ")).map_or("not found", |l| l.trim_start_matches("# "))
-            )),
-        }
+        let context_missing = match current {
+            Current::Loaded(l) => {
+                files.context = Some(l);
+                None
+            }
+            Current::Unavailable(notice) => Some(
+                notice
+                    .lines()
+                    .find(|l| l.starts_with("# "))
+                    .map_or("not found", |l| l.trim_start_matches("# "))
+                    .to_owned(),
+            ),
+        };
         match graph.searcher(fs) {
             Ok(s) => files.searcher = Some(s),
-            Err(e) => {
-                tracing::debug!("no search index for grounding: {e}");
-                files.notes.push(
-                    "No VitaeGraph search index was found, so only the Career Context was searched \
-                     (run `vitaecontext graph index` to include the detailed records)."
-                        .into(),
-                );
-            }
+            Err(e) => tracing::debug!("no search index for grounding: {e}"),
         }
+        files.notes.extend(match (context_missing, files.searcher.is_some()) {
+            (None, true) => None,
+            (Some(why), true) => {
+                Some(format!("No Career Context was read ({why}), so only the VitaeGraph was searched."))
+            }
+            (None, false) => Some(
+                "No VitaeGraph search index was found, so only the Career Context was searched (run `vitaecontext \
+                 graph index` to include the detailed records)."
+                    .to_owned(),
+            ),
+            // Found in review: the two notes above, together, said each source was the one
+            // searched.
+            (Some(why), false) => Some(format!(
+                "No Career Context was read ({why}). No VitaeGraph search index was found either, so nothing was \
+                 searched: no claim can be supported until one of them can be read."
+            )),
+        });
         files
     }
 
