@@ -436,11 +436,13 @@ fn staged_with(
         return Err(FsError::new(FsErrorKind::NotADirectory, path, "parent is not a directory"));
     }
     let dir = physical(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(SET_FILE_PREFIX)
-        .suffix(SET_TEMP_SUFFIX)
-        .tempfile_in(&dir)
-        .map_err(|e| err(&dir, e))?;
+    let mut tmp =
+        tempfile::Builder::new().prefix(SET_FILE_PREFIX).suffix(SET_TEMP_SUFFIX).tempfile_in(&dir).map_err(|e| {
+            // tempfile's message names its random file; the folder is what a person can act on
+            // (found in review, as in `held_dir`).
+            let e = err(&dir, io::Error::from(e.kind()));
+            FsError::new(e.kind, e.path, format!("cannot create a file in this folder: {}", e.detail))
+        })?;
     content(&mut tmp).map_err(|e| err(path, e))?;
     if durable == Durable::Synced {
         tmp.as_file().sync_all().map_err(|e| err(path, e))?;
@@ -740,6 +742,15 @@ impl FileSystem for StdFs {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    /// A file that cannot be made in a folder is an error about the folder, not about
+    /// tempfile's random name (found in review). `/proc` refuses new files even to root.
+    #[test]
+    fn a_write_where_no_file_can_be_made_names_the_folder() {
+        let e = StdFs.write_atomic(Path::new("/proc/vitaecontext-test"), b"x").unwrap_err();
+        assert_eq!(e.path, Path::new("/proc"), "{e}");
+        assert!(e.detail.starts_with("cannot create a file in this folder: ") && !e.detail.contains(".tmp"), "{e}");
+    }
 
     #[test]
     fn fifo_is_refused_without_blocking() {
