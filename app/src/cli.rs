@@ -438,6 +438,7 @@ pub enum GraphCommand {
     /// output is the same as a full run's). Deleting either is safe: the next run parses or
     /// renders everything. A rerun with no record changed, whose generated files are all as the
     /// last run left them (.generated/outputs.bin lists them), writes nothing and says so.
+    /// --full ignores those three caches: every record is parsed and every file written.
     ///
     /// With --watch, it keeps running: after the first index, every batch of changes to the
     /// records (a burst is one batch: it closes 200 ms after the last change, or 1 s after the
@@ -451,6 +452,13 @@ pub enum GraphCommand {
         /// Keep the index current as records change, until Ctrl-C or SIGTERM.
         #[arg(long)]
         watch: bool,
+        /// Ignore the caches in .generated/ (manifest.bin, documents.bin, outputs.bin): parse
+        /// every record, render every search document and write every file. The output is the
+        /// same as a rerun's, unless a cache vouches for what no longer holds (a copied or
+        /// edited cache, a filesystem whose file times do not change with the content): use it
+        /// when `doctor` finds the index stale and a plain rerun writes nothing.
+        #[arg(long, conflicts_with = "watch")]
+        full: bool,
         #[command(flatten)]
         debounce: DebounceArgs,
     },

@@ -88,11 +88,11 @@ fn run(cli: Cli) -> Outcome {
                     },
                 ),
                 GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
-                GraphCommand::Index { root, watch: false, .. } => {
+                GraphCommand::Index { root, watch: false, full, .. } => {
                     return_freed_memory_after(0);
-                    commands::graph::index(&fs, &clock, &root_of(&root))
+                    commands::graph::index(&fs, &clock, &root_of(&root), full)
                 }
-                GraphCommand::Index { root, watch: true, debounce } => {
+                GraphCommand::Index { root, watch: true, debounce, .. } => {
                     return_freed_memory_after(0);
                     commands::watch::index(
                         Arc::new(fs),

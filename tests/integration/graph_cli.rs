@@ -190,6 +190,17 @@ fn a_rerun_with_nothing_changed_writes_nothing_and_says_so() {
     fs::write(&record, text).unwrap();
     let edited = index();
     assert!(edited.contains("parsed: 1 of") && edited.contains("rendered: 1 of 21"), "{edited}");
+    let json = fs::read(generated.join("search-index.json")).unwrap();
+    // `--full` trusts no cache: everything parsed, rendered and written, the same bytes.
+    let (st, full, err) = Cmd::new(["graph", "index", "--full", "--root", root.to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    assert!(full.contains("rendered: 21 of 21"), "{full}");
+    assert!(!full.contains("the others"), "nothing came from a cache: {full}");
+    assert_eq!(fs::read(generated.join("search-index.json")).unwrap(), json);
+    assert!(index().contains("written: nothing"), "the caches it wrote are trusted by the next run");
+    let (st, _, err) = Cmd::new(["graph", "index", "--full", "--watch", "--root", root.to_str().unwrap()]).output();
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
 }
 
 #[test]

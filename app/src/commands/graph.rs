@@ -203,10 +203,11 @@ pub fn validate(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, json:
     Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outcome {
+pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, full: bool) -> Outcome {
     let root = root(sources)?;
     let start = clock.monotonic();
-    let done = usecase::index(fs, clock, &root, &Stderr::default()).map_err(graph_failure)?;
+    let caches = if full { usecase::Caches::Ignore } else { usecase::Caches::Use };
+    let done = usecase::index_with(fs, clock, &root, &Stderr::default(), caches).map_err(graph_failure)?;
     let v = &done.validation;
     if !v.valid {
         err(&render_findings(fs, &root, v));

@@ -683,14 +683,39 @@ pub fn index(
     root: &Path,
     progress: &dyn Progress,
 ) -> Result<Indexed, GraphError> {
+    index_with(fs, clock, root, progress, Caches::Use)
+}
+
+/// Whether a run trusts the caches the last run left in `.generated/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caches {
+    /// Parse only the records the manifest does not vouch for, copy the documents the span
+    /// file locates, write nothing when the list of outputs says nothing changed.
+    Use,
+    /// Read none of them (`graph index --full`): every record parsed, every document rendered,
+    /// every file written, and the caches written anew. The outputs are the same as with
+    /// [`Caches::Use`] unless a cache vouches for what no longer holds: a crafted one, or a
+    /// filesystem whose stamps do not change with the content.
+    Ignore,
+}
+
+/// [`index`], trusting the caches or not.
+pub fn index_with(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    root: &Path,
+    progress: &dyn Progress,
+    caches: Caches,
+) -> Result<Indexed, GraphError> {
     let t0 = clock.monotonic();
+    let trusted = caches == Caches::Use;
     let turn = take_turn(fs, root, progress);
     outputs_free(fs, root)?;
     // The canonical root names the graph the manifest describes (a manifest copied beside
     // another graph is ignored).
     let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
     let Reading { pages, texts, seen, parsed, unchanged } =
-        read(fs, clock, root, progress, || previous_manifest(fs, root, &identity))?;
+        read(fs, clock, root, progress, || trusted.then(|| previous_manifest(fs, root, &identity)).flatten())?;
     let t1 = clock.monotonic();
     let files = pages.len();
     let generated = root.join(GENERATED_DIR);
@@ -734,7 +759,7 @@ pub fn index(
     let (validation, (plan, splice)) = std::thread::scope(|s| {
         let plan = s.spawn(|| {
             let plan = Plan::split(&pages, &texts);
-            let splice = previous_spans(fs, root, &plan, &seen);
+            let splice = if trusted { previous_spans(fs, root, &plan, &seen) } else { None };
             (plan, splice)
         });
         let validation = validated.unwrap_or_else(|| validate_pages(fs, root, &pages));
@@ -2207,6 +2232,46 @@ mod tests {
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().copied, 0, "a damaged span file is ignored");
         apply(&fs, root, &Edit::CorruptManifest);
         assert_eq!(index(&fs, &FixedClock, root, &Quiet).unwrap().parsed, 23, "a corrupt manifest is ignored");
+    }
+
+    /// Found in review: a manifest that vouches for a record the file no longer holds (edited
+    /// by hand, or on a filesystem whose file times do not follow the content) is trusted by
+    /// every rerun, which then writes nothing; `doctor` finds the index stale and says to run
+    /// `graph index`. `--full` reads no cache, so it writes what the records hold.
+    #[test]
+    fn a_full_run_trusts_no_cache() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph_of(&fs, root, 3);
+        // Records more than 2 s older than the manifest: trusted by their stamp.
+        for n in 0..3 {
+            fs.write_atomic(Path::new("/elsewhere"), &[n]).unwrap();
+        }
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        let truth = generated(&fs, root);
+        // The manifest says p1 holds another title; its file is as it was.
+        let manifest_path = root.join(GENERATED_DIR).join(MANIFEST_FILE);
+        let mut m = manifest::decode(&read(&fs, &manifest_path).unwrap()).unwrap();
+        let (_, record) = m.entries.iter_mut().find(|(_, r)| r.page.path == "projects/p1/project.md").unwrap();
+        let forged = String::from_utf8(variant(1, 0)).unwrap().replace("title: P1", "title: Forged");
+        *record = Record::parse("projects/p1/project.md", &forged);
+        let bytes = manifest::encode(&m.root, m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str())));
+        fs.write_atomic(&manifest_path, &bytes).unwrap();
+        let trusted = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!(trusted.parsed, 0, "the manifest vouches for every record");
+        let graph = read(&fs, &root.join(GENERATED_DIR).join(GRAPH_FILE)).unwrap();
+        assert!(String::from_utf8(graph).unwrap().contains("Forged"), "the rerun served what the manifest said");
+
+        let full = index_with(&fs, &FixedClock, root, &Quiet, Caches::Ignore).unwrap();
+        assert_eq!(
+            (full.parsed, full.copied, full.written),
+            (6, 0, true),
+            "every file parsed, every document rendered"
+        );
+        assert_eq!(generated(&fs, root), truth, "what the records hold");
+        let again = index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!((again.parsed, again.written), (0, false), "the caches written anew vouch for the records");
+        assert_eq!(generated(&fs, root), truth);
     }
 
     /// Found in review: a folder at a cache's name (the span file, the search sidecar) failed
