@@ -113,6 +113,14 @@ fn a_search_of_an_invalid_graph_says_to_fix_it() {
     let text = tool_text(&r);
     assert!(text.contains("invalid") && text.contains("vitaecontext graph validate"), "{text}");
     assert!(!text.contains("/tmp"), "no path of the machine: {text}");
+    // The resources say the same (found in review: they said to run `graph index`).
+    for uri in ["vitaegraph://index", "vitaegraph://record/project:cachewarden"] {
+        let r = read(&mut s, uri);
+        assert_refused(&r, uri, -32002);
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains("is invalid (") && message.contains("vitaecontext graph validate"), "{message}");
+        assert!(!message.contains("/tmp"), "no path of the machine: {message}");
+    }
 }
 
 /// Found in review: a torn `search-index.json` was answered as "not found", with nothing on

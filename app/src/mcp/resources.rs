@@ -131,9 +131,24 @@ pub const GIVE_ACCESS: &str = "Give the user the server runs as access to the Vi
 /// Why the index cannot be served, for the client. There but not usable (damaged, too large, a
 /// folder, behind a folder that cannot be searched): said so, not "not found", which would send
 /// the person looking for a file that is there.
-fn index_unavailable(uri: &str, e: &Unavailable) -> RpcError {
+///
+/// Missing because the last index run found the graph invalid (it then writes only
+/// `diagnostics.json`): said so, since indexing again cannot help until the records are fixed
+/// (found in review: under `mcp --watch`, a record copied as a template left every read
+/// saying to run `graph index`).
+fn index_unavailable(m: &Methods, uri: &str, e: &Unavailable) -> RpcError {
     if e.is_missing() {
-        RpcError::resource_not_found(uri, INDEX_MISSING)
+        match m.graph().invalid_errors(m.fs()) {
+            Some(errors) => RpcError::resource_not_found(
+                uri,
+                format!(
+                    "VitaeGraph index not found: the VitaeGraph is invalid ({errors} error(s) in \
+                     .generated/diagnostics.json), so `vitaecontext graph index` wrote only its diagnostics. Run \
+                     `vitaecontext graph validate`, fix what it reports, then `vitaecontext graph index`."
+                ),
+            ),
+            None => RpcError::resource_not_found(uri, INDEX_MISSING),
+        }
     } else if e.is_denied() {
         RpcError::resource_unavailable(uri, format!("VitaeGraph index unreadable: permission denied. {GIVE_ACCESS}"))
     } else {
@@ -149,7 +164,7 @@ fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
         Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
         Err(e) => {
             tracing::debug!("vitaegraph://index unavailable: {e}");
-            Err(index_unavailable(uri, &e))
+            Err(index_unavailable(m, uri, &e))
         }
     }
 }
@@ -170,7 +185,7 @@ fn record(m: &Methods, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
     }
     let g = m.graph().graph(m.fs()).map_err(|e| {
         tracing::debug!("record {id}: index unavailable: {e}");
-        index_unavailable(uri, &e)
+        index_unavailable(m, uri, &e)
     })?;
     let node = g.by_id.get(&id).map(|i| &g.graph.nodes[*i]).ok_or_else(not_found)?;
     match m.graph().read_record(m.fs(), &node.path) {
