@@ -32,9 +32,27 @@ pub async fn stop_asked() -> &'static str {
     }
 }
 
-/// Once stopping (after a first signal, or the end of the server's input): quits at once,
-/// with 128 + SIGINT's number as a shell does, on the next signal.
+/// Once stopping (after a first signal, or the end of the server's input): quits at once on
+/// the next signal, with 128 + that signal's number as a shell reports a process it killed
+/// (130 for Ctrl-C, 143 for SIGTERM).
 pub async fn quit_on_second() {
-    stop_asked().await;
-    std::process::exit(130);
+    std::process::exit(exit_code(stop_asked().await));
+}
+
+/// The exit status for quitting on the signal [`stop_asked`] named.
+fn exit_code(signal: &str) -> i32 {
+    match signal {
+        "SIGTERM" => 128 + 15,
+        _ => 128 + 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Found in review: a second SIGTERM exited 130, the status of a Ctrl-C.
+    #[test]
+    fn a_second_signal_exits_with_its_own_status() {
+        assert_eq!(super::exit_code("SIGTERM"), 143);
+        assert_eq!(super::exit_code("Ctrl-C"), 130);
+    }
 }
