@@ -2185,17 +2185,22 @@ mod tests {
         assert!(previous.get("a").is_none() && previous.get("c.md").is_none() && previous.get("").is_none());
     }
 
+    /// The in-memory clock moves a second per write: three writes elsewhere put the records
+    /// written so far more than 2 s before the next manifest, so that none is racily clean
+    /// (each is trusted by its stamp).
+    fn let_three_seconds_pass(fs: &MemoryFs) {
+        for n in 0..3 {
+            fs.write_atomic(Path::new("/elsewhere"), &[n]).unwrap();
+        }
+    }
+
     /// Editing one record of many parses that record only; the rest come from the manifest.
     #[test]
     fn a_second_run_parses_only_what_changed() {
         let fs = MemoryFs::new();
         let root = Path::new("/g");
         graph_of(&fs, root, 20);
-        // The in-memory clock moves a second per write: three writes elsewhere put the records
-        // more than 2 s before the manifest, so that none is racily clean.
-        for n in 0..3 {
-            fs.write_atomic(Path::new("/elsewhere"), &[n]).unwrap();
-        }
+        let_three_seconds_pass(&fs);
         let first = index(&fs, &FixedClock, root, &Quiet).unwrap();
         assert_eq!((first.parsed, first.files), (23, 23), "the first run parses everything");
         let manifest = root.join(GENERATED_DIR).join(MANIFEST_FILE);
@@ -2243,10 +2248,7 @@ mod tests {
         let fs = MemoryFs::new();
         let root = Path::new("/g");
         graph_of(&fs, root, 3);
-        // Records more than 2 s older than the manifest: trusted by their stamp.
-        for n in 0..3 {
-            fs.write_atomic(Path::new("/elsewhere"), &[n]).unwrap();
-        }
+        let_three_seconds_pass(&fs);
         index(&fs, &FixedClock, root, &Quiet).unwrap();
         let truth = generated(&fs, root);
         // The manifest says p1 holds another title; its file is as it was.
@@ -2362,9 +2364,7 @@ mod tests {
         apply(&fs, root, &Edit::Write(1, 0));
         let second = |ns: Option<i64>| u64::try_from(ns.unwrap() / 1_000_000_000).unwrap();
         let written = second(fs.metadata(&record).unwrap().modified_ns);
-        for n in 0..3 {
-            fs.write_atomic(Path::new("/elsewhere"), &[n]).unwrap();
-        }
+        let_three_seconds_pass(&fs);
         // The run starts a second after the record was written; its manifest lands later still.
         index(&fs, &AtSecond(written + 1), root, &Quiet).unwrap();
         let manifest = fs.metadata(&root.join(GENERATED_DIR).join(MANIFEST_FILE)).unwrap();
