@@ -192,6 +192,15 @@ pub struct GraphStore {
     canonical: Mutex<Option<PathBuf>>,
     graph: Mutex<Slot<LoadedGraph>>,
     search: Mutex<SearchSlot>,
+    verdict: Mutex<Option<Verdict>>,
+}
+
+/// What [`GraphStore::invalid_errors`] last found, and the stamp and length of the
+/// `diagnostics.json` it read.
+#[derive(Debug, Clone, Copy)]
+struct Verdict {
+    read: (u128, u64),
+    invalid_errors: Option<usize>,
 }
 
 impl std::fmt::Debug for GraphStore {
@@ -214,7 +223,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl GraphStore {
     pub fn new(root: Option<PathBuf>) -> Self {
-        Self { root, canonical: Mutex::new(None), graph: Mutex::default(), search: Mutex::default() }
+        Self {
+            root,
+            canonical: Mutex::new(None),
+            graph: Mutex::default(),
+            search: Mutex::default(),
+            verdict: Mutex::new(None),
+        }
     }
 
     /// The root with every symlink resolved, computed once (a symlinked root works).
@@ -292,13 +307,26 @@ impl GraphStore {
     }
 
     /// How many errors `diagnostics.json` lists when it says the graph is invalid (`None`
-    /// when it says valid, or cannot be read): why an index run left no graph or search index.
+    /// when it says valid, or cannot be read as diagnostics): why an index run left no graph
+    /// or search index.
+    ///
+    /// Asked on every search and resource read that finds no index, so the file is read once
+    /// per version (its stamp and length), as it streams, counting the errors without keeping
+    /// them: found in review, a crafted 72 MB file parsed whole on each read took seconds and
+    /// gigabytes.
     pub fn invalid_errors(&self, fs: &dyn FileSystem) -> Option<usize> {
         let (root, path) = self.confined(fs, &generated_path(DIAGNOSTICS_FILE)).ok()?;
-        let (bytes, _) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES).ok()?;
-        let diagnostics: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-        let errors = diagnostics.get("errors").and_then(serde_json::Value::as_array).map_or(0, Vec::len);
-        (diagnostics.get("valid") == Some(&serde_json::Value::Bool(false))).then_some(errors)
+        let now = fs.metadata_beneath(&root, path.relative()).ok()?;
+        if let Some(v) = *lock(&self.verdict)
+            && v.read == (now.stamp, now.len)
+        {
+            return v.invalid_errors;
+        }
+        // Keyed by the file opened: one replaced since the look above is read next time.
+        let (file, meta) = fs.open_beneath(&root, path.relative()).ok()?;
+        let invalid_errors = diagnostics_verdict(std::io::BufReader::new(std::io::Read::take(file, MAX_INDEX_BYTES)));
+        *lock(&self.verdict) = Some(Verdict { read: (meta.stamp, meta.len), invalid_errors });
+        invalid_errors
     }
 
     /// The SHA-256 of `graph.json` as it is now (`None` when it cannot be read), without
@@ -533,6 +561,47 @@ pub enum RecordError {
     NotUtf8,
 }
 
+/// The error count of a `diagnostics.json` that says `"valid": false`, read from `input`
+/// without keeping the findings; `None` for one that says valid, or is not diagnostics (not
+/// JSON, `valid` not a boolean, `errors` not a list).
+fn diagnostics_verdict(input: impl std::io::Read) -> Option<usize> {
+    use serde::de::{Deserialize, Deserializer, IgnoredAny, SeqAccess, Visitor};
+
+    /// A list's length, its items skipped.
+    #[derive(Default)]
+    struct Count(usize);
+
+    impl<'de> Deserialize<'de> for Count {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Counting;
+            impl<'de> Visitor<'de> for Counting {
+                type Value = Count;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a list")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Count, A::Error> {
+                    let mut n = 0;
+                    while items.next_element::<IgnoredAny>()?.is_some() {
+                        n += 1;
+                    }
+                    Ok(Count(n))
+                }
+            }
+            d.deserialize_seq(Counting)
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Said {
+        valid: bool,
+        #[serde(default)]
+        errors: Count,
+    }
+
+    let v: Said = serde_json::from_reader(input).ok()?;
+    (!v.valid).then_some(v.errors.0)
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -560,6 +629,40 @@ mod tests {
     /// The stamp of the file at `path`, as a sidecar written beside it records.
     fn stamp(fs: &MemoryFs, path: &str) -> u128 {
         fs.metadata(Path::new(path)).unwrap().stamp
+    }
+
+    /// Found in review: every search and resource read that found no index parsed the whole
+    /// `diagnostics.json` to say whether the graph is invalid; a crafted 72 MB one took
+    /// seconds and gigabytes a read. It is read once per version, its findings counted, not
+    /// kept; anything that is not diagnostics says nothing.
+    #[test]
+    fn diagnostics_are_read_once_per_version_and_only_counted() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        let file = root.join(".generated/diagnostics.json");
+        fs.create_dir_all(file.parent().unwrap()).unwrap();
+        let store = GraphStore::new(Some(root.to_path_buf()));
+        let finding = r#"{"code":"duplicate_id","path":"a.md","message":"m"}"#;
+        let invalid =
+            format!(r#"{{"version":"2.0.0","valid":false,"records":3,"errors":[{finding},{finding}],"warnings":[]}}"#);
+        fs.write_atomic(&file, invalid.as_bytes()).unwrap();
+        assert_eq!(store.invalid_errors(&fs), Some(2));
+        let reads = fs.reads();
+        assert_eq!(store.invalid_errors(&fs), Some(2));
+        assert_eq!(fs.reads(), reads, "the same file is not read again");
+        let cases: [(&str, Option<usize>); 7] = [
+            (r#"{"valid":false,"errors":[]}"#, Some(0)),
+            (r#"{"valid":false}"#, Some(0)),
+            (r#"{"valid":true,"errors":[1]}"#, None),
+            (r#"{"valid":"false","errors":[1]}"#, None),
+            (r#"{"valid":false,"errors":{}}"#, None),
+            (r#"{"valid":false,"errors":[[[[1]]]]} trailing"#, None),
+            ("not json", None),
+        ];
+        for (text, want) in cases {
+            fs.write_atomic(&file, text.as_bytes()).unwrap();
+            assert_eq!(store.invalid_errors(&fs), want, "{text}");
+        }
     }
 
     // The search index is streamed into the searcher document by document; it must answer
