@@ -214,9 +214,10 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
     // SIGINT or SIGTERM stops serving as the end of input does: the re-index under way (with
     // --watch) finishes below, so `.generated/` is not left with staged temporaries.
     runtime.block_on(async {
+        let mut signals = signals::Signals::listen();
         tokio::select! {
             ended = mcp::serve(source, Arc::new(sink), methods) => tracing::info!(?ended, "MCP server stopped"),
-            signal = signals::stop_asked() => {
+            signal = signals.next() => {
                 tracing::info!("MCP server stopped by {signal}");
                 if live.is_some() {
                     tracing::info!("finishing the index under way ({signal} again to quit at once)");
@@ -225,7 +226,7 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
         }
         // Stopping now, whichever way: a signal while the index under way finishes quits at
         // once (the handlers stay installed once awaited, so without this it went unheard).
-        tokio::spawn(signals::quit_on_second());
+        tokio::spawn(signals.quit_on_next());
     });
     if let Some(live) = live {
         // A re-index under way finishes, so `.generated/` is not left with staged temporaries.

@@ -132,10 +132,11 @@ fn stop_on_signal(stopper: Stopper) {
             return;
         };
         runtime.block_on(async {
-            let signal = crate::signals::stop_asked().await;
+            let mut signals = crate::signals::Signals::listen();
+            let signal = signals.next().await;
             err(&format!("graph: stopping ({signal} again to quit at once)\n"));
             stopper.stop();
-            crate::signals::quit_on_second().await;
+            signals.quit_on_next().await;
         });
     });
     if let Err(e) = spawned {
