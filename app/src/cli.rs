@@ -452,11 +452,13 @@ pub enum GraphCommand {
         /// Keep the index current as records change, until Ctrl-C or SIGTERM.
         #[arg(long)]
         watch: bool,
-        /// Ignore the caches in .generated/ (manifest.bin, documents.bin, outputs.bin): parse
-        /// every record, render every search document and write every file. The output is the
-        /// same as a rerun's, unless a cache vouches for what no longer holds (a copied or
-        /// edited cache, a filesystem whose file times do not change with the content): use it
-        /// when `doctor` finds the index stale and a plain rerun writes nothing.
+        /// Ignore the caches in .generated/: parse, render and write everything.
+        ///
+        /// The caches are manifest.bin, documents.bin and outputs.bin; they are written anew.
+        /// The output is the same as a rerun's, unless a cache vouches for what no longer
+        /// holds (a copied or edited cache, a filesystem whose file times do not change with
+        /// the content): use it when `doctor` finds the index stale and a plain rerun does not
+        /// fix it.
         #[arg(long, conflicts_with = "watch")]
         full: bool,
         #[command(flatten)]

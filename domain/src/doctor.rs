@@ -37,7 +37,7 @@ doctor_codes! {
     GraphNotSetUp => "graph::not_set_up", Warning, "Create one with `vitaecontext graph init` (or `vitaecontext init`) to serve records; until then the server serves the Career Context only.";
     GraphUnreadable => "graph::unreadable", Error, "`graph index` stops at what it cannot read, so the server keeps serving the last index: give your user access to it again (read for a file; read and search, `chmod u+rx`, for a folder), or move it out of the VitaeGraph.";
     GraphIndexMissing => "graph::index_missing", Warning, "Run `vitaecontext graph index` so the server can list and search the records.";
-    GraphIndexStale => "graph::index_stale", Warning, "Run `vitaecontext graph index`: the server serves the generated files, not the records as they are now. If it writes nothing, run `vitaecontext graph index --full`, which trusts none of the caches in .generated/.";
+    GraphIndexStale => "graph::index_stale", Warning, "Run `vitaecontext graph index`: the server serves the generated files, not the records as they are now. If the index is still stale after that, run `vitaecontext graph index --full`, which trusts none of the caches in .generated/.";
     GraphIndexUnreadable => "graph::index_unreadable", Error, "Run `vitaecontext graph index` to write the generated files again.";
     GraphSymlinkSkipped => "graph::symlink_skipped", Warning, "This file is not indexed: put the record itself there, or a symlink to a Markdown file inside the root (symlinked folders are not followed).";
     GraphPathOutsideRoot => "graph::path_outside_root", Error, "The server refuses this record: move it inside the root (no symlink leading out) and run `vitaecontext graph index`.";

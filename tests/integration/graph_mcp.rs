@@ -119,6 +119,7 @@ fn a_search_of_an_invalid_graph_says_to_fix_it() {
         assert_refused(&r, uri, -32002);
         let message = r["error"]["message"].as_str().unwrap();
         assert!(message.contains("is invalid (") && message.contains("vitaecontext graph validate"), "{message}");
+        assert!(message.contains("--root DIR"), "a graph elsewhere is named by its root: {message}");
         assert!(!message.contains("/tmp"), "no path of the machine: {message}");
     }
 }

@@ -144,7 +144,8 @@ fn index_unavailable(m: &Methods, uri: &str, e: &Unavailable) -> RpcError {
                 format!(
                     "VitaeGraph index not found: the VitaeGraph is invalid ({errors} error(s) in \
                      .generated/diagnostics.json), so `vitaecontext graph index` wrote only its diagnostics. Run \
-                     `vitaecontext graph validate`, fix what it reports, then `vitaecontext graph index`."
+                     `vitaecontext graph validate`, fix what it reports, then `vitaecontext graph index` (add \
+                     `--root DIR` to both if the VitaeGraph is not in ~/.vitaecontext/vitaegraph)."
                 ),
             ),
             None => RpcError::resource_not_found(uri, INDEX_MISSING),
