@@ -366,6 +366,10 @@ impl GraphStore {
         let c = &mut *guard;
         let seen = fs.metadata_beneath(&root, path.relative())?;
         c.settle(false);
+        if let Some(hit) = c.loaded.take_if(|h| h.value.is_damaged()) {
+            tracing::warn!("a text in {SEARCH_SIDECAR_FILE} does not match its checksum: loading {SEARCH_INDEX_FILE}");
+            c.distrusted = Some((hit.stamp, hit.len));
+        }
         if let Some(hit) = c.loaded.as_ref().filter(|h| h.stamp == seen.stamp && h.len == seen.len) {
             return Ok(Arc::clone(&hit.value));
         }
@@ -449,22 +453,42 @@ impl GraphStore {
         }
     }
 
+    /// What `answer` makes of the searcher; when a text it read failed its check (a damaged
+    /// sidecar), made once more from the searcher loaded again, from the JSON: an answer never
+    /// lacks a text because of a damaged sidecar.
+    pub fn with_searcher<R>(&self, fs: &dyn FileSystem, answer: impl Fn(&Searcher) -> R) -> Result<R, Unavailable> {
+        let searcher = self.searcher(fs)?;
+        let made = answer(&searcher);
+        if !searcher.is_damaged() {
+            return Ok(made);
+        }
+        Ok(answer(&*self.searcher(fs)?))
+    }
+
     /// The searcher in the sidecar beside a JSON with metadata `json`, and the JSON digest it
-    /// names; why not, otherwise. Confined like every other read.
+    /// names; why not, otherwise. Confined like every other read. Its header and body are
+    /// read; the searcher keeps the file open to read each text when asked (a file replaced
+    /// meanwhile leaves this one as it was; one changed in place fails the texts' checks).
     fn sidecar_searcher(&self, fs: &dyn FileSystem, json: &Metadata) -> Result<(Searcher, sidecar::Source), String> {
         let (root, path) = self.confined(fs, &generated_path(SEARCH_SIDECAR_FILE)).map_err(|e| e.to_string())?;
-        let start = std::time::Instant::now();
-        let (bytes, meta) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES).map_err(|e| e.to_string())?;
-        tracing::debug!(read = ?start.elapsed(), "read {SEARCH_SIDECAR_FILE}");
+        let (file, meta) = fs.open_beneath(&root, path.relative()).map_err(|e| e.to_string())?;
+        if meta.kind != ports::fs::FileKind::File {
+            return Err("not a regular file".to_owned());
+        }
+        if meta.len > MAX_INDEX_BYTES {
+            return Err(format!("larger than {MAX_INDEX_BYTES} bytes"));
+        }
         if meta.modified_ns < json.modified_ns {
             return Err(format!("older than {SEARCH_INDEX_FILE}"));
         }
-        let named = sidecar::source(&bytes).map_err(|e| e.to_string())?;
+        let mut header = [0; sidecar::HEADER_LEN];
+        file.read_exact_at(&mut header, 0).map_err(|e| format!("its header cannot be read ({e})"))?;
+        let named = sidecar::source(&header).map_err(|e| e.to_string())?;
         if named.json_len != json.len {
             return Err(format!("built from a {SEARCH_INDEX_FILE} of {} bytes, not {}", named.json_len, json.len));
         }
         let start = std::time::Instant::now();
-        let (searcher, named) = sidecar::decode(bytes).map_err(|e| e.to_string())?;
+        let (searcher, named) = sidecar::decode_file(Box::new(Sidecar(file)), meta.len).map_err(|e| e.to_string())?;
         tracing::debug!(bytes = meta.len, decode = ?start.elapsed(), "search index from {SEARCH_SIDECAR_FILE}");
         Ok((searcher, named))
     }
@@ -494,6 +518,15 @@ impl GraphStore {
             return Err(RecordError::Binary);
         }
         String::from_utf8(bytes).map_err(|_| RecordError::NotUtf8)
+    }
+}
+
+/// The open sidecar a searcher reads its texts from.
+struct Sidecar(OpenFile);
+
+impl domain::graph::search::ReadAt for Sidecar {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        self.0.read_exact_at(buf, offset)
     }
 }
 
@@ -889,6 +922,39 @@ mod tests {
         }
     }
 
+    /// The sidecar's texts are read when a hit needs one, each checked then: a damaged one is
+    /// never served. The answer is made again from the JSON, and the JSON serves from then on.
+    #[test]
+    fn a_sidecar_text_that_fails_its_check_is_answered_from_the_json() {
+        let index = sample_index(&["kafka streams", "bazel caches"]);
+        let json = crate::usecase::graph::json_bytes(&index);
+        let mut damaged = sidecar_for(&index.documents, &json, 0);
+        let last = damaged.len() - 1;
+        damaged[last] ^= 1;
+        let setup = || {
+            let fs = MemoryFs::new();
+            let store = store_with(&fs);
+            fs.write_atomic(Path::new(JSON), &json).unwrap();
+            fs.write_atomic(Path::new(BIN), &damaged).unwrap();
+            (fs, store)
+        };
+        let query = domain::graph::search::Query { text: Some("caches"), ..Default::default() };
+        let excerpts = |r: domain::graph::search::Results| r.records.into_iter().map(|h| h.excerpt).collect::<Vec<_>>();
+
+        let (fs, store) = setup();
+        let first = store.searcher(&fs).unwrap();
+        assert_eq!(excerpts(first.search(&query)), [""], "the sidecar, its damaged text left out");
+        assert!(first.is_damaged());
+        let next = store.searcher(&fs).unwrap();
+        assert!(!Arc::ptr_eq(&first, &next), "dropped");
+        assert_eq!(excerpts(next.search(&query)), ["bazel caches"], "the JSON");
+        assert!(Arc::ptr_eq(&next, &store.searcher(&fs).unwrap()), "and it stays loaded");
+
+        let (fs, store) = setup();
+        let answer = store.with_searcher(&fs, |s| s.search(&query)).unwrap();
+        assert_eq!(excerpts(answer), ["bazel caches"], "made again, in the same request");
+    }
+
     // A sidecar that is damaged, older than the JSON or built for another length is ignored.
     #[test]
     fn a_corrupt_or_stale_sidecar_is_ignored() {
@@ -898,8 +964,7 @@ mod tests {
         let other = sample_index(&["bazel streams", "kafka caches"]);
         let lying = sidecar_for(&other.documents, &json, 0);
         let mut flipped = lying.clone();
-        let last = flipped.len() - 1;
-        flipped[last] ^= 1;
+        flipped[sidecar::HEADER_LEN + 30] ^= 1;
         let mut truncated = lying.clone();
         truncated.truncate(lying.len() - 9);
         let mut version = lying.clone();

@@ -129,8 +129,8 @@ fn career_prompt(m: &Methods, prompt: PromptName, args: Map<String, Value>) -> R
     let args = arguments(prompt, args)?;
     // With a configured and indexed VitaeGraph, the prompt also carries a digest of the most
     // relevant records; without one it is exactly the Career Context prompt.
-    let digest = match m.graph().searcher(m.fs()) {
-        Ok(searcher) => Some(digest(prompt, &args, &searcher, &target_roles(m))),
+    let digest = match m.graph().with_searcher(m.fs(), |searcher| digest(prompt, &args, searcher, &target_roles(m))) {
+        Ok(digest) => Some(digest),
         Err(e) => {
             tracing::debug!("prompt without VitaeGraph records: {e}");
             None

@@ -223,8 +223,9 @@ fn search_vitaegraph() -> Tool {
             use domain::graph::search::{Query, parse_type};
             let SearchArgs { query, kind, tag } = params::parse(args)?;
             let kind = kind.as_deref().map(parse_type).transpose().map_err(RpcError::invalid_params)?;
-            let searcher = match m.graph().searcher(m.fs()) {
-                Ok(s) => s,
+            let query = Query { text: query.as_deref(), kind: kind.as_deref(), tag: tag.as_deref() };
+            let results = match m.graph().with_searcher(m.fs(), |s| s.search(&query)) {
+                Ok(results) => results,
                 Err(e) => {
                     tracing::debug!("search index unavailable: {e}");
                     // An index run of an invalid graph writes only its diagnostics: running it
@@ -258,8 +259,6 @@ fn search_vitaegraph() -> Tool {
                     return Ok(ToolResult::error(why));
                 }
             };
-            let results =
-                searcher.search(&Query { text: query.as_deref(), kind: kind.as_deref(), tag: tag.as_deref() });
             m.graph().answered();
             let records: Vec<Value> = results
                 .records

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use domain::career::Surface;
+use domain::graph::SEARCH_SIDECAR_FILE;
 use domain::graph::search::Searcher;
 use domain::grounding::evidence::Origin;
 use domain::grounding::job::{self, Coverage, JobMatch, Level};
@@ -73,7 +74,21 @@ impl Files {
     pub fn check(&self, draft: &str) -> Vec<Claim> {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
-        grounding::check(draft, grounding::Sources { context, graph: self.searcher.as_deref() })
+        let claims = grounding::check(draft, grounding::Sources { context, graph: self.searcher.as_deref() });
+        self.warn_if_damaged();
+        claims
+    }
+
+    /// Says (on stderr) that a record's text in the search sidecar failed its check while
+    /// answering, so the answer went without that record. A server loads the JSON at its next
+    /// request; a rewritten sidecar mends it for every later run.
+    fn warn_if_damaged(&self) {
+        if self.searcher.as_ref().is_some_and(|s| s.is_damaged()) {
+            tracing::warn!(
+                "a record's text in .generated/{SEARCH_SIDECAR_FILE} does not match its checksum, so that record was \
+                 left out; run `vitaecontext graph index --full` to write the file again"
+            );
+        }
     }
 }
 
@@ -202,7 +217,9 @@ impl Files {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
         let packet = self.context.as_ref().and_then(|l| career::packet_of(l, Surface::Cv).ok()).unwrap_or_default();
-        job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref() }, &packet)
+        let found = job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref() }, &packet);
+        self.warn_if_damaged();
+        found
     }
 }
 

@@ -1,12 +1,14 @@
 //! Ranked search over the search index: BM25 on the indexed terms, title and tag matches
 //! weighted up, id and path substrings matching too.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::index::{Document, DocumentView, SearchIndex, Tag, each_token, lowercase, tokens};
 use super::record_type::RecordType;
+use super::sidecar::checksum;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -28,13 +30,25 @@ pub const EXCERPT_CHARS: usize = 320;
 /// substring matching. Built from the JSON or read from the sidecar, it is the same bytes, so
 /// both answer alike; a load validates every offset and count once ([`Searcher::from_body`]),
 /// after which no access can go out of bounds.
+///
+/// The documents' plain texts are apart ([`Texts`]): only the excerpts of a search's hits and
+/// the grounding check's look-ups read them, so a searcher from the sidecar reads each one
+/// from the file when asked, checked against its checksum, rather than all of them at load.
 #[derive(Debug)]
 pub struct Searcher {
     blob: Vec<u8>,
     /// Documents, in id order, so "by score then id" is "by score then index".
     n: usize,
-    /// Five strings per document: id, type, title, path, text.
+    /// Four strings per document: id, type, title, path.
     docs: StrTable,
+    /// `n + 1` u64: document i's text is bytes `text_ends[i]..text_ends[i + 1]` of `texts`.
+    text_ends: usize,
+    /// u64 per document: the [`checksum`] of its text.
+    text_sums: usize,
+    texts: Texts,
+    /// A text did not match its checksum (or could not be read): the searcher answered without
+    /// it, and should be replaced ([`Searcher::is_damaged`]).
+    damaged: std::sync::atomic::AtomicBool,
     /// `n + 1` u32: document i's tags are `tag_first[i]..tag_first[i + 1]`.
     tag_first: usize,
     /// One byte per tag: 0 string, 1 boolean, 2 null.
@@ -289,12 +303,45 @@ impl Reader<'_> {
 }
 
 /// A record as the index holds it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DocumentText<'a> {
     pub id: &'a str,
     pub title: &'a str,
     pub path: &'a str,
-    pub text: &'a str,
+    /// Read from the sidecar file when the searcher came from it.
+    pub text: Cow<'a, str>,
+}
+
+/// A file read at any offset, moving no position (several threads may read it at once).
+pub trait ReadAt: Send + Sync {
+    /// Fills `buf` from the bytes at `offset`; an error when the file ends first.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
+}
+
+/// Where a searcher's document texts are, one after the other in id order.
+pub enum Texts {
+    /// In the searcher's own bytes, at this range.
+    Inline(std::ops::Range<usize>),
+    /// In a file, `len` bytes from `start` (the sidecar's text area).
+    File { file: Box<dyn ReadAt>, start: u64, len: u64 },
+}
+
+impl Texts {
+    fn len(&self) -> u64 {
+        match self {
+            Texts::Inline(r) => r.len() as u64,
+            Texts::File { len, .. } => *len,
+        }
+    }
+}
+
+impl std::fmt::Debug for Texts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Texts::Inline(r) => f.debug_tuple("Inline").field(r).finish(),
+            Texts::File { start, len, .. } => f.debug_struct("File").field("start", start).field("len", len).finish(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -818,10 +865,13 @@ impl SearcherBuilder {
         assert!(!self.docs.borrowing, "a borrowing builder is laid out with its strings");
         let none = |_: usize, _: usize| -> &[u8] { &[] };
         let layout = self.layout(&none);
-        // Allocated once at its size, not grown by doubling.
-        let mut body = Vec::with_capacity(layout.len(&none));
-        layout.write(&mut body, &none).expect("a Vec takes every write");
-        Searcher::from_body(body, 0).expect("the builder writes a consistent body")
+        // Allocated once at its size, not grown by doubling; the texts follow the body.
+        let body = layout.len(&none);
+        let mut blob = Vec::with_capacity(body + layout.texts_len(&none));
+        layout.write(&mut blob, &none).expect("a Vec takes every write");
+        layout.write_texts(&mut blob, &none).expect("a Vec takes every write");
+        let texts = Texts::Inline(body..blob.len());
+        Searcher::from_body(blob, 0..body, texts).expect("the builder writes a consistent body")
     }
 
     /// Everything the searcher's flat layout (the sidecar's body; its format is described
@@ -898,11 +948,13 @@ impl Layout {
         let Layout { docs, vocab, order, lists, terms, starts, haystack } = self;
         let (n, n_tags, n_terms) = (order.len(), docs.tag_kind.len(), terms.len());
         let doc_strings: usize =
-            (0..n).flat_map(|i| (0..5).map(move |f| (i, f))).map(|(i, f)| docs.field(strings, i, f).len()).sum();
+            (0..n).flat_map(|i| (0..4).map(move |f| (i, f))).map(|(i, f)| docs.field(strings, i, f).len()).sum();
         let tag_strings: usize = (0..n_tags).flat_map(|t| docs.tag(t)).map(<[u8]>::len).sum();
         let term_strings: usize = terms.iter().map(|&id| vocab.term(id).len()).sum();
         let n_postings: usize = lists.iter().map(Vec::len).sum();
-        24 + (8 * (5 * n + 1) + doc_strings)
+        24 + (8 * (4 * n + 1) + doc_strings)
+            + 8 * (n + 1)
+            + 8 * n
             + 4 * (n + 1)
             + n_tags
             + (8 * (2 * n_tags + 1) + tag_strings)
@@ -913,6 +965,21 @@ impl Layout {
             + 4 * starts.len()
             + 8
             + haystack.len()
+    }
+
+    /// The length of what [`Layout::write_texts`] writes.
+    pub fn texts_len(&self, strings: &DocStrings<'_>) -> usize {
+        (0..self.order.len()).map(|i| self.docs.field(strings, i, 4).len()).sum()
+    }
+
+    /// Writes the documents' texts, in id order, one after the other: what the body's text
+    /// offsets point into.
+    pub fn write_texts(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
+        let mut out = Sink::new(out);
+        for &i in &self.order {
+            out.put(self.docs.field(strings, i, 4))?;
+        }
+        out.done()
     }
 
     /// Writes the flat layout to `out` in pieces; it is never held whole. `strings` as given
@@ -927,7 +994,16 @@ impl Layout {
             out.put(&(count as u32).to_le_bytes())?;
         }
         out.put(&(n_postings as u64).to_le_bytes())?;
-        write_table(&mut out, order.iter().flat_map(|&i| (0..5).map(move |f| field(i, f))))?;
+        write_table(&mut out, order.iter().flat_map(|&i| (0..4).map(move |f| field(i, f))))?;
+        let mut end = 0u64;
+        out.put(&end.to_le_bytes())?;
+        for &i in order {
+            end += field(i, 4).len() as u64;
+            out.put(&end.to_le_bytes())?;
+        }
+        for &i in order {
+            out.put(&checksum(field(i, 4)).to_le_bytes())?;
+        }
         let mut first = 0u32;
         out.put(&first.to_le_bytes())?;
         for &i in order {
@@ -1015,11 +1091,16 @@ impl Searcher {
         b.finish()
     }
 
-    /// A searcher over the layout that starts at `start` in `blob` and runs to its end, every
-    /// count, offset and string checked: anything inconsistent is an error, never a panic or
-    /// an allocation sized by the bytes.
-    pub fn from_body(blob: Vec<u8>, start: usize) -> Result<Searcher, Corrupt> {
-        let mut r = Reader { blob: &blob, at: start };
+    /// A searcher over the layout at `body` in `blob`, whose texts are `texts`: every count,
+    /// offset and string checked (the texts' offsets against their length; each text against
+    /// its checksum when read): anything inconsistent is an error, never a panic or an
+    /// allocation sized by the bytes.
+    pub fn from_body(blob: Vec<u8>, body: std::ops::Range<usize>, texts: Texts) -> Result<Searcher, Corrupt> {
+        let in_blob = |r: &std::ops::Range<usize>| r.start <= r.end && r.end <= blob.len();
+        if !in_blob(&body) || matches!(&texts, Texts::Inline(t) if !in_blob(t)) {
+            return Err(Corrupt("body or texts out of bounds"));
+        }
+        let mut r = Reader { blob: &blob[..body.end], at: body.start };
         let n = r.u32("document count")? as usize;
         let n_tags = r.u32("tag count")? as usize;
         let n_terms = r.u32("term count")? as usize;
@@ -1027,15 +1108,17 @@ impl Searcher {
             return Err(Corrupt("reserved"));
         }
         let n_postings = usize::try_from(r.u64("posting count")?).map_err(|_| Corrupt("posting count"))?;
-        let docs = r.table(n.checked_mul(5).ok_or(Corrupt("documents"))?, "documents")?;
+        let docs = r.table(n.checked_mul(4).ok_or(Corrupt("documents"))?, "documents")?;
+        let text_ends = r.bounds(n + 1, 8, texts.len(), "text offsets")?;
+        let text_sums = r.array(n, 8, "text checksums")?;
         // With the order checked, each type is read while its document's id is in the cache.
         let mut kinds = Kinds { names: Vec::new(), of: Vec::with_capacity(n) };
         let mut kind_map: HashMap<Box<[u8]>, u32> = HashMap::new();
         for i in 0..n {
-            if i > 0 && docs.bytes(&blob, 5 * (i - 1)) > docs.bytes(&blob, 5 * i) {
+            if i > 0 && docs.bytes(&blob, 4 * (i - 1)) > docs.bytes(&blob, 4 * i) {
                 return Err(Corrupt("documents out of id order"));
             }
-            kinds.push(docs.bytes(&blob, 5 * i + 1), &mut kind_map);
+            kinds.push(docs.bytes(&blob, 4 * i + 1), &mut kind_map);
         }
         let tag_first = r.bounds(n + 1, 4, n_tags as u64, "tag ranges")?;
         let tag_kind = r.array(n_tags, 1, "tag kinds")?;
@@ -1078,7 +1161,7 @@ impl Searcher {
         if n == 0 && hay_len != 0 {
             return Err(Corrupt("haystack without documents"));
         }
-        if r.at != blob.len() {
+        if r.at != body.end {
             return Err(Corrupt("trailing bytes"));
         }
         let scratch = std::sync::Mutex::default();
@@ -1086,6 +1169,10 @@ impl Searcher {
             blob,
             n,
             docs,
+            text_ends,
+            text_sums,
+            texts,
+            damaged: std::sync::atomic::AtomicBool::new(false),
             tag_first,
             tag_kind,
             tags,
@@ -1108,7 +1195,39 @@ impl Searcher {
     }
 
     fn field(&self, i: usize, f: usize) -> &str {
-        self.docs.str(&self.blob, 5 * i + f)
+        self.docs.str(&self.blob, 4 * i + f)
+    }
+
+    /// Document `i`'s plain text, read and checked against its checksum; `None`, the searcher
+    /// marked damaged, when it cannot be read or does not match.
+    fn text(&self, i: usize) -> Option<Cow<'_, str>> {
+        let (a, b) = (le_u64(&self.blob, self.text_ends + 8 * i), le_u64(&self.blob, self.text_ends + 8 * i + 8));
+        let read = || -> Option<Cow<'_, [u8]>> {
+            match &self.texts {
+                // Offsets checked at load: `a <= b <= len`.
+                Texts::Inline(r) => self.blob.get(r.start + a as usize..r.start + b as usize).map(Cow::Borrowed),
+                Texts::File { file, start, .. } => {
+                    let mut buf = vec![0; usize::try_from(b - a).ok()?];
+                    file.read_exact_at(&mut buf, start + a).ok()?;
+                    Some(Cow::Owned(buf))
+                }
+            }
+        };
+        let checked =
+            read().filter(|t| checksum(t) == le_u64(&self.blob, self.text_sums + 8 * i)).and_then(|t| match t {
+                Cow::Borrowed(t) => std::str::from_utf8(t).ok().map(Cow::Borrowed),
+                Cow::Owned(t) => String::from_utf8(t).ok().map(Cow::Owned),
+            });
+        if checked.is_none() {
+            self.damaged.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        checked
+    }
+
+    /// Whether a text failed its check: the answers given lacked it (an empty excerpt, a record
+    /// not found by id), and the searcher should be loaded again.
+    pub fn is_damaged(&self) -> bool {
+        self.damaged.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn tag_range(&self, i: usize) -> std::ops::Range<usize> {
@@ -1128,12 +1247,13 @@ impl Searcher {
             .collect()
     }
 
-    /// A record's title, path and plain text, by id (for checking facts against it).
+    /// A record's title, path and plain text, by id (for checking facts against it); `None`
+    /// too when its text fails its check ([`Searcher::is_damaged`]).
     pub fn document(&self, id: &str) -> Option<DocumentText<'_>> {
         let (mut lo, mut hi) = (0, self.n);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.docs.bytes(&self.blob, 5 * mid).cmp(id.as_bytes()) {
+            match self.docs.bytes(&self.blob, 4 * mid).cmp(id.as_bytes()) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
@@ -1141,7 +1261,7 @@ impl Searcher {
                         id: self.field(mid, 0),
                         title: self.field(mid, 2),
                         path: self.field(mid, 3),
-                        text: self.field(mid, 4),
+                        text: self.text(mid)?,
                     });
                 }
             }
@@ -1310,7 +1430,7 @@ impl Searcher {
             path: self.field(i, 3).to_owned(),
             tags: self.tags_of(i),
             score: (score * 10_000.0).round() / 10_000.0,
-            excerpt: excerpt_with(self.field(i, 4), needles, &mut 0),
+            excerpt: self.text(i).map_or_else(String::new, |t| excerpt_with(&t, needles, &mut 0)),
         }
     }
 }
@@ -1745,8 +1865,8 @@ mod tests {
                 proptest::prop_assert_eq!(&decoded.search(&q), &want, "{:?}", q);
             }
             for d in docs.iter().filter(|d| docs.iter().filter(|e| e.id == d.id).count() == 1) {
-                let want = Some(DocumentText { id: &d.id, title: &d.title, path: &d.path, text: &d.text });
-                proptest::prop_assert_eq!(flat.document(&d.id), want);
+                let want = Some(DocumentText { id: &d.id, title: &d.title, path: &d.path, text: d.text.as_str().into() });
+                proptest::prop_assert_eq!(flat.document(&d.id), want.clone());
                 proptest::prop_assert_eq!(decoded.document(&d.id), want);
             }
             proptest::prop_assert_eq!(flat.document("project:absent!"), None);
