@@ -245,3 +245,50 @@ fn prompts_use_the_vitaegraph_when_it_is_indexed() {
     let t = prompt(&mut bare, "cv_tailoring", json!({"targetRole": "Staff Platform Engineer"}));
     assert!(!t.contains("VitaeGraph") && !t.contains("search_vitaegraph"), "{t}");
 }
+
+/// Every document's text in `.generated/search-index.bin` damaged in place (the file's tail,
+/// which a torn write loses first), its header and body whole.
+fn damage_the_sidecar_texts(root: &std::path::Path) {
+    let path = root.join(".generated/search-index.bin");
+    let mut bytes = fs::read(&path).unwrap();
+    let body = u64::from_le_bytes(bytes[72..80].try_into().unwrap()) as usize;
+    let texts = 80 + body + 8;
+    assert!(bytes.len() > texts, "the sidecar has a text area");
+    for b in &mut bytes[texts..] {
+        *b ^= 0x20;
+    }
+    fs::write(&path, bytes).unwrap();
+}
+
+/// The sidecar's texts are read when an answer needs one, each checked then. Found in review:
+/// `check` and `match` (and their tools) used the damaged sidecar's answer, calling supported
+/// claims unsupported and covered requirements missing. Every answer is now made from the JSON
+/// instead, so it is the answer an intact index gives.
+#[test]
+fn a_damaged_sidecar_changes_no_answer() {
+    let person = Person::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let posting = tmp.path().join("posting.md");
+    fs::write(&posting, "# Staff Platform Engineer\n\n## Requirements\n- Bazel and remote caching\n- Kubernetes\n")
+        .unwrap();
+    let draft = "- Designed flaky-test quarantine that removed 1,900 reruns a week.\n- Led the Kafka migration.\n";
+    let calls = [
+        json!({"name": "search_vitaegraph", "arguments": {"query": "flaky tests bazel"}}),
+        json!({"name": "check_claims", "arguments": {"draft": draft}}),
+        json!({"name": "match_job", "arguments": {"posting": fs::read_to_string(&posting).unwrap()}}),
+    ];
+    let answers = |person: &Person| {
+        let cli = [person.cli("check", &fixture("cv.md"), &["--json"]), person.cli("match", &posting, &["--json"])];
+        // A server each, so that each tool is the first to read a text.
+        let tools: Vec<Value> = calls.iter().map(|c| person.server().ok("tools/call", c.clone())).collect();
+        (cli, tools)
+    };
+    let (cli, tools) = answers(&person);
+    assert!(tool_text(&tools[0]).contains("flaky"), "{}", tools[0]);
+    damage_the_sidecar_texts(&person.root);
+    let (damaged_cli, damaged_tools) = answers(&person);
+    for (intact, damaged) in cli.iter().zip(&damaged_cli) {
+        assert_eq!((intact.0, &intact.1), (damaged.0, &damaged.1), "{}", damaged.2);
+    }
+    assert_eq!(tools, damaged_tools);
+}

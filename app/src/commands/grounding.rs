@@ -28,15 +28,18 @@ fn read_input(fs: &dyn FileSystem, sources: &Sources, file: &Path) -> Result<(St
     Ok((path.display().to_string(), String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-fn files(fs: &dyn FileSystem, sources: &Sources) -> Files {
+/// What `answer` makes of the person's files (see [`Files::answer`]), and the files.
+fn answered<R>(fs: &dyn FileSystem, sources: &Sources, answer: impl Fn(&Files) -> R) -> (Files, R) {
     let current = ContextCache::default().current(fs, sources);
-    Files::gather(current, &GraphStore::new(sources.graph_root()), fs)
+    let graph = GraphStore::new(sources.graph_root());
+    let mut files = Files::gather(current, &graph, fs);
+    let made = files.answer(&graph, fs, answer);
+    (files, made)
 }
 
 pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Option<Surface>, json: bool) -> Outcome {
     let (path, draft) = read_input(fs, sources, file)?;
-    let files = files(fs, sources);
-    let claims = files.check(&draft);
+    let (files, claims) = answered(fs, sources, |f| f.check(&draft));
     let problems = claims.iter().any(|c| c.status.is_problem());
     if json {
         out(&format!("{}\n", pretty(&grounding::claims_json(&claims))));
@@ -61,8 +64,7 @@ pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Optio
 
 pub fn match_job(fs: &dyn FileSystem, sources: &Sources, file: &Path, json: bool) -> Outcome {
     let (_, posting) = read_input(fs, sources, file)?;
-    let files = files(fs, sources);
-    let m = files.match_job(&posting);
+    let (files, m) = answered(fs, sources, |f| f.match_job(&posting));
     if json {
         out(&format!("{}\n", pretty(&grounding::job_json(&m))));
     } else {

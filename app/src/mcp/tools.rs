@@ -401,8 +401,8 @@ fn check_claims() -> Tool {
         |m, args| {
             let CheckClaimsArgs { draft, surface } = params::parse(args)?;
             required_text("draft", &draft, MAX_DRAFT_BYTES)?;
-            let files = Files::gather(m.career_context(), m.graph(), m.fs());
-            let claims = files.check(&draft);
+            let mut files = Files::gather(m.career_context(), m.graph(), m.fs());
+            let claims = files.answer(m.graph(), m.fs(), |f| f.check(&draft));
             let text = grounding::claims_text(&claims, surface, &files.notes);
             Ok(ToolResult::ok(text).with_structured(grounding::claims_json(&claims)))
         },
@@ -432,8 +432,8 @@ fn match_job() -> Tool {
         |m, args| {
             let MatchJobArgs { posting } = params::parse(args)?;
             required_text("posting", &posting, MAX_DRAFT_BYTES)?;
-            let files = Files::gather(m.career_context(), m.graph(), m.fs());
-            let result = files.match_job(&posting);
+            let mut files = Files::gather(m.career_context(), m.graph(), m.fs());
+            let result = files.answer(m.graph(), m.fs(), |f| f.match_job(&posting));
             Ok(ToolResult::ok(grounding::job_text(&result, &files.notes)).with_structured(grounding::job_json(&result)))
         },
     )

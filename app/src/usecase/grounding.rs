@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use domain::career::Surface;
-use domain::graph::SEARCH_SIDECAR_FILE;
 use domain::graph::search::Searcher;
+use domain::graph::{SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE};
 use domain::grounding::evidence::Origin;
 use domain::grounding::job::{self, Coverage, JobMatch, Level};
 use domain::grounding::{self, Claim, ClaimStatus, Evidence, FactStatus};
@@ -74,21 +74,24 @@ impl Files {
     pub fn check(&self, draft: &str) -> Vec<Claim> {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
-        let claims = grounding::check(draft, grounding::Sources { context, graph: self.searcher.as_deref() });
-        self.warn_if_damaged();
-        claims
+        grounding::check(draft, grounding::Sources { context, graph: self.searcher.as_deref() })
     }
 
-    /// Says (on stderr) that a record's text in the search sidecar failed its check while
-    /// answering, so the answer went without that record. A server loads the JSON at its next
-    /// request; a rewritten sidecar mends it for every later run.
-    fn warn_if_damaged(&self) {
-        if self.searcher.as_ref().is_some_and(|s| s.is_damaged()) {
-            tracing::warn!(
-                "a record's text in .generated/{SEARCH_SIDECAR_FILE} does not match its checksum, so that record was \
-                 left out; run `vitaecontext graph index --full` to write the file again"
-            );
+    /// What `answer` makes of these files. When a text of the search sidecar failed its check
+    /// meanwhile (the answer went without that record), the searcher is loaded again from
+    /// `graph`, which then reads the JSON, and the answer is made again: found in review, a
+    /// damaged sidecar made `check` call supported claims unsupported.
+    pub fn answer<R>(&mut self, graph: &GraphStore, fs: &dyn FileSystem, answer: impl Fn(&Files) -> R) -> R {
+        let made = answer(self);
+        if !self.searcher.as_ref().is_some_and(|s| s.is_damaged()) {
+            return made;
         }
+        tracing::warn!(
+            "texts in .generated/{SEARCH_SIDECAR_FILE} do not match their checksums: answered from \
+             {SEARCH_INDEX_FILE} instead (`vitaecontext graph index --full` writes the sidecar again)"
+        );
+        self.searcher = graph.searcher(fs).ok();
+        answer(self)
     }
 }
 
@@ -217,9 +220,7 @@ impl Files {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
         let packet = self.context.as_ref().and_then(|l| career::packet_of(l, Surface::Cv).ok()).unwrap_or_default();
-        let found = job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref() }, &packet);
-        self.warn_if_damaged();
-        found
+        job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref() }, &packet)
     }
 }
 

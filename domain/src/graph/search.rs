@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+use super::MAX_RECORD_BYTES;
 use super::index::{Document, DocumentView, SearchIndex, Tag, each_token, lowercase, tokens};
 use super::record_type::RecordType;
 use super::sidecar::checksum;
@@ -22,6 +23,10 @@ pub const MAX_RESULTS: usize = 20;
 /// id/path haystack).
 pub const MAX_QUERY_TERMS: usize = 64;
 pub const EXCERPT_CHARS: usize = 320;
+/// The longest text read from a sidecar file: a record is at most [`MAX_RECORD_BYTES`], and its
+/// plain text at most three times that (each byte that is not UTF-8 read as U+FFFD, 3 bytes).
+/// A longer one is damage.
+const MAX_TEXT_BYTES: u64 = 3 * MAX_RECORD_BYTES;
 
 /// A search index ready to answer queries, held as one flat little-endian byte layout (the
 /// body of the sidecar file, see [`crate::graph::sidecar`]): the documents' strings in one
@@ -1206,6 +1211,9 @@ impl Searcher {
             match &self.texts {
                 // Offsets checked at load: `a <= b <= len`.
                 Texts::Inline(r) => self.blob.get(r.start + a as usize..r.start + b as usize).map(Cow::Borrowed),
+                // Found in review: a crafted sidecar with a text of hundreds of MB (sparse, so
+                // cheap to make) made every search that hit it read and hold that much.
+                Texts::File { .. } if b - a > MAX_TEXT_BYTES => None,
                 Texts::File { file, start, .. } => {
                     let mut buf = vec![0; usize::try_from(b - a).ok()?];
                     file.read_exact_at(&mut buf, start + a).ok()?;

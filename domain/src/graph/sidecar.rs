@@ -551,6 +551,54 @@ mod tests {
         assert!(s.is_damaged());
     }
 
+    /// A file of `len` bytes: `prefix`, then zeros (a sparse file), counting the bytes read.
+    struct Sparse {
+        prefix: Vec<u8>,
+        len: u64,
+        read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    }
+
+    impl ReadAt for Sparse {
+        fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+            if offset + buf.len() as u64 > self.len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            for (k, b) in buf.iter_mut().enumerate() {
+                *b = self.prefix.get(offset as usize + k).copied().unwrap_or(0);
+            }
+            self.read.fetch_add(buf.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        }
+    }
+
+    /// Found in review: a sidecar whose last text claims hundreds of MB (a sparse file, cheap
+    /// to make) made each search that hit it read and hold them all. No text longer than a
+    /// record's plain text can be is read: it is damage, and the searcher says so.
+    #[test]
+    fn a_text_longer_than_any_record_is_not_read() {
+        let good = sidecar();
+        let end = body_end(&good, good.len() as u64).unwrap() as usize;
+        let mut prefix = good.clone();
+        // The documents' string table (4 strings each, 2 documents) ends with its byte length;
+        // the text offsets follow the strings.
+        let strings = HEADER_LEN + 24 + 8 * 8;
+        let ends = strings + 8 + u64::from_le_bytes(prefix[strings..strings + 8].try_into().unwrap()) as usize;
+        let second = u64::from_le_bytes(prefix[ends + 8..ends + 16].try_into().unwrap());
+        let huge = second + 3 * crate::graph::MAX_RECORD_BYTES + 1;
+        prefix[ends + 16..ends + 24].copy_from_slice(&huge.to_le_bytes());
+        let prefix = resum(prefix);
+        let read = std::sync::Arc::default();
+        let len = (end + TRAILER_LEN) as u64 + huge;
+        let file = Sparse { prefix, len, read: std::sync::Arc::clone(&read) };
+        let (s, _) = decode_file(Box::new(file), len).expect("offsets within the file");
+        let before = read.load(std::sync::atomic::Ordering::Relaxed);
+        let r = s.search(&Query { text: Some("warden"), ..Default::default() });
+        assert_eq!((r.records[0].id.as_str(), r.records[0].excerpt.as_str()), ("project:b", ""));
+        assert!(s.is_damaged());
+        assert_eq!(read.load(std::sync::atomic::Ordering::Relaxed), before, "nothing read");
+        assert_eq!(s.document("project:a").map(|d| d.text.into_owned()).as_deref(), Some("CI logs"));
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
         // Any bytes changed, with the checksum made to match, are refused or answer queries:
