@@ -102,7 +102,7 @@ pub fn read_records(
     root: &Path,
     progress: &dyn Progress,
 ) -> Result<Vec<Record>, GraphError> {
-    let Reading { pages, texts, .. } = read(fs, clock, root, progress, || None)?;
+    let Reading { pages, texts, .. } = read(fs, clock, root, progress, Caches::Ignore, || None)?;
     Ok(pages.into_iter().zip(texts).map(|(page, text)| Record { page, text }).collect())
 }
 
@@ -217,12 +217,14 @@ impl manifest::Entries for Previous {
 /// and one whose bytes have the recorded SHA-256 is read but not parsed.
 ///
 /// `previous` loads that manifest; it runs on a thread of its own while the root is walked
-/// (at 100,000 records each takes about 0.3 s, and neither needs the other).
+/// (at 100,000 records each takes about 0.3 s, and neither needs the other). With
+/// [`Caches::Ignore`] there is none to compare with.
 fn read(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
     root: &Path,
     progress: &dyn Progress,
+    caches: Caches,
     previous: impl FnOnce() -> Option<Previous> + Send,
 ) -> Result<Reading, GraphError> {
     match fs.metadata(root) {
@@ -245,8 +247,9 @@ fn read(
     let t0 = clock.monotonic();
     // With a manifest to compare with, the walk takes each file's metadata as it lists it
     // (by name, in its folder's handle): at 100,000 records a stat by path afterwards took
-    // 0.3 s more.
-    let stat = held.metadata_beneath(&Path::new(GENERATED_DIR).join(MANIFEST_FILE)).is_ok();
+    // 0.3 s more. Without one (`--full`, `graph validate`), no metadata is taken: found
+    // measuring, a `--full` run stated every file for a manifest it then did not read.
+    let stat = caches == Caches::Use && held.metadata_beneath(&Path::new(GENERATED_DIR).join(MANIFEST_FILE)).is_ok();
     let (walked, previous) = std::thread::scope(|s| {
         let previous = s.spawn(|| {
             let previous = previous();
@@ -715,7 +718,7 @@ pub fn index_with(
     // another graph is ignored).
     let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
     let Reading { pages, texts, seen, parsed, unchanged } =
-        read(fs, clock, root, progress, || trusted.then(|| previous_manifest(fs, root, &identity)).flatten())?;
+        read(fs, clock, root, progress, caches, || trusted.then(|| previous_manifest(fs, root, &identity)).flatten())?;
     let t1 = clock.monotonic();
     let files = pages.len();
     let generated = root.join(GENERATED_DIR);
