@@ -367,7 +367,10 @@ impl GraphStore {
         let seen = fs.metadata_beneath(&root, path.relative())?;
         c.settle(false);
         if let Some(hit) = c.loaded.take_if(|h| h.value.is_damaged()) {
-            tracing::warn!("a text in {SEARCH_SIDECAR_FILE} does not match its checksum: loading {SEARCH_INDEX_FILE}");
+            tracing::warn!(
+                "texts in .generated/{SEARCH_SIDECAR_FILE} do not match their checksums: answering from \
+                 {SEARCH_INDEX_FILE} instead (`vitaecontext graph index --full` writes the sidecar again)"
+            );
             c.distrusted = Some((hit.stamp, hit.len));
         }
         if let Some(hit) = c.loaded.as_ref().filter(|h| h.stamp == seen.stamp && h.len == seen.len) {
@@ -953,6 +956,28 @@ mod tests {
         let (fs, store) = setup();
         let answer = store.with_searcher(&fs, |s| s.search(&query)).unwrap();
         assert_eq!(excerpts(answer), ["bazel caches"], "made again, in the same request");
+    }
+
+    /// Found in review: an answer made again after a damaged text, when the JSON cannot be
+    /// loaded either (removed meanwhile), must not read as if the records were searched.
+    #[test]
+    fn an_answer_made_again_without_any_index_says_so() {
+        use crate::usecase::grounding::Files;
+        let index = sample_index(&["kafka streams", "bazel caches"]);
+        let json = crate::usecase::graph::json_bytes(&index);
+        let mut damaged = sidecar_for(&index.documents, &json, 0);
+        let last = damaged.len() - 1;
+        damaged[last] ^= 1;
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        fs.write_atomic(Path::new(BIN), &damaged).unwrap();
+        let mut files = Files { searcher: Some(store.searcher(&fs).unwrap()), ..Files::default() };
+        fs.remove_file(Path::new(JSON)).unwrap();
+        let query = domain::graph::search::Query { text: Some("caches"), ..Default::default() };
+        let hits = files.answer(&store, &fs, |f| f.searcher.as_ref().map(|s| s.search(&query).records.len()));
+        assert_eq!(hits, None, "answered again, without the graph");
+        assert!(files.notes.iter().any(|n| n.contains("the detailed records were not searched")), "{:?}", files.notes);
     }
 
     // A sidecar that is damaged, older than the JSON or built for another length is ignored.

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use domain::career::Surface;
 use domain::graph::search::Searcher;
-use domain::graph::{SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE};
 use domain::grounding::evidence::Origin;
 use domain::grounding::job::{self, Coverage, JobMatch, Level};
 use domain::grounding::{self, Claim, ClaimStatus, Evidence, FactStatus};
@@ -86,11 +85,15 @@ impl Files {
         if !self.searcher.as_ref().is_some_and(|s| s.is_damaged()) {
             return made;
         }
-        tracing::warn!(
-            "texts in .generated/{SEARCH_SIDECAR_FILE} do not match their checksums: answered from \
-             {SEARCH_INDEX_FILE} instead (`vitaecontext graph index --full` writes the sidecar again)"
-        );
+        // The store said why on stderr when it dropped the searcher.
         self.searcher = graph.searcher(fs).ok();
+        if self.searcher.is_none() {
+            self.notes.push(
+                "The VitaeGraph search index could not be loaded again after its sidecar failed a check, so the \
+                 detailed records were not searched (run `vitaecontext graph index --full`)."
+                    .to_owned(),
+            );
+        }
         answer(self)
     }
 }
