@@ -327,6 +327,7 @@ impl Methods {
             loop {
                 let _ = woken.recv_timeout(every);
                 let Some(m) = weak.upgrade() else { return };
+                m.graph.release_stale_searcher(m.fs());
                 let now = m.watched(true);
                 if !now.0.same(&last.0) {
                     m.notifier().notify(Change::ResourceUpdated(resources::CAREER_CONTEXT_URI.into()));
