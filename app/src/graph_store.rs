@@ -948,26 +948,28 @@ mod tests {
         }
     }
 
-    /// The sidecar's texts are read when a hit needs one, each checked then: a damaged one is
-    /// never served. The answer is made again from the JSON, and the JSON serves from then on.
-    #[test]
-    fn a_sidecar_text_that_fails_its_check_is_answered_from_the_json() {
+    /// A graph of two records whose sidecar has the last text (`bazel caches`) damaged.
+    fn with_a_damaged_text() -> (MemoryFs, GraphStore) {
         let index = sample_index(&["kafka streams", "bazel caches"]);
         let json = crate::usecase::graph::json_bytes(&index);
         let mut damaged = sidecar_for(&index.documents, &json, 0);
         let last = damaged.len() - 1;
         damaged[last] ^= 1;
-        let setup = || {
-            let fs = MemoryFs::new();
-            let store = store_with(&fs);
-            fs.write_atomic(Path::new(JSON), &json).unwrap();
-            fs.write_atomic(Path::new(BIN), &damaged).unwrap();
-            (fs, store)
-        };
+        let fs = MemoryFs::new();
+        let store = store_with(&fs);
+        fs.write_atomic(Path::new(JSON), &json).unwrap();
+        fs.write_atomic(Path::new(BIN), &damaged).unwrap();
+        (fs, store)
+    }
+
+    /// The sidecar's texts are read when a hit needs one, each checked then: a damaged one is
+    /// never served. The answer is made again from the JSON, and the JSON serves from then on.
+    #[test]
+    fn a_sidecar_text_that_fails_its_check_is_answered_from_the_json() {
         let query = domain::graph::search::Query { text: Some("caches"), ..Default::default() };
         let excerpts = |r: domain::graph::search::Results| r.records.into_iter().map(|h| h.excerpt).collect::<Vec<_>>();
 
-        let (fs, store) = setup();
+        let (fs, store) = with_a_damaged_text();
         let first = store.searcher(&fs).unwrap();
         assert_eq!(excerpts(first.search(&query)), [""], "the sidecar, its damaged text left out");
         assert!(first.is_damaged());
@@ -976,7 +978,7 @@ mod tests {
         assert_eq!(excerpts(next.search(&query)), ["bazel caches"], "the JSON");
         assert!(Arc::ptr_eq(&next, &store.searcher(&fs).unwrap()), "and it stays loaded");
 
-        let (fs, store) = setup();
+        let (fs, store) = with_a_damaged_text();
         let answer = store.with_searcher(&fs, |s| s.search(&query)).unwrap();
         assert_eq!(excerpts(answer), ["bazel caches"], "made again, in the same request");
     }
@@ -1010,15 +1012,7 @@ mod tests {
     #[test]
     fn an_answer_made_again_without_any_index_says_so() {
         use crate::usecase::grounding::Files;
-        let index = sample_index(&["kafka streams", "bazel caches"]);
-        let json = crate::usecase::graph::json_bytes(&index);
-        let mut damaged = sidecar_for(&index.documents, &json, 0);
-        let last = damaged.len() - 1;
-        damaged[last] ^= 1;
-        let fs = MemoryFs::new();
-        let store = store_with(&fs);
-        fs.write_atomic(Path::new(JSON), &json).unwrap();
-        fs.write_atomic(Path::new(BIN), &damaged).unwrap();
+        let (fs, store) = with_a_damaged_text();
         let mut files = Files { searcher: Some(store.searcher(&fs).unwrap()), ..Files::default() };
         fs.remove_file(Path::new(JSON)).unwrap();
         let query = domain::graph::search::Query { text: Some("caches"), ..Default::default() };
