@@ -18,7 +18,7 @@ use domain::graph::sidecar;
 use domain::graph::{
     DIAGNOSTICS_FILE, GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path,
 };
-use ports::fs::{ConfineView, FileSystem, Metadata, OpenFile};
+use ports::fs::{ConfineView, FileSystem, FsError, FsErrorKind, Metadata, OpenFile};
 use sha2::{Digest, Sha256};
 
 /// The largest generated file loaded (a 100,000-record search index is a few hundred MB).
@@ -431,16 +431,17 @@ impl GraphStore {
             return Ok(Arc::clone(&hit.value));
         }
         tracing::info!(file = stored, bytes = meta.len, "loading the VitaeGraph search index");
-        let parsed = read_capped(&mut json, &root.join(path.relative()), meta.len).and_then(|bytes| {
-            // Streamed into the searcher one document at a time (no full document list), and
-            // the file's bytes freed before it is laid out (with freed memory given back
-            // within 10 ms, main.rs): at 100,000 records a server answering from the JSON
-            // peaked at 606 MB holding both, 398 MB one after the other.
-            let mut de = serde_json::Deserializer::from_slice(&bytes);
-            let builder = domain::graph::search::deserialize_builder(&mut de)?;
-            de.end()?;
-            drop(bytes);
-            Ok(builder.finish())
+        // Read a window at a time, one document after another (`search_json`): neither the
+        // file nor a list of its documents is ever held whole.
+        let full_path = root.join(path.relative());
+        let parsed = check_len(&full_path, meta.len).and_then(|()| {
+            let read = crate::search_json::read_builder(&mut std::io::Read::take(&mut json, MAX_INDEX_BYTES));
+            // A read that failed is said as one, not as a file of the wrong shape.
+            let read = read.map_err(|e| match e.is_io() {
+                true => Unavailable::Fs(FsError::new(FsErrorKind::Other, &full_path, e.to_string())),
+                false => Unavailable::Json(e),
+            });
+            Ok(read?.finish())
         });
         match parsed {
             Ok(searcher) => {
@@ -560,24 +561,17 @@ impl domain::graph::search::ReadAt for Sidecar {
     }
 }
 
-/// Reads an opened index file whole: at most `MAX_INDEX_BYTES`, the size it had when opened
-/// as a capacity hint.
-fn read_capped(file: &mut OpenFile, path: &std::path::Path, len: u64) -> Result<Vec<u8>, Unavailable> {
-    use std::io::Read;
-    let fail = |detail: String| Unavailable::Fs(ports::fs::FsError::new(ports::fs::FsErrorKind::Other, path, detail));
+/// Refuses an index file larger than `MAX_INDEX_BYTES` when opened (one that grows past it
+/// while read is cut there, and fails to parse).
+fn check_len(path: &std::path::Path, len: u64) -> Result<(), Unavailable> {
     if len > MAX_INDEX_BYTES {
-        return Err(Unavailable::Fs(ports::fs::FsError::new(
-            ports::fs::FsErrorKind::TooLarge,
+        return Err(Unavailable::Fs(FsError::new(
+            FsErrorKind::TooLarge,
             path,
             format!("file is larger than {MAX_INDEX_BYTES} bytes"),
         )));
     }
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes).map_err(|e| fail(e.to_string()))?;
-    if bytes.len() as u64 > MAX_INDEX_BYTES {
-        return Err(fail(format!("file grew past {MAX_INDEX_BYTES} bytes")));
-    }
-    Ok(bytes)
+    Ok(())
 }
 
 /// Hashes the opened JSON on its own thread, in 1 MiB reads (never the whole file in memory),

@@ -6,6 +6,7 @@ mod graph_store;
 mod logging;
 mod mcp;
 mod report;
+mod search_json;
 mod signals;
 mod sources;
 mod usecase;
@@ -294,9 +295,9 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// - `mcp --watch`, 10 ms: peak RSS over five live edits 584 MB against 735, warm searches
 ///   asked back to back as fast (0 ms made them about 0.4 ms slower: each search's scratch
 ///   memory went back and was faulted in again);
-/// - `mcp`, 10 ms too: a search index loaded from `search-index.json` (no sidecar) frees the
-///   file's bytes just before it lays the searcher out, and at 100,000 records the server
-///   peaked at 606 MB with the default, 398 MB with 10 ms, its first answer as fast.
+/// - `mcp`, 10 ms too: a searcher built from `search-index.json` (no sidecar) frees what its
+///   builder outgrew while it reads; with the file held whole at 100,000 records, the server
+///   peaked at 606 MB with the default and 398 MB with 10 ms, its first answer as fast.
 #[allow(unsafe_code)]
 fn return_freed_memory_after(ms: u16) {
     // SAFETY: stores a number in one of mimalloc's option slots; it may be called at any time,

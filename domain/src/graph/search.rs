@@ -1094,13 +1094,6 @@ impl Layout {
 /// Reads a search index file (the shape of [`SearchIndex`]) straight into a [`Searcher`], one
 /// document at a time.
 pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Searcher, D::Error> {
-    Ok(deserialize_builder(d)?.finish())
-}
-
-/// [`deserialize`] up to the builder, so that a caller can free what it read from before the
-/// searcher is laid out ([`SearcherBuilder::finish`]), which holds the documents twice for a
-/// moment.
-pub fn deserialize_builder<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SearcherBuilder, D::Error> {
     #[derive(serde::Deserialize)]
     struct File {
         #[allow(dead_code, reason = "required by the format, not used by search")]
@@ -1128,7 +1121,7 @@ pub fn deserialize_builder<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Sea
         d.deserialize_seq(Docs)
     }
     let file: File = serde::Deserialize::deserialize(d)?;
-    Ok(file.documents)
+    Ok(file.documents.finish())
 }
 
 const TAG_STR: u8 = 0;
