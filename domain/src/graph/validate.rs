@@ -165,9 +165,8 @@ struct ParentCycles<'a> {
 impl<'a> ParentCycles<'a> {
     fn of(by_id: &HashMap<&'a str, &'a Page>) -> Self {
         let mut chain: HashMap<&'a str, Chain<'a>> = HashMap::with_capacity_and_hasher(by_id.len(), Default::default());
-        let mut ids: Vec<&'a str> = by_id.keys().copied().collect();
-        ids.sort_unstable();
-        for start in ids {
+        // In any order: where an id's parents lead does not depend on which walk found it.
+        for &start in by_id.keys() {
             // Walk until a settled id, an id on this walk (a new cycle), or the end.
             let mut path: Vec<&'a str> = Vec::new();
             let mut on_path: HashMap<&'a str, usize> = HashMap::default();
@@ -302,6 +301,8 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
         }
     }
 
+    // Held while the cycles are found otherwise: at 100,000 records, 3 MB more at the peak.
+    drop(seen);
     let cycles = ParentCycles::of(&by_id);
     for record in &records {
         if let Some(pid) = cycles.reported_for(record, &by_id) {
