@@ -66,17 +66,8 @@ fn read_with_window(file: &mut dyn Read, window: usize) -> Result<SearcherBuilde
                     w.value::<IgnoredAny>("a field's value")?;
                 }
             }
-            w.skip_ws()?;
-            match w.peek()? {
-                Some(b',') => {
-                    w.at += 1;
-                    w.skip_ws()?;
-                }
-                Some(b'}') => {
-                    w.at += 1;
-                    break;
-                }
-                _ => return Err(w.syntax("a `,` or `}` after a field")),
+            if !w.another(b'}', "a `,` or `}` after a field")? {
+                break;
             }
         }
     }
@@ -161,6 +152,24 @@ impl Window<'_> {
         Ok(())
     }
 
+    /// After an item of an object or array: true past a `,` (and the space after it), false
+    /// past the `close` that ends it.
+    fn another(&mut self, close: u8, wanted: &str) -> Result<bool, serde_json::Error> {
+        self.skip_ws()?;
+        match self.peek()? {
+            Some(b',') => {
+                self.at += 1;
+                self.skip_ws()?;
+                Ok(true)
+            }
+            Some(c) if c == close => {
+                self.at += 1;
+                Ok(false)
+            }
+            _ => Err(self.syntax(wanted)),
+        }
+    }
+
     /// An error at the window's place: the byte of the file, never its content.
     fn syntax(&self, wanted: &str) -> serde_json::Error {
         let place = self.before + self.at as u64;
@@ -205,17 +214,8 @@ impl Window<'_> {
         loop {
             let doc: Document = self.value("a document")?;
             b.add(&doc);
-            self.skip_ws()?;
-            match self.peek()? {
-                Some(b',') => {
-                    self.at += 1;
-                    self.skip_ws()?;
-                }
-                Some(b']') => {
-                    self.at += 1;
-                    return Ok(b);
-                }
-                _ => return Err(self.syntax("a `,` or `]` after a document")),
+            if !self.another(b']', "a `,` or `]` after a document")? {
+                return Ok(b);
             }
         }
     }
