@@ -152,7 +152,7 @@ struct LoadedSearch {
     stamp: u128,
     len: u64,
     value: Arc<Searcher>,
-    /// For a searcher from the sidecar: the SHA-256 of the JSON, compared with the one the
+    /// For a searcher from the sidecar: the checksum of the JSON, compared with the one the
     /// sidecar names, on its own thread after the answer. `false` drops the searcher.
     verify: Option<Verify>,
 }
@@ -385,7 +385,7 @@ impl GraphStore {
                 // The JSON the sidecar was written beside, untouched since: answered from at
                 // once, its digest checked after.
                 Ok((searcher, named)) if named.json_stamp == meta.stamp => {
-                    match verify_after(json, named.json_sha256) {
+                    match verify_after(json, named.json_sum) {
                         Some(verify) => {
                             let value = Arc::new(searcher);
                             let verify = Some(verify);
@@ -405,7 +405,7 @@ impl GraphStore {
                 // Another file (a copied graph, a touched JSON, or another JSON of the same
                 // length): trusted only once the JSON's digest agrees, before any answer.
                 Ok((searcher, named)) => {
-                    if sha256_of(&mut json) == Some(named.json_sha256) {
+                    if checksum_of(&mut json) == Some(named.json_sum) {
                         let value = Arc::new(searcher);
                         c.loaded = Some(LoadedSearch {
                             stamp: meta.stamp,
@@ -574,29 +574,30 @@ fn check_len(path: &std::path::Path, len: u64) -> Result<(), Unavailable> {
     Ok(())
 }
 
-/// Hashes the opened JSON on its own thread, in 1 MiB reads (never the whole file in memory),
-/// and tells whether it is the one the sidecar was built from. It starts once released (see
-/// [`Verify`]).
-/// The SHA-256 of what is left to read in `file`, read in 1 MiB pieces; `None` on a read error.
-fn sha256_of(file: &mut OpenFile) -> Option<[u8; 32]> {
-    let mut hash = Sha256::new();
+/// The [`sidecar::checksum`] of what is left to read in `file`, read in 1 MiB pieces; `None` on
+/// a read error.
+fn checksum_of(file: &mut OpenFile) -> Option<u64> {
+    let mut sum = sidecar::Checksum::default();
     let mut buf = vec![0u8; 1 << 20];
     loop {
         match std::io::Read::read(file, &mut buf) {
-            Ok(0) => return Some(hash.finalize().into()),
-            Ok(k) => hash.update(&buf[..k]),
+            Ok(0) => return Some(sum.finish()),
+            Ok(k) => sum.update(&buf[..k]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return None,
         }
     }
 }
 
-fn verify_after(mut json: OpenFile, want: [u8; 32]) -> Option<Verify> {
+/// Sums the opened JSON on its own thread, in 1 MiB reads (never the whole file in memory),
+/// and tells whether it is the one the sidecar was built from. It starts once released (see
+/// [`Verify`]).
+fn verify_after(mut json: OpenFile, want: u64) -> Option<Verify> {
     let (go, released) = std::sync::mpsc::sync_channel::<()>(1);
     let check = move || {
         // A send, a drop of the sender or the grace period: all mean "start".
         let _ = released.recv_timeout(DIGEST_GRACE);
-        sha256_of(&mut json) == Some(want)
+        checksum_of(&mut json) == Some(want)
     };
     let thread = std::thread::Builder::new().name("search-index digest".into());
     match thread.spawn(check) {
@@ -674,13 +675,11 @@ mod tests {
         json: &[u8],
         json_stamp: u128,
     ) -> Vec<u8> {
-        use sha2::Digest;
         let mut b = domain::graph::sidecar::SidecarBuilder::default();
         for d in documents {
             b.add(d);
         }
-        let json_sha256 = sha2::Sha256::digest(json).into();
-        b.finish(sidecar::Source { json_len: json.len() as u64, json_sha256, json_stamp })
+        b.finish(sidecar::Source { json_len: json.len() as u64, json_sum: sidecar::checksum(json), json_stamp })
     }
 
     /// The stamp of the file at `path`, as a sidecar written beside it records.

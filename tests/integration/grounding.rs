@@ -251,8 +251,9 @@ fn prompts_use_the_vitaegraph_when_it_is_indexed() {
 fn damage_the_sidecar_texts(root: &std::path::Path) {
     let path = root.join(".generated/search-index.bin");
     let mut bytes = fs::read(&path).unwrap();
-    let body = u64::from_le_bytes(bytes[72..80].try_into().unwrap()) as usize;
-    let texts = 80 + body + 8;
+    let header = domain::graph::sidecar::HEADER_LEN;
+    let body = u64::from_le_bytes(bytes[header - 8..header].try_into().unwrap()) as usize;
+    let texts = header + body + 8;
     assert!(bytes.len() > texts, "the sidecar has a text area");
     for b in &mut bytes[texts..] {
         *b ^= 0x20;

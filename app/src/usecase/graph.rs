@@ -12,7 +12,7 @@ use domain::graph::manifest::{self, Entries as _, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::outputs::{self, OUTPUTS_FILE, Outputs};
 use domain::graph::search::Prepared;
-use domain::graph::sidecar::{SidecarBuilder, SidecarLayout, Source as SidecarSource};
+use domain::graph::sidecar::{Checksum, SidecarBuilder, SidecarLayout, Source as SidecarSource};
 use domain::graph::spans::{self, SPANS_FILE};
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, MAX_RECORD_BYTES, Page, RecordType,
@@ -932,7 +932,7 @@ fn left_outputs(fs: &dyn FileSystem, root: &Path, nodes: usize, diagnostics_sha2
 /// The caches are not synced: after a crash one may hold zeros where its bytes were, with its
 /// stamp intact (XFS does that). The server and the next run ignore such a cache by its
 /// checksum, but a run that kept it would leave the server without its sidecar until a record
-/// changed, so the sidecar's header must still name the JSON beside it (80 bytes read).
+/// changed, so the sidecar's header must still name the JSON beside it (its 56-byte header read).
 fn kept_outputs(fs: &dyn FileSystem, root: &Path) -> Option<Outputs> {
     let generated = Path::new(GENERATED_DIR);
     let (bytes, _) = fs.read_beneath(root, &generated.join(OUTPUTS_FILE), 64 * 1024).ok()?;
@@ -1038,11 +1038,11 @@ pub struct Unfinished<'p> {
 }
 
 /// A `search-index.json` as written: the plan its documents came from, its length and
-/// SHA-256, and where each document lies in it (start and length, from its `{` to its `}`).
+/// [`checksum`](domain::graph::sidecar::checksum), and where each document lies in it (start and length, from its `{` to its `}`).
 struct Written<'p> {
     plan: &'p Plan<'p>,
     json_len: u64,
-    json_sha256: [u8; 32],
+    json_sum: u64,
     spans: Vec<(u64, u64)>,
 }
 
@@ -1077,9 +1077,9 @@ impl<'p> LaidOut<'p> {
     where
         'p: 'a,
     {
-        let LaidOut { written: Written { plan, json_len, json_sha256, spans }, layout } = self;
+        let LaidOut { written: Written { plan, json_len, json_sum, spans }, layout } = self;
         let strings = move |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
-        let json = SidecarSource { json_len, json_sha256, json_stamp };
+        let json = SidecarSource { json_len, json_sum, json_stamp };
         let sidecar = move |out: &mut dyn Write| layout.write(json, &strings, out);
         let digest = move |i: usize| seen.get(plan.records[i]).and_then(Option::as_ref).map(|s| &s.sha256);
         let span_file = move |out: &mut dyn Write| {
@@ -1109,7 +1109,7 @@ pub fn write_search_index<'p>(
     use std::sync::mpsc;
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
-    let mut out = Digesting { out, sha256: Sha256::new(), len: 0 };
+    let mut out = Summing { out, sum: Checksum::default() };
     let mut head = Vec::new();
     index::write_search_head(&mut head, n == 0);
     out.write_all(&head)?;
@@ -1207,7 +1207,7 @@ pub fn write_search_index<'p>(
             for (b, buf, prepared, placed) in rx {
                 waiting.insert(b, (buf, prepared, placed));
                 while let Some((buf, prepared, placed)) = waiting.remove(&due) {
-                    spans.extend(placed.into_iter().map(|(at, len)| (out.len + at as u64, len)));
+                    spans.extend(placed.into_iter().map(|(at, len)| (out.sum.len + at as u64, len)));
                     out.write_all(&buf)?;
                     let _ = give_back.send(buf);
                     let _ = docs_tx.send((due, prepared));
@@ -1230,8 +1230,8 @@ pub fn write_search_index<'p>(
     let copied = copied.into_inner();
     tracing::debug!(documents = n, copied, "graph index: search index written");
     debug_assert_eq!(spans.len(), n, "a span for every document");
-    let json_sha256 = out.sha256.finalize().into();
-    Ok(Unfinished { written: Written { plan, json_len: out.len, json_sha256, spans }, builder: sidecar, copied })
+    let json = Written { plan, json_len: out.sum.len, json_sum: out.sum.finish(), spans };
+    Ok(Unfinished { written: json, builder: sidecar, copied })
 }
 
 /// Each document's place in its batch's buffer: start (of its `{`) and length.
@@ -1300,18 +1300,16 @@ impl Filling<'_> {
     }
 }
 
-/// A writer that passes bytes on and keeps their count and SHA-256.
-struct Digesting<'a> {
+/// A writer that passes bytes on and keeps their count and checksum.
+struct Summing<'a> {
     out: &'a mut dyn Write,
-    sha256: Sha256,
-    len: u64,
+    sum: Checksum,
 }
 
-impl Write for Digesting<'_> {
+impl Write for Summing<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.out.write(buf)?;
-        self.sha256.update(&buf[..n]);
-        self.len += n as u64;
+        self.sum.update(&buf[..n]);
         Ok(n)
     }
 
@@ -1679,7 +1677,6 @@ mod tests {
     /// values, over several batches and a partial last one.
     #[test]
     fn the_streamed_sidecar_is_the_one_built_from_the_documents() {
-        use sha2::Digest;
         let records: Vec<Record> = (0..600)
             .map(|i| {
                 let text = format!(
@@ -1699,8 +1696,8 @@ mod tests {
         for i in 0..plan.graph.nodes.len() {
             reference.add(&plan.document(i));
         }
-        let json_sha256 = sha2::Sha256::digest(&json).into();
-        let reference = reference.finish(SidecarSource { json_len: json.len() as u64, json_sha256, json_stamp: 42 });
+        let json_sum = domain::graph::sidecar::checksum(&json);
+        let reference = reference.finish(SidecarSource { json_len: json.len() as u64, json_sum, json_stamp: 42 });
         assert_eq!(plan.graph.nodes.len(), 600);
         assert!(streamed == reference, "the streamed sidecar differs from the reference");
     }
@@ -1873,7 +1870,7 @@ mod tests {
         let read = |f: &&str| {
             let mut bytes = read(fs, &root.join(GENERATED_DIR).join(f))?;
             if *f == SEARCH_SIDECAR_FILE && bytes.len() >= domain::graph::sidecar::HEADER_LEN {
-                bytes[56..72].fill(0);
+                bytes[32..48].fill(0);
             }
             if *f == SPANS_FILE && bytes.len() >= 52 {
                 bytes[28..44].fill(0);

@@ -951,7 +951,7 @@ mod tests {
         let strings = |i: usize, f: usize| plan.view(i).strings()[f].as_bytes();
         let mut borrowed = Vec::new();
         let layout = streamed.layout(&strings);
-        let json = crate::graph::sidecar::Source { json_len: 1, json_sha256: [2; 32], json_stamp: 3 };
+        let json = crate::graph::sidecar::Source { json_len: 1, json_sum: 2, json_stamp: 3 };
         layout.write(json, &strings, &mut borrowed).expect("a Vec takes every write");
         assert!(borrowed == reference.finish(json), "the streamed sidecar is the reference's");
         write_search_tail(&mut search, n == 0);

@@ -1953,7 +1953,7 @@ mod tests {
             }
             let (decoded, src) = crate::graph::sidecar::decode(b.finish(crate::graph::sidecar::Source {
                 json_len: 7,
-                json_sha256: [9; 32],
+                json_sum: 9,
                 json_stamp: 11,
             })).expect("decodes");
             proptest::prop_assert_eq!(src.json_len, 7);

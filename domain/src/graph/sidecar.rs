@@ -1,20 +1,27 @@
 //! The search-index sidecar (`.generated/search-index.bin`): the [`Searcher`]'s flat layout
 //! written by `graph index` beside `search-index.json`, so the server can answer its first
 //! search without parsing hundreds of megabytes of JSON. The JSON stays the contract: the
-//! sidecar names the JSON it was built from (length and SHA-256) and is used only while that
-//! holds; a sidecar that is missing, stale or corrupt is ignored, never trusted. It also keeps
-//! the stamp (inode, mtime, ctime) the JSON had once written: a server trusts the sidecar
-//! before hashing the JSON only when the JSON still has that stamp; otherwise it hashes first.
+//! sidecar names the JSON it was built from (length and [`checksum`]) and is used only while
+//! that holds; a sidecar that is missing, stale or corrupt is ignored, never trusted. It also
+//! keeps the stamp (inode, mtime, ctime) the JSON had once written: a server trusts the sidecar
+//! before summing the JSON only when the JSON still has that stamp; otherwise it sums first.
 //!
-//! Format, version 4, every integer little-endian:
+//! The JSON is named by the same checksum as the body, not by a SHA-256 (format 4): the name
+//! tells the sidecar of one JSON from that of another, against accidents (a JSON rewritten by
+//! VitaeContext 2.3.0, a graph copied or restored), and anyone who can write `.generated/` can
+//! write a sidecar to match any digest. Summing 219 MB of JSON at 100,000 records took a
+//! SHA-256 0.12 s of CPU in every `graph index` and in the server's check; the checksum takes
+//! a tenth of that.
+//!
+//! Format, version 5, every integer little-endian:
 //!
 //! | bytes | field |
 //! | --- | --- |
 //! | 8 | magic `VCSIDX\r\n` (the CR LF catches a text-mode copy) |
-//! | 4 | format version, `4` |
+//! | 4 | format version, `5` |
 //! | 4 | reserved, `0` |
 //! | 8 | byte length of the `search-index.json` it was built from |
-//! | 32 | SHA-256 of that `search-index.json` |
+//! | 8 | [`checksum`] of that `search-index.json` |
 //! | 16 | that `search-index.json`'s stamp once written (`ports::fs::Metadata::stamp`), u128 |
 //! | 8 | byte length of the body |
 //! | … | body: the searcher's layout |
@@ -45,9 +52,9 @@ use super::index::{Document, DocumentView};
 use super::search::{Corrupt, DocStrings, Layout, Prepared, ReadAt, Searcher, SearcherBuilder, Texts};
 
 pub const MAGIC: [u8; 8] = *b"VCSIDX\r\n";
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The fixed header before the body.
-pub const HEADER_LEN: usize = 80;
+pub const HEADER_LEN: usize = 56;
 /// The checksum after the body.
 pub const TRAILER_LEN: usize = 8;
 
@@ -55,7 +62,8 @@ pub const TRAILER_LEN: usize = 8;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Source {
     pub json_len: u64,
-    pub json_sha256: [u8; 32],
+    /// The JSON's [`checksum`].
+    pub json_sum: u64,
     /// The JSON's stamp when the sidecar was written: while the JSON has it, it is the file
     /// the sidecar was made beside (a copy or an edit has another).
     pub json_stamp: u128,
@@ -128,7 +136,7 @@ impl SidecarLayout {
         header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         header.extend_from_slice(&0u32.to_le_bytes());
         header.extend_from_slice(&json.json_len.to_le_bytes());
-        header.extend_from_slice(&json.json_sha256);
+        header.extend_from_slice(&json.json_sum.to_le_bytes());
         header.extend_from_slice(&json.json_stamp.to_le_bytes());
         header.extend_from_slice(&(self.0.len(strings) as u64).to_le_bytes());
         out.write_all(&header)?;
@@ -171,15 +179,15 @@ pub fn source(bytes: &[u8]) -> Result<Source, SidecarError> {
         return Err(SidecarError::Version(version));
     }
     let json_len = u64::from_le_bytes(header[16..24].try_into().unwrap_or_default());
-    let json_sha256 = header[24..56].try_into().unwrap_or_default();
-    let json_stamp = u128::from_le_bytes(header[56..72].try_into().unwrap_or_default());
-    Ok(Source { json_len, json_sha256, json_stamp })
+    let json_sum = u64::from_le_bytes(header[24..32].try_into().unwrap_or_default());
+    let json_stamp = u128::from_le_bytes(header[32..48].try_into().unwrap_or_default());
+    Ok(Source { json_len, json_sum, json_stamp })
 }
 
 /// Where the body ends (the checksum starts) in a sidecar of `file_len` bytes whose header is
 /// `header`: checked to leave room for the checksum.
 fn body_end(header: &[u8], file_len: u64) -> Result<u64, SidecarError> {
-    let body_len = u64::from_le_bytes(header[72..80].try_into().unwrap_or_default());
+    let body_len = u64::from_le_bytes(header[48..56].try_into().unwrap_or_default());
     let end = body_len.checked_add(HEADER_LEN as u64).ok_or(SidecarError::Length)?;
     if end.checked_add(TRAILER_LEN as u64).is_none_or(|e| e > file_len) {
         return Err(SidecarError::Length);
@@ -380,7 +388,8 @@ mod tests {
     /// An intended change bumps `FORMAT_VERSION` and these numbers. Format 3 moved the
     /// checksum of format 2 after the body, not a byte of the body. Format 4 moved the texts
     /// (48 bytes) after the checksum and added their offsets and checksums to the body, 24 bytes
-    /// more in all: 3 offsets and 2 checksums (40 bytes), 2 string offsets fewer (16).
+    /// more in all: 3 offsets and 2 checksums (40 bytes), 2 string offsets fewer (16). Format 5
+    /// names the JSON by an 8-byte checksum, not a 32-byte SHA-256: a header 24 bytes shorter.
     #[test]
     fn the_layout_is_pinned() {
         let mut b = SidecarBuilder::default();
@@ -390,11 +399,11 @@ mod tests {
         ] {
             b.add(&d);
         }
-        let bytes = b.finish(Source { json_len: 5, json_sha256: [7; 32], json_stamp: 3 });
+        let bytes = b.finish(Source { json_len: 5, json_sum: 7, json_stamp: 3 });
         let body = &bytes[HEADER_LEN..body_end(&bytes, bytes.len() as u64).unwrap() as usize];
         assert_eq!(bytes.len() - body.len(), HEADER_LEN + TRAILER_LEN + 48, "the texts follow the checksum");
-        assert_eq!((bytes.len(), checksum(body)), (1362, 9_421_437_060_226_270_832));
-        assert_eq!(checksum(&bytes), 4_482_708_943_106_941_168);
+        assert_eq!((bytes.len(), checksum(body)), (1338, 9_421_437_060_226_270_832));
+        assert_eq!(checksum(&bytes), 12_358_982_730_222_842_405);
         let texts = &bytes[HEADER_LEN + body.len() + TRAILER_LEN..];
         assert_eq!(texts, "naïve café CIAudits caches. node.js, Ünïcode".as_bytes(), "in id order");
     }
@@ -405,7 +414,7 @@ mod tests {
         {
             b.add(&d);
         }
-        b.finish(Source { json_len: 1234, json_sha256: [7; 32], json_stamp: u128::MAX - 5 })
+        b.finish(Source { json_len: 1234, json_sum: 7, json_stamp: u128::MAX - 5 })
     }
 
     /// Rewrites the body checksum, so that a change reaches the structural checks.
@@ -440,7 +449,7 @@ mod tests {
     #[test]
     fn a_sidecar_round_trips() {
         let (s, src) = decode(sidecar()).expect("decodes");
-        assert_eq!(src, Source { json_len: 1234, json_sha256: [7; 32], json_stamp: u128::MAX - 5 });
+        assert_eq!(src, Source { json_len: 1234, json_sum: 7, json_stamp: u128::MAX - 5 });
         assert_eq!(s.len(), 2);
         let r = s.search(&Query { text: Some("cache"), ..Default::default() });
         assert_eq!(r.records[0].id, "project:b");
@@ -458,7 +467,9 @@ mod tests {
         version[8] = 1;
         assert_eq!(decode(version.clone()).err(), Some(SidecarError::Version(1)), "version 1 had no stamp");
         version[8] = 2;
-        assert_eq!(decode(version).err(), Some(SidecarError::Version(2)), "version 2 had its checksum first");
+        assert_eq!(decode(version.clone()).err(), Some(SidecarError::Version(2)), "version 2 had its checksum first");
+        version[8] = 4;
+        assert_eq!(decode(version).err(), Some(SidecarError::Version(4)), "version 4 named its JSON by SHA-256");
         assert_eq!(decode(good[..HEADER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
         let end = body_end(&good, good.len() as u64).unwrap() as usize;
         assert_eq!(decode(good[..end + TRAILER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
