@@ -19,7 +19,6 @@ use domain::skills::{Problem, SkillFormat};
 use ports::Clock;
 use ports::fs::{ConfineView, FileKind, FileSystem, FsErrorKind};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::sources::Sources;
 use crate::usecase::{career, graph, register, skills};
@@ -375,61 +374,30 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         });
     }
 
-    // The generated files as `graph index` would write them now.
+    // The generated files as `graph index` would write them now, compared with those on disk
+    // as they are made, the files read in pieces: neither is held whole (at 100,000 records,
+    // making both whole and hashing them took 5 s and 1.2 GB). A stale index is then looked
+    // at record by record.
     let diagnostics = graph::json_bytes(&Diagnostics::of(&v));
-    let fresh = v.valid.then(|| index::build(&pages));
-    let expected: [(&str, Option<Vec<u8>>); 3] = [
-        (GRAPH_FILE, fresh.as_ref().map(|(g, _)| graph::json_bytes(g))),
-        (SEARCH_INDEX_FILE, fresh.as_ref().map(|(_, s)| graph::json_bytes(s))),
-        (DIAGNOSTICS_FILE, Some(diagnostics)),
-    ];
     let canonical = fs.canonicalize(&root).unwrap_or_else(|_| root.clone());
     let generated = root.join(GENERATED_DIR);
-    let mut on_disk: BTreeMap<&str, Option<Vec<u8>>> = BTreeMap::new();
-    for (name, _) in &expected {
+    let mut opened: BTreeMap<&str, Option<ports::fs::OpenFile>> = BTreeMap::new();
+    for name in [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE] {
         let rel = Path::new(GENERATED_DIR).join(name);
-        match fs.read_beneath(&canonical, &rel, MAX_GENERATED_BYTES) {
-            Ok((bytes, _)) => {
-                on_disk.insert(name, Some(bytes));
+        match fs.open_beneath(&canonical, &rel) {
+            Ok((file, _)) => {
+                opened.insert(name, Some(file));
             }
             Err(e) if matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory) => {
-                on_disk.insert(name, None);
-            }
-            // `graph index` refuses to run while it is there: indexing again cannot help.
-            Err(e) if e.kind == FsErrorKind::IsADirectory => {
-                let folder = generated.join(name);
-                out.push(
-                    DoctorFinding::new(
-                        DoctorCode::GraphIndexUnreadable,
-                        format!("{} is a folder, where `graph index` writes a file", folder.display()),
-                        Some(folder),
-                    )
-                    .with_help("Move or remove that folder, then run `vitaecontext graph index`.".to_owned()),
-                );
-                return;
+                opened.insert(name, None);
             }
             Err(e) => {
-                let finding = DoctorFinding::new(
-                    DoctorCode::GraphIndexUnreadable,
-                    format!("{} could not be read: {}", generated.join(name).display(), e.detail),
-                    Some(generated.join(name)),
-                );
-                // Indexing again cannot help: the run writes there as the same user.
-                out.push(if e.kind == FsErrorKind::PermissionDenied {
-                    finding.with_help(format!(
-                        "Give your user access to {0} and its files again (for example `chmod -R u+rwX {0}`, \
-                         or `sudo chown -R \"$USER\" {0}` if another user, such as root, owns them): the server, \
-                         run as you, cannot read them either.",
-                        generated.display()
-                    ))
-                } else {
-                    finding
-                });
+                out.push(generated_unreadable(&generated, name, &e));
                 return;
             }
         }
     }
-    if on_disk.values().all(Option::is_none) {
+    if opened.values().all(Option::is_none) {
         report.graph.index = "missing";
         out.push(DoctorFinding::new(
             DoctorCode::GraphIndexMissing,
@@ -438,11 +406,55 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         ));
         return;
     }
-    let digest = |b: &Option<Vec<u8>>| b.as_ref().map(|b| <[u8; 32]>::from(Sha256::digest(b)));
-    let differ: Vec<&str> =
-        expected.iter().filter(|(name, want)| digest(want) != digest(&on_disk[name])).map(|(name, _)| *name).collect();
-    report.graph.index = if differ.is_empty() { "current" } else { "stale" };
-
+    let plan = v.valid.then(|| index::Plan::new(&pages));
+    let graph_json = |out: &mut dyn std::io::Write| match &plan {
+        Some(plan) => index::write_graph(&plan.graph, out),
+        None => Err(std::io::Error::other("no graph.json for an invalid graph")),
+    };
+    let search_json = |out: &mut dyn std::io::Write| match &plan {
+        Some(plan) => graph::write_search_index(plan, None, out).map(drop),
+        None => Err(std::io::Error::other("no search-index.json for an invalid graph")),
+    };
+    let diagnostics_json = |out: &mut dyn std::io::Write| out.write_all(&diagnostics);
+    let expected: [(&str, bool, Making<'_>); 3] = [
+        (GRAPH_FILE, plan.is_some(), &graph_json),
+        (SEARCH_INDEX_FILE, plan.is_some(), &search_json),
+        (DIAGNOSTICS_FILE, true, &diagnostics_json),
+    ];
+    let differ: Vec<&str> = expected
+        .iter()
+        .filter(|(name, made, write)| match (opened.get_mut(name).and_then(Option::take), made) {
+            (Some(mut file), true) => !same_bytes(&mut *file, write),
+            (None, false) => false,
+            _ => true,
+        })
+        .map(|(name, ..)| *name)
+        .collect();
+    drop(plan);
+    if differ.is_empty() {
+        // The graph on disk is the one the records make, so every node path is the path of a
+        // record found by the confined walk: none leads out of the root.
+        report.graph.index = "current";
+        return;
+    }
+    report.graph.index = "stale";
+    let mut on_disk: BTreeMap<&str, Option<Vec<u8>>> = BTreeMap::new();
+    for name in [GRAPH_FILE, SEARCH_INDEX_FILE] {
+        let rel = Path::new(GENERATED_DIR).join(name);
+        match fs.read_beneath(&canonical, &rel, MAX_GENERATED_BYTES) {
+            Ok((bytes, _)) => {
+                on_disk.insert(name, Some(bytes));
+            }
+            Err(e) if matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory) => {
+                on_disk.insert(name, None);
+            }
+            Err(e) => {
+                out.push(generated_unreadable(&generated, name, &e));
+                return;
+            }
+        }
+    }
+    let fresh = v.valid.then(|| index::build(&pages));
     // What the server would serve: the graph on disk, each node path confined to the root.
     let disk_graph = match &on_disk[GRAPH_FILE] {
         Some(bytes) => match serde_json::from_slice::<domain::graph::Graph>(bytes) {
@@ -458,18 +470,16 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         },
         None => None,
     };
-    if !differ.is_empty() {
-        let records = changed_records(fresh.as_ref(), disk_graph.as_ref(), on_disk[SEARCH_INDEX_FILE].as_deref());
-        out.push(DoctorFinding::new(
-            DoctorCode::GraphIndexStale,
-            format!(
-                "The generated index is stale: {} differ{} from what `graph index` would write now{records}",
-                differ.join(", "),
-                if differ.len() == 1 { "s" } else { "" }
-            ),
-            Some(generated.clone()),
-        ));
-    }
+    let records = changed_records(fresh.as_ref(), disk_graph.as_ref(), on_disk[SEARCH_INDEX_FILE].as_deref());
+    out.push(DoctorFinding::new(
+        DoctorCode::GraphIndexStale,
+        format!(
+            "The generated index is stale: {} differ{} from what `graph index` would write now{records}",
+            differ.join(", "),
+            if differ.len() == 1 { "s" } else { "" }
+        ),
+        Some(generated.clone()),
+    ));
     if let (Some(g), Some(bytes)) = (&disk_graph, &on_disk[GRAPH_FILE]) {
         let text: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).into_owned());
         for node in &g.nodes {
@@ -491,6 +501,74 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
                     .at(&text, span, "resolves outside the VitaeGraph root"),
                 );
             }
+        }
+    }
+}
+
+/// The finding for a generated file (`name`, in `generated`) that cannot be opened or read.
+fn generated_unreadable(generated: &Path, name: &str, e: &ports::fs::FsError) -> DoctorFinding {
+    let file = generated.join(name);
+    // `graph index` refuses to run while it is there: indexing again cannot help.
+    if e.kind == FsErrorKind::IsADirectory {
+        return DoctorFinding::new(
+            DoctorCode::GraphIndexUnreadable,
+            format!("{} is a folder, where `graph index` writes a file", file.display()),
+            Some(file),
+        )
+        .with_help("Move or remove that folder, then run `vitaecontext graph index`.".to_owned());
+    }
+    let finding = DoctorFinding::new(
+        DoctorCode::GraphIndexUnreadable,
+        format!("{} could not be read: {}", file.display(), e.detail),
+        Some(file),
+    );
+    // Indexing again cannot help: the run writes there as the same user.
+    if e.kind == FsErrorKind::PermissionDenied {
+        finding.with_help(format!(
+            "Give your user access to {0} and its files again (for example `chmod -R u+rwX {0}`, \
+             or `sudo chown -R \"$USER\" {0}` if another user, such as root, owns them): the server, \
+             run as you, cannot read them either.",
+            generated.display()
+        ))
+    } else {
+        finding
+    }
+}
+
+/// What writes a generated file's bytes.
+type Making<'a> = &'a dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>;
+
+/// Whether `file`, read from where it is, holds exactly the bytes `write` makes. They are
+/// compared as they are made, a piece at a time, and the making stops at the first that
+/// differs; a file that cannot be read differs (what it holds is then reported on its own).
+fn same_bytes(file: &mut dyn std::io::Read, write: Making<'_>) -> bool {
+    struct Comparing<'f> {
+        file: &'f mut dyn std::io::Read,
+        buf: Vec<u8>,
+    }
+    impl std::io::Write for Comparing<'_> {
+        fn write(&mut self, made: &[u8]) -> std::io::Result<usize> {
+            self.buf.resize(made.len(), 0);
+            self.file.read_exact(&mut self.buf)?;
+            if self.buf != made {
+                return Err(std::io::Error::other("the bytes differ"));
+            }
+            Ok(made.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut cmp = Comparing { file, buf: Vec::new() };
+    if write(&mut cmp).is_err() {
+        return false;
+    }
+    loop {
+        match cmp.file.read(&mut [0]) {
+            Ok(0) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return false,
         }
     }
 }

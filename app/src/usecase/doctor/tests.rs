@@ -217,6 +217,33 @@ fn a_stale_index_names_added_and_changed_records() {
     assert!(m.contains("records added: project:b; changed: project:a"), "{m}");
 }
 
+/// The index is compared with what `graph index` would write byte for byte, as it is made: a
+/// file with one byte more, one byte less or one byte changed (its length kept) is stale, and
+/// only that file is named.
+#[test]
+fn an_index_is_current_only_while_every_byte_is_as_graph_index_writes_it() {
+    let generated = Path::new("/home/ada/.vitaecontext/vitaegraph/.generated");
+    for name in ["graph.json", "search-index.json", "diagnostics.json"] {
+        let fs = healthy();
+        let path = generated.join(name);
+        let good = fs.read(&path, u64::MAX).unwrap();
+        let mut changed = good.clone();
+        *changed.last_mut().unwrap() ^= 0x20;
+        let cases = [[good.as_slice(), b" "].concat(), good[..good.len() - 1].to_vec(), changed];
+        for bytes in cases {
+            fs.write_atomic(&path, &bytes).unwrap();
+            let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+            assert_eq!(r.graph.index, "stale", "{name}");
+            // A graph.json cut or changed at its end is no longer JSON: that is said too.
+            let stale = r.findings.iter().find(|f| f.code.ends_with("index_stale")).expect(name);
+            assert!(stale.message.contains(&format!("stale: {name} differs from")), "{}", stale.message);
+        }
+        fs.write_atomic(&path, &good).unwrap();
+        let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+        assert_eq!((r.findings.len(), r.graph.index), (0, "current"), "{name}: {:#?}", r.findings);
+    }
+}
+
 #[test]
 fn a_missing_index_is_a_warning() {
     let fs = healthy();
