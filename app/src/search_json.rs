@@ -1,5 +1,6 @@
 //! `search-index.json` read into a searcher one document at a time, from a window of the file
-//! rather than the whole of it.
+//! rather than the whole of it (and, for `doctor`'s look at a stale index, handed over one
+//! document at a time).
 //!
 //! The server reads this file when there is no usable sidecar (a graph indexed by VitaeContext
 //! 2.3.0 has none). Held whole, a 100,000-record file is 219 MB beside the searcher being built
@@ -27,11 +28,23 @@ pub fn read_builder(file: &mut dyn Read) -> Result<SearcherBuilder, serde_json::
     read_with_window(file, WINDOW)
 }
 
+/// Gives `each` document of the search index `file` holds, in the file's order, one at a time;
+/// fails, perhaps after some, where [`read_builder`] fails.
+pub fn read_documents(file: &mut dyn Read, each: &mut dyn FnMut(Document)) -> Result<(), serde_json::Error> {
+    each_document(file, WINDOW, each)
+}
+
 fn read_with_window(file: &mut dyn Read, window: usize) -> Result<SearcherBuilder, serde_json::Error> {
+    let mut b = SearcherBuilder::default();
+    each_document(file, window, &mut |d| b.add(&d))?;
+    Ok(b)
+}
+
+fn each_document(file: &mut dyn Read, window: usize, each: &mut dyn FnMut(Document)) -> Result<(), serde_json::Error> {
     let mut w = Window { file, buf: Vec::with_capacity(window), at: 0, before: 0, eof: false, window };
     w.skip_ws()?;
     w.expect(b'{', "the file to open an object")?;
-    let (mut version, mut algorithm, mut documents) = (false, false, None);
+    let (mut version, mut algorithm, mut documents) = (false, false, false);
     w.skip_ws()?;
     if w.peek()? == Some(b'}') {
         w.at += 1;
@@ -57,10 +70,10 @@ fn read_with_window(file: &mut dyn Read, window: usize) -> Result<SearcherBuilde
                     w.value::<String>("`algorithm`")?;
                 }
                 "documents" => {
-                    if documents.is_some() {
+                    if std::mem::replace(&mut documents, true) {
                         return Err(serde_json::Error::custom("duplicate field `documents`"));
                     }
-                    documents = Some(w.documents()?);
+                    w.documents(each)?;
                 }
                 _ => {
                     w.value::<IgnoredAny>("a field's value")?;
@@ -75,12 +88,12 @@ fn read_with_window(file: &mut dyn Read, window: usize) -> Result<SearcherBuilde
     if w.peek()?.is_some() {
         return Err(w.syntax("nothing after the object"));
     }
-    for (present, name) in [(version, "version"), (algorithm, "algorithm"), (documents.is_some(), "documents")] {
+    for (present, name) in [(version, "version"), (algorithm, "algorithm"), (documents, "documents")] {
         if !present {
             return Err(serde_json::Error::custom(format!("missing field `{name}`")));
         }
     }
-    Ok(documents.unwrap_or_default())
+    Ok(())
 }
 
 /// A window on the file: `buf[at..]` is read and not yet taken; `before` bytes of the file
@@ -203,19 +216,17 @@ impl Window<'_> {
     }
 
     /// The `documents` array, each document added to a builder as it is parsed.
-    fn documents(&mut self) -> Result<SearcherBuilder, serde_json::Error> {
-        let mut b = SearcherBuilder::default();
+    fn documents(&mut self, each: &mut dyn FnMut(Document)) -> Result<(), serde_json::Error> {
         self.expect(b'[', "`documents` to be an array")?;
         self.skip_ws()?;
         if self.peek()? == Some(b']') {
             self.at += 1;
-            return Ok(b);
+            return Ok(());
         }
         loop {
-            let doc: Document = self.value("a document")?;
-            b.add(&doc);
+            each(self.value("a document")?);
             if !self.another(b']', "a `,` or `]` after a document")? {
-                return Ok(b);
+                return Ok(());
             }
         }
     }

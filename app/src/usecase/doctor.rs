@@ -4,7 +4,7 @@
 //! Nothing here prints or spawns: processes (a client's command run with `--version`, or
 //! started for the live `initialize` check) are behind [`Probe`], implemented at the edge.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -430,7 +430,6 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         })
         .map(|(name, ..)| *name)
         .collect();
-    drop(plan);
     if differ.is_empty() {
         // The graph on disk is the one the records make, so every node path is the path of a
         // record found by the confined walk: none leads out of the root.
@@ -438,25 +437,21 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         return;
     }
     report.graph.index = "stale";
-    let mut on_disk: BTreeMap<&str, Option<Vec<u8>>> = BTreeMap::new();
-    for name in [GRAPH_FILE, SEARCH_INDEX_FILE] {
-        let rel = Path::new(GENERATED_DIR).join(name);
-        match fs.read_beneath(&canonical, &rel, MAX_GENERATED_BYTES) {
-            Ok((bytes, _)) => {
-                on_disk.insert(name, Some(bytes));
-            }
-            Err(e) if matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory) => {
-                on_disk.insert(name, None);
-            }
-            Err(e) => {
-                out.push(generated_unreadable(&generated, name, &e));
-                return;
-            }
-        }
-    }
-    let fresh = v.valid.then(|| index::build(&pages));
+    // The graph on disk is read whole (32 MB at 100,000 records), the search index streamed.
+    let absent = |e: &ports::fs::FsError| matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory);
+    let graph_rel = Path::new(GENERATED_DIR).join(GRAPH_FILE);
+    let graph_bytes = match fs.read_beneath(&canonical, &graph_rel, MAX_GENERATED_BYTES) {
+        Ok((bytes, _)) => Some(bytes),
+        Err(e) if absent(&e) => None,
+        Err(e) => return out.push(generated_unreadable(&generated, GRAPH_FILE, &e)),
+    };
+    let search_file = match fs.open_beneath(&canonical, &Path::new(GENERATED_DIR).join(SEARCH_INDEX_FILE)) {
+        Ok((file, _)) => Some(file),
+        Err(e) if absent(&e) => None,
+        Err(e) => return out.push(generated_unreadable(&generated, SEARCH_INDEX_FILE, &e)),
+    };
     // What the server would serve: the graph on disk, each node path confined to the root.
-    let disk_graph = match &on_disk[GRAPH_FILE] {
+    let disk_graph = match &graph_bytes {
         Some(bytes) => match serde_json::from_slice::<domain::graph::Graph>(bytes) {
             Ok(g) => Some(g),
             Err(e) => {
@@ -470,7 +465,7 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         },
         None => None,
     };
-    let records = changed_records(fresh.as_ref(), disk_graph.as_ref(), on_disk[SEARCH_INDEX_FILE].as_deref());
+    let records = changed_records(plan.as_ref(), disk_graph.as_ref(), search_file);
     out.push(DoctorFinding::new(
         DoctorCode::GraphIndexStale,
         format!(
@@ -480,7 +475,7 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         ),
         Some(generated.clone()),
     ));
-    if let (Some(g), Some(bytes)) = (&disk_graph, &on_disk[GRAPH_FILE]) {
+    if let (Some(g), Some(bytes)) = (&disk_graph, &graph_bytes) {
         let text: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).into_owned());
         for node in &g.nodes {
             // Missing or not a file is the stale index's business; these two leave the root.
@@ -573,37 +568,54 @@ fn same_bytes(file: &mut dyn std::io::Read, write: Making<'_>) -> bool {
     }
 }
 
-/// `; records added: a; removed: b; changed: c`, by id, from the fresh graph and search index
-/// against the ones on disk (empty when nothing can be compared).
+/// `; records added: a; removed: b; changed: c`, by id, from the plan of the fresh index
+/// (none for an invalid graph) against the graph and search index on disk (empty when nothing
+/// can be compared). A record has changed when its node or its document differs, or is on disk
+/// without the other. The search index on disk is read a document at a time and each compared
+/// with the one the plan makes; one that does not read as a search index counts as none.
 fn changed_records(
-    fresh: Option<&(domain::graph::Graph, domain::graph::SearchIndex)>,
+    fresh: Option<&index::Plan<'_>>,
     disk_graph: Option<&domain::graph::Graph>,
-    disk_search: Option<&[u8]>,
+    disk_search: Option<ports::fs::OpenFile>,
 ) -> String {
-    let mut old: BTreeMap<&str, (Option<&index::Node>, Option<&index::Document>)> = BTreeMap::new();
-    let mut new: BTreeMap<&str, (Option<&index::Node>, Option<&index::Document>)> = BTreeMap::new();
-    let disk_search: Option<domain::graph::SearchIndex> = disk_search.and_then(|b| serde_json::from_slice(b).ok());
+    /// What is on disk for one id, and whether any of it differs from the fresh index.
+    #[derive(Default)]
+    struct OnDisk {
+        node: bool,
+        document: bool,
+        differs: bool,
+    }
+    let nodes = fresh.map_or(&[][..], |p| &p.graph.nodes[..]);
+    let by_id: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    let mut old: HashMap<String, OnDisk> = HashMap::new();
     for n in disk_graph.iter().flat_map(|g| &g.nodes) {
-        old.entry(&n.id).or_default().0 = Some(n);
+        let o = old.entry(n.id.clone()).or_default();
+        o.node = true;
+        o.differs |= by_id.get(n.id.as_str()).is_none_or(|&i| nodes[i] != *n);
     }
-    for d in disk_search.iter().flat_map(|s| &s.documents) {
-        old.entry(&d.id).or_default().1 = Some(d);
-    }
-    if let Some((g, s)) = fresh {
-        for n in &g.nodes {
-            new.entry(&n.id).or_default().0 = Some(n);
+    let mut documents: Vec<(String, bool)> = Vec::new();
+    if let Some(mut file) = disk_search {
+        let same = |d: &index::Document| by_id.get(d.id.as_str()).zip(fresh).is_some_and(|(&i, p)| p.document(i) == *d);
+        let read = crate::search_json::read_documents(&mut *file, &mut |d| {
+            let same = same(&d);
+            documents.push((d.id, same));
+        });
+        if read.is_err() {
+            documents.clear();
         }
-        for d in &s.documents {
-            new.entry(&d.id).or_default().1 = Some(d);
-        }
     }
-    let ids: BTreeSet<&str> = old.keys().chain(new.keys()).copied().collect();
+    for (id, same) in documents {
+        let o = old.entry(id).or_default();
+        o.document = true;
+        o.differs |= !same;
+    }
+    let ids: BTreeSet<&str> = old.keys().map(String::as_str).chain(by_id.keys().copied()).collect();
     let (mut added, mut removed, mut changed) = (Vec::new(), Vec::new(), Vec::new());
     for id in ids {
-        match (old.get(id), new.get(id)) {
-            (None, Some(_)) => added.push(id),
-            (Some(_), None) => removed.push(id),
-            (Some(a), Some(b)) if a != b => changed.push(id),
+        match (old.get(id), by_id.contains_key(id)) {
+            (None, true) => added.push(id),
+            (Some(_), false) => removed.push(id),
+            (Some(o), true) if o.differs || !o.node || !o.document => changed.push(id),
             _ => {}
         }
     }

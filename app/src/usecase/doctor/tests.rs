@@ -217,6 +217,33 @@ fn a_stale_index_names_added_and_changed_records() {
     assert!(m.contains("records added: project:b; changed: project:a"), "{m}");
 }
 
+/// A stale index names removed records too, and one whose tags changed (node and document);
+/// a `search-index.json` that does not read as one counts as no documents, so each record
+/// it should hold is named as changed.
+#[test]
+fn a_stale_index_names_removed_records_and_reads_a_broken_search_index_as_none() {
+    let fs = healthy();
+    let root = Path::new("/home/ada/.vitaecontext/vitaegraph");
+    for id in ["b", "c"] {
+        write(&fs, &format!("{}/projects/{id}/project.md", root.display()), &RECORD.replace(":a", &format!(":{id}")));
+    }
+    graph::index(&fs, &FixedClock, root, &Quiet).unwrap();
+    fs.remove_file(&root.join("projects/b/project.md")).unwrap();
+    write(&fs, &format!("{}/projects/c/project.md", root.display()), &RECORD.replace(":a", ":c").replace("rust", "go"));
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let m = &r.findings[0].message;
+    assert!(m.contains(": graph.json, search-index.json, diagnostics.json differ"), "{m}");
+    assert!(m.ends_with("records removed: project:b; changed: project:c"), "{m}");
+
+    graph::index(&fs, &FixedClock, root, &Quiet).unwrap();
+    let search = root.join(".generated/search-index.json");
+    let json = fs.read(&search, u64::MAX).unwrap();
+    fs.write_atomic(&search, &json[..json.len() - 2]).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let m = &r.findings[0].message;
+    assert!(m.ends_with("records changed: project:a, project:c"), "{m}");
+}
+
 /// The index is compared with what `graph index` would write byte for byte, as it is made: a
 /// file with one byte more, one byte less or one byte changed (its length kept) is stale, and
 /// only that file is named.
