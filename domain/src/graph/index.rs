@@ -636,13 +636,13 @@ pub fn write_search_tail(out: &mut Vec<u8>, empty: bool) {
     out.extend_from_slice(if empty { b"\n}\n" } else { b"\n  ]\n}\n" });
 }
 
-/// One document's term counts in byte order, as [`write_document`] counts them. Kept from one
-/// document to the next, so that counting allocates nothing once its buffers have grown, and
-/// read in place by the search builder ([`crate::graph::search::Prepared::add`]).
 /// A distinct token of a document: its first 16 bytes as a big-endian number, where one
 /// occurrence starts and ends, its count, and its slot in [`TermCounts`]' table.
 type Distinct = (u128, usize, usize, u32, usize);
 
+/// One document's term counts in byte order, as [`write_document`] counts them. Kept from one
+/// document to the next, so that counting allocates nothing once its buffers have grown, and
+/// read in place by the search builder ([`crate::graph::search::Prepared::add`]).
 #[derive(Debug, Default)]
 pub struct TermCounts {
     /// The lower-cased text the terms are counted in; the terms are ranges of it.
@@ -786,10 +786,12 @@ impl TermCounts {
     }
 }
 
-/// The slot of a token with `head` and `len` bytes in a table of `mask + 1` slots.
+/// The slot of a token with `head` and `len` bytes in a table of `mask + 1` slots (a power of
+/// two): the top bits of a Fibonacci hash, which depend on every bit of the folded head (the
+/// bits just above the lowest did not: found in review, `build` and `built` shared a slot).
 fn slot_of(head: u128, len: usize, mask: usize) -> usize {
     let folded = (head as u64) ^ ((head >> 64) as u64).rotate_left(29) ^ len as u64;
-    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
+    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - mask.count_ones())) as usize
 }
 
 /// Doubles `slots` and places `distinct` in it again.
