@@ -356,7 +356,7 @@ impl GraphStore {
 
     /// The searcher for `search-index.json`: from its sidecar when the sidecar names the
     /// JSON's current length, is not older than it and is whole (checksum and structure), the
-    /// JSON's digest then checked against the sidecar's on another thread, after the answer;
+    /// JSON's checksum then checked against the sidecar's on another thread, after the answer;
     /// otherwise streamed from the JSON. A sidecar is never trusted beyond that: a mismatch
     /// drops the searcher and the next request loads the JSON.
     pub fn searcher(&self, fs: &dyn FileSystem) -> Result<Arc<Searcher>, Unavailable> {
@@ -383,7 +383,7 @@ impl GraphStore {
         if c.distrusted != Some((meta.stamp, meta.len)) {
             match self.sidecar_searcher(fs, &meta) {
                 // The JSON the sidecar was written beside, untouched since: answered from at
-                // once, its digest checked after.
+                // once, its checksum checked after.
                 Ok((searcher, named)) if named.json_stamp == meta.stamp => {
                     match verify_after(json, named.json_sum) {
                         Some(verify) => {
@@ -403,7 +403,7 @@ impl GraphStore {
                     }
                 }
                 // Another file (a copied graph, a touched JSON, or another JSON of the same
-                // length): trusted only once the JSON's digest agrees, before any answer.
+                // length): trusted only once the JSON's checksum agrees, before any answer.
                 Ok((searcher, named)) => {
                     if checksum_of(&mut json) == Some(named.json_sum) {
                         let value = Arc::new(searcher);
@@ -473,7 +473,7 @@ impl GraphStore {
         Ok(answer(&*self.searcher(fs)?))
     }
 
-    /// The searcher in the sidecar beside a JSON with metadata `json`, and the JSON digest it
+    /// The searcher in the sidecar beside a JSON with metadata `json`, and the JSON checksum it
     /// names; why not, otherwise. Confined like every other read. Its header and body are
     /// read; the searcher keeps the file open to read each text when asked (a file replaced
     /// meanwhile leaves this one as it was; one changed in place fails the texts' checks).

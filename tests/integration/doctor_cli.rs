@@ -146,3 +146,20 @@ fn nothing_set_up_is_an_error_and_bad_flags_are_usage_errors() {
     let (st, _, err) = run(home.path(), &["doctor", "--bogus"]);
     assert_eq!(st.code(), Some(2), "{err}");
 }
+
+/// A generated file over the 2 GiB the server reads is unreadable, as the server finds it,
+/// never "current" or merely stale (found in review: compared in step, a file that large was
+/// no longer capped). A sparse file: nothing is written.
+#[test]
+fn a_generated_file_the_server_would_not_read_is_unreadable() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    healthy(h);
+    let search = h.join(".vitaecontext/vitaegraph/.generated/search-index.json");
+    fs::OpenOptions::new().write(true).open(&search).unwrap().set_len(2 * 1024 * 1024 * 1024 + 1).unwrap();
+    let (_, v) = json(h, &[]);
+    assert_eq!(codes(&v), ["vitaecontext::graph::index_unreadable"], "{v:#}");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("search-index.json could not be read") && message.contains("larger than"), "{message}");
+    assert_eq!(v["graph"]["index"], "unknown");
+}

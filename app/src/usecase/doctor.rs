@@ -17,7 +17,7 @@ use domain::graph::index::{self, Diagnostics};
 use domain::graph::{DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphDiagnostic, SEARCH_INDEX_FILE};
 use domain::skills::{Problem, SkillFormat};
 use ports::Clock;
-use ports::fs::{ConfineView, FileKind, FileSystem, FsErrorKind};
+use ports::fs::{ConfineView, FileKind, FileSystem, FsError, FsErrorKind};
 use serde_json::{Value, json};
 
 use crate::sources::Sources;
@@ -381,14 +381,21 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
     let diagnostics = graph::json_bytes(&Diagnostics::of(&v));
     let canonical = fs.canonicalize(&root).unwrap_or_else(|_| root.clone());
     let generated = root.join(GENERATED_DIR);
+    let absent = |e: &FsError| matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory);
     let mut opened: BTreeMap<&str, Option<ports::fs::OpenFile>> = BTreeMap::new();
     for name in [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE] {
         let rel = Path::new(GENERATED_DIR).join(name);
         match fs.open_beneath(&canonical, &rel) {
+            // Capped as the server caps it: a larger file is not served.
+            Ok((_, meta)) if meta.len > MAX_GENERATED_BYTES => {
+                let detail = format!("file is larger than {MAX_GENERATED_BYTES} bytes");
+                out.push(generated_unreadable(&generated, name, &FsError::new(FsErrorKind::TooLarge, &rel, detail)));
+                return;
+            }
             Ok((file, _)) => {
                 opened.insert(name, Some(file));
             }
-            Err(e) if matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory) => {
+            Err(e) if absent(&e) => {
                 opened.insert(name, None);
             }
             Err(e) => {
@@ -421,24 +428,30 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         (SEARCH_INDEX_FILE, plan.is_some(), &search_json),
         (DIAGNOSTICS_FILE, true, &diagnostics_json),
     ];
-    let differ: Vec<&str> = expected
-        .iter()
-        .filter(|(name, made, write)| match (opened.get_mut(name).and_then(Option::take), made) {
-            (Some(mut file), true) => !same_bytes(&mut *file, write),
-            (None, false) => false,
-            _ => true,
-        })
-        .map(|(name, ..)| *name)
-        .collect();
+    let mut differ: Vec<&str> = Vec::new();
+    for (name, made, write) in expected {
+        let same = match (opened.get_mut(name).and_then(Option::take), made) {
+            (Some(mut file), true) => same_bytes(&mut *file, write),
+            (None, false) => Ok(true),
+            _ => Ok(false),
+        };
+        match same {
+            Ok(true) => {}
+            Ok(false) => differ.push(name),
+            Err(e) => {
+                let e = FsError::new(FsErrorKind::Other, generated.join(name), e.to_string());
+                out.push(generated_unreadable(&generated, name, &e));
+                return;
+            }
+        }
+    }
     if differ.is_empty() {
         // The graph on disk is the one the records make, so every node path is the path of a
         // record found by the confined walk: none leads out of the root.
         report.graph.index = "current";
         return;
     }
-    report.graph.index = "stale";
     // The graph on disk is read whole (32 MB at 100,000 records), the search index streamed.
-    let absent = |e: &ports::fs::FsError| matches!(e.kind, FsErrorKind::NotFound | FsErrorKind::NotADirectory);
     let graph_rel = Path::new(GENERATED_DIR).join(GRAPH_FILE);
     let graph_bytes = match fs.read_beneath(&canonical, &graph_rel, MAX_GENERATED_BYTES) {
         Ok((bytes, _)) => Some(bytes),
@@ -450,6 +463,7 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         Err(e) if absent(&e) => None,
         Err(e) => return out.push(generated_unreadable(&generated, SEARCH_INDEX_FILE, &e)),
     };
+    report.graph.index = "stale";
     // What the server would serve: the graph on disk, each node path confined to the root.
     let disk_graph = match &graph_bytes {
         Some(bytes) => match serde_json::from_slice::<domain::graph::Graph>(bytes) {
@@ -465,7 +479,14 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         },
         None => None,
     };
-    let records = changed_records(plan.as_ref(), disk_graph.as_ref(), search_file);
+    let records = match changed_records(plan.as_ref(), disk_graph.as_ref(), search_file) {
+        Ok(records) => records,
+        Err(e) => {
+            report.graph.index = "unknown";
+            let e = FsError::new(FsErrorKind::Other, generated.join(SEARCH_INDEX_FILE), e.to_string());
+            return out.push(generated_unreadable(&generated, SEARCH_INDEX_FILE, &e));
+        }
+    };
     out.push(DoctorFinding::new(
         DoctorCode::GraphIndexStale,
         format!(
@@ -501,7 +522,7 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
 }
 
 /// The finding for a generated file (`name`, in `generated`) that cannot be opened or read.
-fn generated_unreadable(generated: &Path, name: &str, e: &ports::fs::FsError) -> DoctorFinding {
+fn generated_unreadable(generated: &Path, name: &str, e: &FsError) -> DoctorFinding {
     let file = generated.join(name);
     // `graph index` refuses to run while it is there: indexing again cannot help.
     if e.kind == FsErrorKind::IsADirectory {
@@ -535,35 +556,39 @@ type Making<'a> = &'a dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>;
 
 /// Whether `file`, read from where it is, holds exactly the bytes `write` makes. They are
 /// compared as they are made, a piece at a time, and the making stops at the first that
-/// differs; a file that cannot be read differs (what it holds is then reported on its own).
-fn same_bytes(file: &mut dyn std::io::Read, write: Making<'_>) -> bool {
+/// differs. A file that ends first differs; one that cannot be read is an error.
+fn same_bytes(file: &mut dyn std::io::Read, write: Making<'_>) -> std::io::Result<bool> {
     struct Comparing<'f> {
         file: &'f mut dyn std::io::Read,
         buf: Vec<u8>,
+        /// Why the file could not be read, when it could not.
+        failed: Option<std::io::Error>,
     }
     impl std::io::Write for Comparing<'_> {
         fn write(&mut self, made: &[u8]) -> std::io::Result<usize> {
             self.buf.resize(made.len(), 0);
-            self.file.read_exact(&mut self.buf)?;
-            if self.buf != made {
-                return Err(std::io::Error::other("the bytes differ"));
+            match self.file.read_exact(&mut self.buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
+                Err(e) => self.failed = Some(e),
+                Ok(()) if self.buf == made => return Ok(made.len()),
+                Ok(()) => {}
             }
-            Ok(made.len())
+            Err(std::io::Error::other("the bytes differ"))
         }
 
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut cmp = Comparing { file, buf: Vec::new() };
+    let mut cmp = Comparing { file, buf: Vec::new(), failed: None };
     if write(&mut cmp).is_err() {
-        return false;
+        return cmp.failed.map_or(Ok(false), Err);
     }
     loop {
         match cmp.file.read(&mut [0]) {
-            Ok(0) => return true,
+            Ok(n) => return Ok(n == 0),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            _ => return false,
+            Err(e) => return Err(e),
         }
     }
 }
@@ -572,12 +597,13 @@ fn same_bytes(file: &mut dyn std::io::Read, write: Making<'_>) -> bool {
 /// (none for an invalid graph) against the graph and search index on disk (empty when nothing
 /// can be compared). A record has changed when its node or its document differs, or is on disk
 /// without the other. The search index on disk is read a document at a time and each compared
-/// with the one the plan makes; one that does not read as a search index counts as none.
+/// with the one the plan makes; one that does not read as a search index counts as none, one
+/// that cannot be read is an error.
 fn changed_records(
     fresh: Option<&index::Plan<'_>>,
     disk_graph: Option<&domain::graph::Graph>,
     disk_search: Option<ports::fs::OpenFile>,
-) -> String {
+) -> std::io::Result<String> {
     /// What is on disk for one id, and whether any of it differs from the fresh index.
     #[derive(Default)]
     struct OnDisk {
@@ -600,8 +626,10 @@ fn changed_records(
             let same = same(&d);
             documents.push((d.id, same));
         });
-        if read.is_err() {
-            documents.clear();
+        match read {
+            Ok(()) => {}
+            Err(e) if e.is_io() => return Err(e.into()),
+            Err(_) => documents.clear(),
         }
     }
     for (id, same) in documents {
@@ -630,7 +658,7 @@ fn changed_records(
     };
     let parts: Vec<String> =
         [list("added", &added), list("removed", &removed), list("changed", &changed)].into_iter().flatten().collect();
-    if parts.is_empty() { String::new() } else { format!("; records {}", parts.join("; ")) }
+    Ok(if parts.is_empty() { String::new() } else { format!("; records {}", parts.join("; ")) })
 }
 
 /// The byte span of the first `needle` in `text`.
