@@ -419,7 +419,7 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         None => Err(std::io::Error::other("no graph.json for an invalid graph")),
     };
     let search_json = |out: &mut dyn std::io::Write| match &plan {
-        Some(plan) => graph::write_search_index(plan, None, out).map(drop),
+        Some(plan) => graph::write_search_json(plan, out),
         None => Err(std::io::Error::other("no search-index.json for an invalid graph")),
     };
     let diagnostics_json = |out: &mut dyn std::io::Write| out.write_all(&diagnostics);

@@ -1106,6 +1106,23 @@ pub fn write_search_index<'p>(
     splice: Option<&Splice>,
     out: &mut dyn Write,
 ) -> std::io::Result<Unfinished<'p>> {
+    stream_search_index(plan, splice, out, true)
+}
+
+/// The bytes of [`write_search_index`], rendered the same way, without the sidecar's work:
+/// for `doctor`, which compares them with the file on disk.
+pub fn write_search_json(plan: &Plan<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    stream_search_index(plan, None, out, false).map(drop)
+}
+
+/// [`write_search_index`]; with `sidecar` false, no term is prepared or interned for a sidecar
+/// and the builder returned is empty.
+fn stream_search_index<'p>(
+    plan: &'p Plan<'p>,
+    splice: Option<&Splice>,
+    out: &mut dyn Write,
+    sidecar: bool,
+) -> std::io::Result<Unfinished<'p>> {
     use std::sync::mpsc;
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
@@ -1160,7 +1177,7 @@ pub fn write_search_index<'p>(
                     let mut batch = Filling {
                         buf: &mut buf,
                         terms: &mut terms,
-                        prepared: &mut prepared,
+                        prepared: sidecar.then_some(&mut prepared),
                         placed: &mut placed,
                         scratch: &mut scratch,
                     };
@@ -1188,9 +1205,9 @@ pub fn write_search_index<'p>(
         // strings stay in the plan, read again when the sidecar is written).
         let (docs_tx, docs_rx) = mpsc::sync_channel::<(usize, Prepared)>(WINDOW);
         let builder = s.spawn(move || {
-            let mut b = SidecarBuilder::borrowing(n);
+            let mut b = if sidecar { SidecarBuilder::borrowing(n) } else { SidecarBuilder::default() };
             let mut pushed = 0;
-            for (batch, prepared) in docs_rx {
+            for (batch, prepared) in docs_rx.iter().filter(|_| sidecar) {
                 let first = batch * BATCH;
                 // The sidecar reads document `i`'s strings from node `i`: pushed in order.
                 debug_assert_eq!(first, pushed, "batches reach the sidecar in order");
@@ -1242,7 +1259,8 @@ type Placed = Vec<(usize, u64)>;
 struct Filling<'b> {
     buf: &'b mut Vec<u8>,
     terms: &'b mut index::TermCounts,
-    prepared: &'b mut Prepared,
+    /// None when no sidecar is made.
+    prepared: Option<&'b mut Prepared>,
     placed: &'b mut Placed,
     scratch: &'b mut Vec<u8>,
 }
@@ -1252,7 +1270,9 @@ impl Filling<'_> {
     fn render(&mut self, plan: &Plan<'_>, i: usize) {
         let at = self.buf.len() + index::document_separator(i == 0).len();
         index::write_document(plan, i, i == 0, self.buf, self.terms);
-        self.prepared.add(&plan.view(i), self.terms.iter());
+        if let Some(prepared) = self.prepared.as_deref_mut() {
+            prepared.add(&plan.view(i), self.terms.iter());
+        }
         self.placed.push((at, (self.buf.len() - at) as u64));
     }
 
@@ -1293,7 +1313,9 @@ impl Filling<'_> {
                 self.buf.truncate(if k == i { before } else { doc_at - between as usize });
                 return k - i;
             }
-            self.prepared.add(&plan.view(k), self.terms.iter());
+            if let Some(prepared) = self.prepared.as_deref_mut() {
+                prepared.add(&plan.view(k), self.terms.iter());
+            }
             self.placed.push((doc_at, len));
         }
         j - i
