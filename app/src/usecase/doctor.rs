@@ -4,7 +4,7 @@
 //! Nothing here prints or spawns: processes (a client's command run with `--version`, or
 //! started for the live `initialize` check) are behind [`Probe`], implemented at the edge.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -445,11 +445,18 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
             }
         }
     }
-    if differ.is_empty() {
-        // The graph on disk is the one the records make, so every node path is the path of a
-        // record found by the confined walk: none leads out of the root.
+    // A record path is one the confined walk found inside the root, so its node needs no
+    // resolving again, unless the server refuses it as a stored path (a `\` in a name, which
+    // Linux allows; found in review).
+    let walked: HashSet<&str> =
+        pages.iter().map(|r| r.page.path.as_str()).filter(|p| confine::check_stored(p).is_ok()).collect();
+    let stale = !differ.is_empty();
+    if !stale {
+        // The graph on disk is the one the records make: its node paths are the records'.
         report.graph.index = "current";
-        return;
+        if walked.len() == pages.len() {
+            return;
+        }
     }
     // The graph on disk is read whole (32 MB at 100,000 records), the search index streamed.
     let graph_rel = Path::new(GENERATED_DIR).join(GRAPH_FILE);
@@ -459,11 +466,14 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         Err(e) => return out.push(generated_unreadable(&generated, GRAPH_FILE, &e)),
     };
     let search_file = match fs.open_beneath(&canonical, &Path::new(GENERATED_DIR).join(SEARCH_INDEX_FILE)) {
-        Ok((file, _)) => Some(file),
+        Ok((file, _)) if stale => Some(file),
+        Ok(_) => None,
         Err(e) if absent(&e) => None,
         Err(e) => return out.push(generated_unreadable(&generated, SEARCH_INDEX_FILE, &e)),
     };
-    report.graph.index = "stale";
+    if stale {
+        report.graph.index = "stale";
+    }
     // What the server would serve: the graph on disk, each node path confined to the root.
     let disk_graph = match &graph_bytes {
         Some(bytes) => match serde_json::from_slice::<domain::graph::Graph>(bytes) {
@@ -479,30 +489,30 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         },
         None => None,
     };
-    let records = match changed_records(plan.as_ref(), disk_graph.as_ref(), search_file) {
-        Ok(records) => records,
-        Err(e) => {
-            report.graph.index = "unknown";
-            let e = FsError::new(FsErrorKind::Other, generated.join(SEARCH_INDEX_FILE), e.to_string());
-            return out.push(generated_unreadable(&generated, SEARCH_INDEX_FILE, &e));
-        }
-    };
-    out.push(DoctorFinding::new(
-        DoctorCode::GraphIndexStale,
-        format!(
-            "The generated index is stale: {} differ{} from what `graph index` would write now{records}",
-            differ.join(", "),
-            if differ.len() == 1 { "s" } else { "" }
-        ),
-        Some(generated.clone()),
-    ));
+    if stale {
+        let records = match changed_records(plan.as_ref(), disk_graph.as_ref(), search_file) {
+            Ok(records) => records,
+            Err(e) => {
+                report.graph.index = "unknown";
+                let e = FsError::new(FsErrorKind::Other, generated.join(SEARCH_INDEX_FILE), e.to_string());
+                return out.push(generated_unreadable(&generated, SEARCH_INDEX_FILE, &e));
+            }
+        };
+        out.push(DoctorFinding::new(
+            DoctorCode::GraphIndexStale,
+            format!(
+                "The generated index is stale: {} differ{} from what `graph index` would write now{records}",
+                differ.join(", "),
+                if differ.len() == 1 { "s" } else { "" }
+            ),
+            Some(generated.clone()),
+        ));
+    }
     if let (Some(g), Some(bytes)) = (&disk_graph, &graph_bytes) {
         let text: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).into_owned());
-        // A node path that is a record's path names a file the confined walk just found inside
-        // the root: only the others are resolved (at 100,000 records, resolving every path of a
-        // stale graph took a second).
-        let records: std::collections::HashSet<&str> = pages.iter().map(|r| r.page.path.as_str()).collect();
-        for node in g.nodes.iter().filter(|n| !records.contains(n.path.as_str())) {
+        // Only the node paths that are not a walked record's are resolved (at 100,000 records,
+        // resolving every path of a stale graph took a second).
+        for node in g.nodes.iter().filter(|n| !walked.contains(n.path.as_str())) {
             // Missing or not a file is the stale index's business; these two leave the root.
             if let Err(why @ (Deny::Escapes | Deny::NotRelative)) =
                 confine::resolve(&ConfineView(fs), &canonical, &node.path)

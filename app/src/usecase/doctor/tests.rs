@@ -244,6 +244,24 @@ fn a_stale_index_names_removed_records_and_reads_a_broken_search_index_as_none()
     assert!(m.ends_with("records changed: project:a, project:c"), "{m}");
 }
 
+/// A record whose folder name holds a `\` (Linux allows it) has a path the server refuses to
+/// open: doctor says so with the index current, as with it stale (found in review: a current
+/// index had every node path skipped).
+#[test]
+fn a_record_path_the_server_refuses_is_reported_with_the_index_current() {
+    let fs = healthy();
+    let root = Path::new("/home/ada/.vitaecontext/vitaegraph");
+    write(&fs, &format!("{}/projects/a\\b/project.md", root.display()), &RECORD.replace(":a", ":b"));
+    graph::index(&fs, &FixedClock, root, &Quiet).unwrap();
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    assert_eq!((codes(&r), r.graph.index), (vec!["vitaecontext::graph::path_outside_root"], "current"));
+    assert!(r.findings[0].message.contains("project:b"), "{}", r.findings[0].message);
+    write(&fs, &format!("{}/projects/a/project.md", root.display()), &RECORD.replace("Built it", "Shipped it"));
+    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let want = vec!["vitaecontext::graph::index_stale", "vitaecontext::graph::path_outside_root"];
+    assert_eq!((codes(&r), r.graph.index), (want, "stale"));
+}
+
 /// The index is compared with what `graph index` would write byte for byte, as it is made: a
 /// file with one byte more, one byte less or one byte changed (its length kept) is stale, and
 /// only that file is named.
