@@ -146,6 +146,24 @@ fn codes(r: &Report) -> Vec<&str> {
     r.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
+/// Doctor on `fs` with the usual sources, no live check.
+fn doctor_on(fs: &MemoryFs) -> Report {
+    run_on(fs, &sources(), false, &FakeProbe::default())
+}
+
+/// The healthy setup's VitaeGraph root.
+const GRAPH: &str = "/home/ada/.vitaecontext/vitaegraph";
+
+/// Writes the record `projects/<dir>/project.md` of the healthy setup's graph.
+fn write_record(fs: &MemoryFs, dir: &str, text: &str) {
+    write(fs, &format!("{GRAPH}/projects/{dir}/project.md"), text);
+}
+
+/// Indexes the healthy setup's graph again.
+fn reindex(fs: &MemoryFs) {
+    graph::index(fs, &FixedClock, Path::new(GRAPH), &Quiet).unwrap();
+}
+
 #[test]
 fn a_healthy_setup_has_no_findings() {
     let fs = healthy();
@@ -203,16 +221,15 @@ fn every_check_fires_on_the_broken_setup() {
 #[test]
 fn a_stale_index_names_added_and_changed_records() {
     let fs = healthy();
-    let root = "/home/ada/.vitaecontext/vitaegraph";
-    write(&fs, &format!("{root}/projects/a/project.md"), &RECORD.replace("Built it", "Shipped it"));
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    write_record(&fs, "a", &RECORD.replace("Built it", "Shipped it"));
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::graph::index_stale"]);
     let m = &r.findings[0].message;
     assert!(m.contains(": search-index.json differs from") && m.ends_with("records changed: project:a"), "{m}");
     assert_eq!(r.graph.index, "stale");
 
-    write(&fs, &format!("{root}/projects/b/project.md"), &RECORD.replace(":a", ":b"));
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    write_record(&fs, "b", &RECORD.replace(":a", ":b"));
+    let r = doctor_on(&fs);
     let m = &r.findings[0].message;
     assert!(m.contains("records added: project:b; changed: project:a"), "{m}");
 }
@@ -223,23 +240,22 @@ fn a_stale_index_names_added_and_changed_records() {
 #[test]
 fn a_stale_index_names_removed_records_and_reads_a_broken_search_index_as_none() {
     let fs = healthy();
-    let root = Path::new("/home/ada/.vitaecontext/vitaegraph");
     for id in ["b", "c"] {
-        write(&fs, &format!("{}/projects/{id}/project.md", root.display()), &RECORD.replace(":a", &format!(":{id}")));
+        write_record(&fs, id, &RECORD.replace(":a", &format!(":{id}")));
     }
-    graph::index(&fs, &FixedClock, root, &Quiet).unwrap();
-    fs.remove_file(&root.join("projects/b/project.md")).unwrap();
-    write(&fs, &format!("{}/projects/c/project.md", root.display()), &RECORD.replace(":a", ":c").replace("rust", "go"));
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    reindex(&fs);
+    fs.remove_file(&Path::new(GRAPH).join("projects/b/project.md")).unwrap();
+    write_record(&fs, "c", &RECORD.replace(":a", ":c").replace("rust", "go"));
+    let r = doctor_on(&fs);
     let m = &r.findings[0].message;
     assert!(m.contains(": graph.json, search-index.json, diagnostics.json differ"), "{m}");
     assert!(m.ends_with("records removed: project:b; changed: project:c"), "{m}");
 
-    graph::index(&fs, &FixedClock, root, &Quiet).unwrap();
-    let search = root.join(".generated/search-index.json");
+    reindex(&fs);
+    let search = Path::new(GRAPH).join(".generated/search-index.json");
     let json = fs.read(&search, u64::MAX).unwrap();
     fs.write_atomic(&search, &json[..json.len() - 2]).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     let m = &r.findings[0].message;
     assert!(m.ends_with("records changed: project:a, project:c"), "{m}");
 }
@@ -250,14 +266,13 @@ fn a_stale_index_names_removed_records_and_reads_a_broken_search_index_as_none()
 #[test]
 fn a_record_path_the_server_refuses_is_reported_with_the_index_current() {
     let fs = healthy();
-    let root = Path::new("/home/ada/.vitaecontext/vitaegraph");
-    write(&fs, &format!("{}/projects/a\\b/project.md", root.display()), &RECORD.replace(":a", ":b"));
-    graph::index(&fs, &FixedClock, root, &Quiet).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    write_record(&fs, "a\\b", &RECORD.replace(":a", ":b"));
+    reindex(&fs);
+    let r = doctor_on(&fs);
     assert_eq!((codes(&r), r.graph.index), (vec!["vitaecontext::graph::path_outside_root"], "current"));
     assert!(r.findings[0].message.contains("project:b"), "{}", r.findings[0].message);
-    write(&fs, &format!("{}/projects/a/project.md", root.display()), &RECORD.replace("Built it", "Shipped it"));
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    write_record(&fs, "a", &RECORD.replace("Built it", "Shipped it"));
+    let r = doctor_on(&fs);
     let want = vec!["vitaecontext::graph::index_stale", "vitaecontext::graph::path_outside_root"];
     assert_eq!((codes(&r), r.graph.index), (want, "stale"));
 }
@@ -277,14 +292,14 @@ fn an_index_is_current_only_while_every_byte_is_as_graph_index_writes_it() {
         let cases = [[good.as_slice(), b" "].concat(), good[..good.len() - 1].to_vec(), changed];
         for bytes in cases {
             fs.write_atomic(&path, &bytes).unwrap();
-            let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+            let r = doctor_on(&fs);
             assert_eq!(r.graph.index, "stale", "{name}");
             // A graph.json cut or changed at its end is no longer JSON: that is said too.
             let stale = r.findings.iter().find(|f| f.code.ends_with("index_stale")).expect(name);
             assert!(stale.message.contains(&format!("stale: {name} differs from")), "{}", stale.message);
         }
         fs.write_atomic(&path, &good).unwrap();
-        let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+        let r = doctor_on(&fs);
         assert_eq!((r.findings.len(), r.graph.index), (0, "current"), "{name}: {:#?}", r.findings);
     }
 }
@@ -295,7 +310,7 @@ fn a_missing_index_is_a_warning() {
     for f in ["graph.json", "search-index.json", "diagnostics.json"] {
         fs.remove_file(&Path::new("/home/ada/.vitaecontext/vitaegraph/.generated").join(f)).unwrap();
     }
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::graph::index_missing"]);
     assert_eq!(r.count(Severity::Error), 0);
 }
@@ -304,13 +319,13 @@ fn a_missing_index_is_a_warning() {
 fn selection_problems_are_findings() {
     let fs = healthy();
     fs.remove_file(Path::new("/home/ada/.vitaecontext/career-context.md")).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::context::not_found"]);
     assert_eq!(r.context.status, "missing");
 
     write(&fs, "/home/ada/.vitaecontext/a-career-context.md", CONTEXT);
     write(&fs, "/home/ada/.vitaecontext/b.context.md", CONTEXT);
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::context::ambiguous"]);
     assert_eq!(r.context.candidates.len(), 2);
 
@@ -352,10 +367,10 @@ fn live_check_failure_and_stale_paths_are_errors_and_missing_commands_are_not_st
 fn a_bare_command_is_found_on_path() {
     let fs = healthy();
     register(&fs, Client::Cursor, "vitaecontext");
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
     register(&fs, Client::Cursor, "vitaecontext-gone");
-    assert_eq!(codes(&run_on(&fs, &sources(), false, &FakeProbe::default())), ["vitaecontext::client::stale_path"]);
+    assert_eq!(codes(&doctor_on(&fs)), ["vitaecontext::client::stale_path"]);
 }
 
 #[test]
@@ -378,7 +393,7 @@ fn paths_are_compared_not_strings() {
     let fs = healthy();
     fs.symlink(PathBuf::from(EXE), Path::new("/home/ada/vc")).unwrap();
     register(&fs, Client::Cursor, "/home/ada/vc");
-    assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
+    assert!(doctor_on(&fs).findings.is_empty());
 }
 
 #[test]
@@ -388,7 +403,7 @@ fn unreadable_index_config_and_client_files_and_invalid_skills_are_errors() {
     write(&fs, "/home/ada/skills/no-type.yaml", "id: no-type\nprompt: Hi\n");
     let cursor = Client::Cursor.config_path(&env()).unwrap();
     write(&fs, &cursor.to_string_lossy(), "{ \"mcpServers\": [");
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(
         codes(&r),
         [
@@ -418,7 +433,7 @@ fn a_record_symlinked_out_of_the_root_is_an_error() {
     write(&fs, "/home/ada/secret.md", RECORD);
     fs.remove_file(record).unwrap();
     fs.symlink(PathBuf::from("/home/ada/secret.md"), record).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     let outside = r.findings.iter().find(|f| f.code == "vitaecontext::graph::path_outside_root").expect("outside");
     assert!(
         outside.message.contains("project:a") && outside.message.contains("outside the root"),
@@ -435,7 +450,7 @@ fn a_symlinked_record_the_walk_passes_over_is_a_warning() {
     write(&fs, "/home/ada/secret.md", RECORD);
     let link = Path::new("/home/ada/.vitaecontext/vitaegraph/awards/secret.md");
     fs.symlink(PathBuf::from("/home/ada/secret.md"), link).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     let skipped = r.findings.iter().find(|f| f.code == "vitaecontext::graph::symlink_skipped").expect("skipped");
     assert!(skipped.message.contains("awards/secret.md") && skipped.message.contains("outside"), "{}", skipped.message);
     assert_eq!(skipped.severity, domain::career::Severity::Warning);
@@ -448,7 +463,7 @@ fn an_index_the_user_may_not_read_says_to_give_access_back() {
     let fs = healthy();
     let generated = Path::new("/home/ada/.vitaecontext/vitaegraph/.generated");
     fs.set_mode(generated, 0o000).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::graph::index_unreadable"]);
     assert!(r.findings[0].message.contains("Permission denied"), "{}", r.findings[0].message);
     assert!(
@@ -457,7 +472,7 @@ fn an_index_the_user_may_not_read_says_to_give_access_back() {
         r.findings[0].help
     );
     fs.set_mode(generated, 0o700).unwrap();
-    assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
+    assert!(doctor_on(&fs).findings.is_empty());
 }
 
 /// A record folder the user cannot search: the root is there (found in review: this was
@@ -467,14 +482,14 @@ fn a_record_the_user_may_not_read_is_named_not_a_missing_root() {
     let fs = healthy();
     let folder = Path::new("/home/ada/.vitaecontext/vitaegraph/projects/a");
     fs.set_mode(folder, 0o000).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::graph::unreadable"]);
     let f = &r.findings[0];
     assert!(f.message.contains("projects/a/project.md") && f.message.contains("Permission denied"), "{}", f.message);
     assert_eq!(f.file.as_deref(), Some(folder.join("project.md").as_path()));
     assert!(f.help.contains("give your user access to it again"), "{}", f.help);
     fs.set_mode(folder, 0o700).unwrap();
-    assert!(run_on(&fs, &sources(), false, &FakeProbe::default()).findings.is_empty());
+    assert!(doctor_on(&fs).findings.is_empty());
 }
 
 /// A skill folder the user may not list: its skills are not served, and doctor says so with
@@ -484,7 +499,7 @@ fn a_skill_folder_the_user_may_not_list_is_an_error() {
     let fs = healthy();
     write(&fs, "/home/ada/skills/team/cv-helper.yaml", SKILL);
     fs.set_mode(Path::new("/home/ada/skills/team"), 0o000).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::skills::unreadable"]);
     assert_eq!(r.findings[0].file.as_deref(), Some(Path::new("/home/ada/skills/team")));
     assert!(r.findings[0].message.contains("cannot be listed"), "{}", r.findings[0].message);
@@ -499,7 +514,7 @@ fn a_client_config_the_user_may_not_read_says_to_give_access_back() {
     let cursor = Client::Cursor.config_path(&env()).unwrap();
     let folder = cursor.parent().unwrap();
     fs.set_mode(folder, 0o600).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     let f = r.findings.iter().find(|f| f.code == "vitaecontext::client::config_unreadable").expect("config_unreadable");
     assert!(f.help.starts_with(&format!("Give your user read and write access to {}", cursor.display())), "{}", f.help);
 }
@@ -512,7 +527,7 @@ fn a_folder_at_an_index_file_is_named_with_what_to_do() {
     let search = "/home/ada/.vitaecontext/vitaegraph/.generated/search-index.json";
     fs.write_atomic_set(&[ports::fs::Change::Remove(Path::new(search))]).unwrap();
     fs.create_dir_all(Path::new(search)).unwrap();
-    let r = run_on(&fs, &sources(), false, &FakeProbe::default());
+    let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::graph::index_unreadable"]);
     assert!(r.findings[0].message.ends_with("search-index.json is a folder, where `graph index` writes a file"));
     assert!(r.findings[0].help.starts_with("Move or remove that folder"), "{}", r.findings[0].help);
