@@ -437,7 +437,8 @@ pub enum GraphCommand {
     /// lies, so a rerun copies those of unchanged records from the previous search index (the
     /// output is the same as a full run's). Deleting either is safe: the next run parses or
     /// renders everything. A rerun with no record changed, whose generated files are all as the
-    /// last run left them (.generated/outputs.bin lists them), writes nothing and says so.
+    /// last run left them (.generated/outputs.bin lists them), writes none of them and says so
+    /// (a record saved with the same bytes has only the manifest written again).
     /// --full ignores those three caches: every record is parsed and every file written.
     ///
     /// With --watch, it keeps running: after the first index, every batch of changes to the
