@@ -13,7 +13,7 @@
 //! SHA-256 0.12 s of CPU in every `graph index` and in the server's check; the checksum takes
 //! a tenth of that.
 //!
-//! Format, version 5, every integer little-endian:
+//! Format, version 6, every integer little-endian:
 //!
 //! | bytes | field |
 //! | --- | --- |
@@ -25,12 +25,14 @@
 //! | 16 | that `search-index.json`'s stamp once written (`ports::fs::Metadata::stamp`), u128 |
 //! | 8 | byte length of the body |
 //! | … | body: the searcher's layout |
-//! | 8 | checksum of the body ([`checksum`]) |
+//! | 8 | checksum of the header and the body ([`checksum`]) |
 //! | … | the text area: every document's plain text, in id order, to the end of the file |
 //!
 //! The checksum follows the body (version 2 had it in the header) so that the body is laid
 //! out once, checksummed as it is written: at 100,000 records a second pass over its 150 MB
-//! took 0.1 s of a 2.4 s `graph index`.
+//! took 0.1 s of a 2.4 s `graph index`. It covers the header too (version 5 summed the body
+//! alone), so that the header of one sidecar, which names its JSON, does not pass with the
+//! body of another (a file spliced in a black-box review answered from the other graph).
 //!
 //! The texts follow the checked part (version 3 had them in the body), so that a server reads
 //! only the header and body at its first search ([`decode_file`]), 40 % of the file at 10,000
@@ -52,7 +54,7 @@ use super::index::{Document, DocumentView};
 use super::search::{Corrupt, DocStrings, Layout, Prepared, ReadAt, Searcher, SearcherBuilder, Texts};
 
 pub const MAGIC: [u8; 8] = *b"VCSIDX\r\n";
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The fixed header before the body.
 pub const HEADER_LEN: usize = 56;
 /// The checksum after the body.
@@ -79,7 +81,7 @@ pub enum SidecarError {
     Length,
     #[error("the sidecar cannot be read: {0}")]
     Read(String),
-    #[error("the sidecar's checksum does not match its body")]
+    #[error("the sidecar's checksum does not match its header and body")]
     Checksum,
     #[error("{0}")]
     Corrupt(#[from] Corrupt),
@@ -128,8 +130,8 @@ pub struct SidecarLayout(Layout);
 
 impl SidecarLayout {
     /// Writes the sidecar, naming the JSON it stands beside, to `out` in pieces, never held
-    /// whole (150 MB at 100,000 records): the body is checksummed as it is written, the
-    /// checksum follows it, then the texts.
+    /// whole (150 MB at 100,000 records): the header and the body are checksummed as they
+    /// are written, the checksum follows them, then the texts.
     pub fn write(&self, json: Source, strings: &DocStrings<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut header = Vec::with_capacity(HEADER_LEN);
         header.extend_from_slice(&MAGIC);
@@ -139,10 +141,10 @@ impl SidecarLayout {
         header.extend_from_slice(&json.json_sum.to_le_bytes());
         header.extend_from_slice(&json.json_stamp.to_le_bytes());
         header.extend_from_slice(&(self.0.len(strings) as u64).to_le_bytes());
-        out.write_all(&header)?;
         let mut body = Summed { out, sum: Checksum::default() };
+        std::io::Write::write_all(&mut body, &header)?;
         self.0.write(&mut body, strings)?;
-        debug_assert_eq!(body.sum.len, self.0.len(strings) as u64);
+        debug_assert_eq!(body.sum.len, (HEADER_LEN + self.0.len(strings)) as u64);
         let sum = body.sum.finish();
         out.write_all(&sum.to_le_bytes())?;
         self.0.write_texts(out, strings)
@@ -195,11 +197,11 @@ fn body_end(header: &[u8], file_len: u64) -> Result<u64, SidecarError> {
     Ok(end)
 }
 
-/// Checks the body's checksum: `checked` holds the header, the body and the checksum.
+/// Checks the checksum of the header and the body: `checked` holds them, then the checksum.
 fn check_sum(checked: &[u8]) -> Result<(), SidecarError> {
     let end = checked.len() - TRAILER_LEN;
     let sum = u64::from_le_bytes(checked[end..].try_into().unwrap_or_default());
-    if checksum(&checked[HEADER_LEN..end]) != sum {
+    if checksum(&checked[..end]) != sum {
         return Err(SidecarError::Checksum);
     }
     Ok(())
@@ -390,6 +392,7 @@ mod tests {
     /// (48 bytes) after the checksum and added their offsets and checksums to the body, 24 bytes
     /// more in all: 3 offsets and 2 checksums (40 bytes), 2 string offsets fewer (16). Format 5
     /// names the JSON by an 8-byte checksum, not a 32-byte SHA-256: a header 24 bytes shorter.
+    /// Format 6 sums the header with the body: the same bytes but the version and the checksum.
     #[test]
     fn the_layout_is_pinned() {
         let mut b = SidecarBuilder::default();
@@ -403,7 +406,7 @@ mod tests {
         let body = &bytes[HEADER_LEN..body_end(&bytes, bytes.len() as u64).unwrap() as usize];
         assert_eq!(bytes.len() - body.len(), HEADER_LEN + TRAILER_LEN + 48, "the texts follow the checksum");
         assert_eq!((bytes.len(), checksum(body)), (1338, 9_421_437_060_226_270_832));
-        assert_eq!(checksum(&bytes), 12_358_982_730_222_842_405);
+        assert_eq!(checksum(&bytes), 9_462_440_651_367_342_021);
         let texts = &bytes[HEADER_LEN + body.len() + TRAILER_LEN..];
         assert_eq!(texts, "naïve café CIAudits caches. node.js, Ünïcode".as_bytes(), "in id order");
     }
@@ -417,13 +420,13 @@ mod tests {
         b.finish(Source { json_len: 1234, json_sum: 7, json_stamp: u128::MAX - 5 })
     }
 
-    /// Rewrites the body checksum, so that a change reaches the structural checks.
+    /// Rewrites the checksum, so that a change reaches the structural checks.
     fn resum(mut bytes: Vec<u8>) -> Vec<u8> {
         if bytes.len() >= HEADER_LEN
             && let Ok(end) = body_end(&bytes, bytes.len() as u64)
         {
             let end = end as usize;
-            let sum = checksum(&bytes[HEADER_LEN..end]);
+            let sum = checksum(&bytes[..end]);
             bytes[end..end + TRAILER_LEN].copy_from_slice(&sum.to_le_bytes());
         }
         bytes
@@ -469,7 +472,13 @@ mod tests {
         version[8] = 2;
         assert_eq!(decode(version.clone()).err(), Some(SidecarError::Version(2)), "version 2 had its checksum first");
         version[8] = 4;
-        assert_eq!(decode(version).err(), Some(SidecarError::Version(4)), "version 4 named its JSON by SHA-256");
+        assert_eq!(
+            decode(version.clone()).err(),
+            Some(SidecarError::Version(4)),
+            "version 4 named its JSON by SHA-256"
+        );
+        version[8] = 5;
+        assert_eq!(decode(version).err(), Some(SidecarError::Version(5)), "version 5 summed the body alone");
         assert_eq!(decode(good[..HEADER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
         let end = body_end(&good, good.len() as u64).unwrap() as usize;
         assert_eq!(decode(good[..end + TRAILER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
@@ -478,6 +487,13 @@ mod tests {
         let mut flipped = good.clone();
         flipped[end - 1] ^= 0x20;
         assert_eq!(decode(flipped).err(), Some(SidecarError::Checksum));
+        // Another JSON's name (its length, checksum or stamp), as in the header of another
+        // sidecar spliced onto this body: refused, not taken for the other JSON's searcher.
+        for at in [16, 24, 32, 47] {
+            let mut renamed = good.clone();
+            renamed[at] ^= 1;
+            assert_eq!(decode(renamed).err(), Some(SidecarError::Checksum), "byte {at} of the header");
+        }
         // Absurd counts with a valid checksum: refused by the structure checks, with nothing
         // allocated by the count.
         for (at, value) in [(0usize, u32::MAX), (4, u32::MAX), (8, u32::MAX), (12, 1)] {
