@@ -438,7 +438,7 @@ pub enum GraphCommand {
     /// output is the same as a full run's). Deleting either is safe: the next run parses or
     /// renders everything. A rerun with no record changed, whose generated files are all as the
     /// last run left them (.generated/outputs.bin lists them), writes none of them and says so
-    /// (a record saved with the same bytes has only the manifest written again).
+    /// (a record saved with the same bytes has only the manifest and that list written again).
     /// --full ignores those three caches: every record is parsed and every file written.
     ///
     /// With --watch, it keeps running: after the first index, every batch of changes to the

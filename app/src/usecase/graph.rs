@@ -772,7 +772,7 @@ pub fn index_with(
                     // Until the new list is in place, the one there names the old manifest:
                     // a run stopped between the two writes everything next time.
                     match write_manifest(out, &identity, &seen, pages, &texts) {
-                        Ok(()) => list_outputs(fs, root, out, nodes, kept.diagnostics_sha256),
+                        Ok(()) => list_outputs(out, naming_the_new_manifest(fs, root, kept)),
                         Err(e) => tracing::warn!(
                             "the index manifest was not written ({e}); the next `graph index` reads again the files it checked"
                         ),
@@ -889,7 +889,7 @@ pub fn index_with(
                 // Everything is in place, and the manifest describes the records it was made
                 // from: the next run with nothing changed may keep it all.
                 Ok(()) if manifest_current && caches.contains(&outputs_path) => {
-                    list_outputs(fs, root, out, indexed.nodes, Sha256::digest(&diagnostics).into());
+                    list_outputs(out, left_outputs(fs, root, indexed.nodes, Sha256::digest(&diagnostics).into()));
                 }
                 Ok(()) => {}
             }
@@ -920,16 +920,26 @@ fn write_manifest(
     out.write_atomic_set(&[Change::Cache(Path::new(MANIFEST_FILE), &manifest)])
 }
 
-/// Writes the list of what is now in `.generated/` (`OUTPUTS_FILE`), for the next run to
-/// compare with, for outputs of `nodes` nodes whose diagnostics have that digest. A list that cannot be written costs the
-/// next run speed only.
-fn list_outputs(fs: &dyn FileSystem, root: &Path, out: &dyn HeldDir, nodes: usize, diagnostics_sha256: [u8; 32]) {
-    let listed = left_outputs(fs, root, nodes, diagnostics_sha256);
+/// Writes `listed` as the list of what is in `.generated/` (`OUTPUTS_FILE`), for the next run
+/// to compare with; a list that could not be made (`None`) or written costs the next run speed
+/// only.
+fn list_outputs(out: &dyn HeldDir, listed: Option<Outputs>) {
     if let Some(bytes) = listed.as_ref().map(outputs::encode)
         && let Err(e) = out.write_atomic_set(&[Change::Write(Path::new(OUTPUTS_FILE), &bytes)])
     {
         tracing::debug!("{OUTPUTS_FILE} was not written ({e}); the next run writes everything");
     }
+}
+
+/// `kept`, the list this run checked the outputs against, naming the manifest now in place
+/// instead of the one it named: the other files are not looked at again, so nothing written
+/// to them since the check is vouched for.
+fn naming_the_new_manifest(fs: &dyn FileSystem, root: &Path, mut kept: Outputs) -> Option<Outputs> {
+    let manifest = left_now(fs, root, MANIFEST_FILE).ok()?;
+    let (_, left) = kept.files.iter_mut().find(|(name, _)| name == MANIFEST_FILE)?;
+    *left = manifest;
+    kept.manifest_checksum = manifest_checksum(fs, root)?;
+    Some(kept)
 }
 
 /// The files of `.generated/` that a run with nothing changed keeps only while each is as the
@@ -1930,11 +1940,14 @@ mod tests {
         let read = |f: &&str| {
             let mut bytes = read(fs, &root.join(GENERATED_DIR).join(f))?;
             if *f == SEARCH_SIDECAR_FILE && bytes.len() >= domain::graph::sidecar::HEADER_LEN {
+                // The checksum that follows the body sums the stamp too: zeroed with it when
+                // it holds, so that a sidecar that does not decode differs from a full run's.
+                if domain::graph::sidecar::decode(bytes.clone()).is_ok() {
+                    let body = u64::from_le_bytes(bytes[48..56].try_into().unwrap());
+                    let sum = domain::graph::sidecar::HEADER_LEN + usize::try_from(body).unwrap();
+                    bytes[sum..sum + domain::graph::sidecar::TRAILER_LEN].fill(0);
+                }
                 bytes[32..48].fill(0);
-                // The checksum that follows the body sums the stamp too.
-                let body = u64::from_le_bytes(bytes[48..56].try_into().unwrap());
-                let sum = domain::graph::sidecar::HEADER_LEN + usize::try_from(body).unwrap();
-                bytes[sum..sum + domain::graph::sidecar::TRAILER_LEN].fill(0);
             }
             if *f == SPANS_FILE && bytes.len() >= 52 {
                 bytes[28..44].fill(0);

@@ -6,12 +6,15 @@
 //! It is written last, once the JSON, the sidecar and the span file are in place and the
 //! manifest describes the records they were made from, and lists each of those files by
 //! length and stamp (inode, modification and change times) as they were then, with the
-//! number of nodes and the SHA-256 of the diagnostics written. A rerun writes nothing only
-//! when every record is unchanged by the manifest's own test, every file listed has the same
-//! length and stamp (or is still absent), and the validation comes out with the same
-//! diagnostics (it also looks at link targets that are not records). An edit, a removal, a
-//! copy or a `touch` gives a file another stamp (the change time cannot be set back), and
-//! then the run writes as before.
+//! number of nodes and the SHA-256 of the diagnostics written. A rerun writes no output only
+//! when every record is the manifest's (found by its stamp, or by its digest when the file was
+//! touched or modified close to the last run), every file listed has the same length and stamp
+//! (or is still absent), and the validation comes out with the same diagnostics (it also
+//! looks at link targets that are not records). When a record file was touched, the manifest
+//! is written again (with the file's new stamp), then this list, the same but for the
+//! manifest's entry and checksum. An edit, a removal, a copy or a `touch` of a generated file
+//! gives it another stamp (the change time cannot be set back), and then the run writes as
+//! before.
 //!
 //! Like the other caches it is never the contract: one that is missing, of another build's
 //! formats or damaged (its checksum is its last 8 bytes) is ignored, and the run writes
