@@ -176,14 +176,14 @@ fn a_rerun_with_nothing_changed_writes_nothing_and_says_so() {
     let again = index();
     assert!(again.contains("Indexed 21 VitaeGraph node(s)"), "{again}");
     assert!(again.contains("parsed: 0 of"), "{again}");
-    assert!(again.contains("written: nothing; no record changed"), "{again}");
+    assert!(again.contains("written: no output; no record changed"), "{again}");
     assert_eq!(state(), before, "no file of .generated/ was written, replaced or removed");
     fs::remove_file(generated.join("search-index.bin")).unwrap();
     let remade = index();
     assert!(remade.contains("rendered: 0 of 21"), "copied, not rendered: {remade}");
     assert!(generated.join("search-index.bin").is_file(), "the removed sidecar is made again");
     assert_eq!(fs::read(generated.join("search-index.json")).unwrap(), json);
-    assert!(index().contains("written: nothing"), "then kept");
+    assert!(index().contains("written: no output"), "then kept");
     let record = root.join("projects/booking-api/project.md");
     let mut text = fs::read_to_string(&record).unwrap();
     text.push_str("\nOne more line.\n");
@@ -197,7 +197,7 @@ fn a_rerun_with_nothing_changed_writes_nothing_and_says_so() {
     assert!(full.contains("rendered: 21 of 21"), "{full}");
     assert!(!full.contains("the others"), "nothing came from a cache: {full}");
     assert_eq!(fs::read(generated.join("search-index.json")).unwrap(), json);
-    assert!(index().contains("written: nothing"), "the caches it wrote are trusted by the next run");
+    assert!(index().contains("written: no output"), "the caches it wrote are trusted by the next run");
     let (st, _, err) = Cmd::new(["graph", "index", "--full", "--watch", "--root", root.to_str().unwrap()]).output();
     assert_eq!(st.code(), Some(2), "{err}");
     assert!(err.contains("cannot be used with"), "{err}");

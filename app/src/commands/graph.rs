@@ -230,7 +230,7 @@ pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, full: bo
         let copied = others(rendered, done.nodes, "were copied from the last index");
         format!("- rendered: {rendered} of {} search document(s){copied}", done.nodes)
     } else {
-        "- written: nothing; no record changed and the generated files are as the last run left them".to_string()
+        "- written: no output; no record changed and the generated files are as the last run left them".to_string()
     };
     out(&format!(
         "Indexed {} VitaeGraph node(s) in {:.1?}\n- generated: {}\n- parsed: {} of {} file(s){parsed}\n{written}\n",

@@ -109,7 +109,7 @@ pub fn describe(r: &Reindex) -> String {
                 0 => String::new(),
                 n => format!(", {n} warning(s)"),
             };
-            let kept = if done.written { "" } else { " (already current: nothing written)" };
+            let kept = if done.written { "" } else { " (already current: no output written)" };
             format!("{what}: {} node(s){warnings} in {took}{kept}", done.nodes)
         }
         Ok(done) => format!(

@@ -41,7 +41,7 @@ fn log(r: &Reindex) {
     };
     match &r.result {
         Ok(done) if done.validation.valid => {
-            let kept = if done.written { "" } else { " (already current: nothing written)" };
+            let kept = if done.written { "" } else { " (already current: no output written)" };
             tracing::info!("VitaeGraph indexed {trigger}: {} node(s) in {:.1?}{kept}", done.nodes, r.took);
         }
         Ok(done) => tracing::warn!(

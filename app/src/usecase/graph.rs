@@ -574,8 +574,9 @@ pub struct Indexed {
     pub files: usize,
     /// Search documents copied from the previous `search-index.json`, not rendered.
     pub copied: usize,
-    /// Whether the run wrote anything: a rerun with nothing changed, whose outputs are as the
-    /// last run left them, writes nothing ([`outputs`]).
+    /// Whether the run wrote its outputs: a rerun with no record changed, whose outputs are as
+    /// the last run left them, writes none ([`outputs`]), and nothing at all unless a record
+    /// file was touched (then the manifest and the list of outputs alone).
     pub written: bool,
 }
 
