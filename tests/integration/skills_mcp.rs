@@ -95,6 +95,17 @@ fn the_reference_error_table_holds() {
     assert!(e["code"] == -32602 && e["message"].as_str().unwrap().contains("tool skill"), "{e}");
     let e = s.err("tools/call", json!({"name": "debugging-expert"}));
     assert!(e["code"] == -32602 && e["message"].as_str().unwrap().contains("prompt skill"), "{e}");
+    // Prompt arguments are strings, for skills as for the career prompts: -32602 naming one.
+    let e = s.err("prompts/get", json!({"name": "debugging-expert", "arguments": {"context": 5}}));
+    assert_eq!(
+        (e["code"].clone(), e["message"].clone()),
+        (json!(-32602), json!("Argument \"context\" expected string, got number"))
+    );
+    let e = s.err("prompts/get", json!({"name": "skills:compose", "arguments": {"tags": ["debug"]}}));
+    assert_eq!(
+        (e["code"].clone(), e["message"].clone()),
+        (json!(-32602), json!("Argument \"tags\" expected string, got array"))
+    );
     // Missing required tool argument: an isError result naming it.
     let r = s.ok("tools/call", json!({"name": "commit-conventions", "arguments": {"type": "feat"}}));
     assert_eq!(r["isError"], true);

@@ -13,7 +13,6 @@ use crate::usecase::career::{self, Current};
 use crate::usecase::skills;
 use domain::career::quickref::QValue;
 use domain::prompts::{Grounding, PromptArgs, PromptName, assemble_with_graph, digest};
-use domain::skills::set::COMPOSE_ARGUMENT;
 use domain::skills::{COMPOSE, GET_PROMPT};
 
 /// `prompts/list`: the four career prompts, then the prompt skills and `skills:compose` when
@@ -220,8 +219,7 @@ pub fn get_prompt_tool_call(m: &Methods, args: Map<String, Value>) -> ToolResult
     };
     let packets = m.packets();
     if name == COMPOSE {
-        let tags = arguments.as_ref().and_then(|a| a.get(COMPOSE_ARGUMENT)).and_then(Value::as_str).unwrap_or("");
-        return match set.compose(tags, &packets) {
+        return match set.compose_arguments(&skills::args_from_json(arguments.as_ref()), &packets) {
             Ok(c) => ToolResult::ok(c.text),
             Err(e) => ToolResult::error(e.message()),
         };

@@ -529,13 +529,12 @@ pub fn prompts_get(
     packet: &dyn Fn(Surface) -> String,
 ) -> Result<Value, SkillError> {
     let message = |description: String, text: String| json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]});
+    let args = args_from_json(args);
     if name == COMPOSE {
-        let tags =
-            args.and_then(|a| a.get(domain::skills::set::COMPOSE_ARGUMENT)).and_then(Value::as_str).unwrap_or("");
-        let c = set.compose(tags, packet)?;
+        let c = set.compose_arguments(&args, packet)?;
         return Ok(message(c.description, c.text));
     }
-    let text = set.render_prompt(name, &args_from_json(args), packet)?;
+    let text = set.render_prompt(name, &args, packet)?;
     let description = set.get(name).map(domain::skills::Entry::description).unwrap_or_default();
     Ok(message(description, text))
 }

@@ -4,10 +4,12 @@
 
 use std::borrow::Cow;
 
-/// Whether `name` can be a placeholder: letters, digits, `_`, `-` and `.` (for
-/// `career_context.cv`).
+/// Whether `name` can be a placeholder: any text without braces or control characters, so
+/// that an argument named `名前`, `résumé` or `a b` is filled as skill-central fills it (it
+/// replaces `{{key}}` for whatever key is given). Braces are left out so that `{{{x}}}` still
+/// finds `{{x}}`.
 fn is_placeholder_name(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    !name.is_empty() && !name.chars().any(|c| matches!(c, '{' | '}') || c.is_control())
 }
 
 /// Renders `template`: each `{{ name }}` (spaces inside allowed) for which `lookup` answers is

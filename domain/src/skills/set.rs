@@ -127,6 +127,12 @@ pub enum SkillError {
     MissingArguments(Vec<String>),
     /// `skills:compose` matched nothing; the tags as asked, joined by `, `.
     NoSkillsForTags(String),
+    /// A prompt argument that is not a string (MCP's `GetPrompt` takes strings only): its
+    /// name and the JSON type it had.
+    NotAString {
+        name: String,
+        got: &'static str,
+    },
 }
 
 impl SkillError {
@@ -142,6 +148,9 @@ impl SkillError {
                 .collect::<Vec<_>>()
                 .join("\n"),
             SkillError::NoSkillsForTags(tags) => format!("No skills found for tags: {tags}"),
+            SkillError::NotAString { name, got } => {
+                format!("Argument {} expected string, got {got}", Value::String(name.clone()).to_json())
+            }
         }
     }
 }
@@ -222,6 +231,16 @@ fn arg_text(v: &Value) -> Cow<'_, str> {
 
 fn given<'a>(args: &'a [(String, Value)], name: &str) -> Option<&'a Value> {
     args.iter().find(|(k, _)| k == name).map(|(_, v)| v).filter(|v| **v != Value::Null)
+}
+
+/// Prompt arguments are strings, as MCP's `GetPrompt` defines them and as the career prompts
+/// require: the first that is not is refused (a number rendered as text, or `true` counted as a
+/// required argument given, would be guesses).
+fn strings_only(args: &[(String, Value)]) -> Result<(), SkillError> {
+    match args.iter().find(|(_, v)| !matches!(v, Value::String(_))) {
+        Some((name, v)) => Err(SkillError::NotAString { name: name.clone(), got: v.type_name() }),
+        None => Ok(()),
+    }
 }
 
 /// Renders a skill's template in one pass: grounding values first (a client cannot replace the
@@ -337,6 +356,7 @@ impl SkillSet {
         if skill.kind != SkillType::Prompt {
             return Err(SkillError::NotAPrompt(id.to_owned()));
         }
+        strings_only(args)?;
         let missing: Vec<String> = skill
             .arguments
             .iter()
@@ -388,6 +408,21 @@ impl SkillSet {
             }
             Err(e) => ToolOutcome::Invalid(vec![e.message()]),
         }
+    }
+
+    /// `skills:compose` with the arguments as given: `tags` (absent means none), every
+    /// argument a string.
+    pub fn compose_arguments(
+        &self,
+        args: &[(String, Value)],
+        packet: &dyn Fn(Surface) -> String,
+    ) -> Result<Composed, SkillError> {
+        strings_only(args)?;
+        let tags = match given(args, COMPOSE_ARGUMENT) {
+            Some(Value::String(tags)) => tags.as_str(),
+            _ => "",
+        };
+        self.compose(tags, packet)
     }
 
     /// `skills:compose`: every prompt skill with one of the comma-separated `tags` (trimmed,

@@ -119,6 +119,13 @@ fn each_missing_or_wrong_field_is_named_with_its_line_and_span() {
     assert!(p[0].message.contains("mapping"));
     let p = problems(SkillFormat::Yaml, "id: t\ntype: tool\ninputSchema:\n  type: array\n");
     assert!(p[0].message.contains("inputSchema.type"), "{p:?}");
+    // Two documents: the second is named where it starts (its first key), never line 0.
+    let text = "id: a\ntype: prompt\nprompt: one\n---\nid: b\nprompt: two\n";
+    let p = problems(SkillFormat::Yaml, text);
+    assert!(p[0].message.contains("expected one YAML document, found 2"), "{p:?}");
+    assert_eq!(p[0].line(), Some(5));
+    let p = problems(SkillFormat::Yaml, "id: a\n---\n- x\n");
+    assert!(p[0].line().is_some_and(|l| l >= 1), "{p:?}");
 }
 
 #[test]
@@ -278,6 +285,49 @@ fn prompts_render_arguments_and_the_persons_own_facts() {
     assert_eq!(set.get("p").unwrap().description(), "p (prompt skill from layer l)");
     assert_eq!(set.call_get_prompt("p", &[], &no_packet).text(), "Missing required argument: \"job\"");
     assert!(set.call_get_prompt("zz", &[], &no_packet).is_error());
+}
+
+/// skill-central replaces `{{key}}` for any argument name: one in another script, with an
+/// accent or a space is filled too, in prompts and in tool templates.
+#[test]
+fn any_argument_name_is_filled() {
+    let set = one(yaml(
+        "id: p\ntype: prompt\narguments:\n  - name: 名前\n  - name: résumé\n  - name: a b\n  - name: a:b\nprompt: '{{名前}}|{{ résumé }}|{{a b}}|{{a:b}}|{{#if}}|{{{名前}}}'\n",
+    ));
+    let given = args(&[("名前", s("Ada")), ("résumé", s("CV")), ("a b", s("1")), ("a:b", s("2"))]);
+    assert_eq!(set.render_prompt("p", &given, &no_packet).unwrap(), "Ada|CV|1|2|{{#if}}|{Ada}");
+    let tool = one(yaml(
+        "id: t\ntype: tool\ninputSchema:\n  type: object\n  properties:\n    名前: {type: string}\n  required: [名前]\nprompt: 'tool={{名前}}'\n",
+    ));
+    assert_eq!(tool.call_tool("t", &args(&[("名前", s("Ada"))]), &no_packet).unwrap().text(), "tool=Ada");
+}
+
+/// Prompt arguments are strings (MCP's `GetPrompt`), for skills as for the career prompts: a
+/// number is not rendered, `true` does not count as a required argument given.
+#[test]
+fn prompt_arguments_that_are_not_strings_are_refused() {
+    let set = SkillSet::build(
+        vec![layer("l", 1)],
+        vec![cand(0, "l/g.yaml", {
+            let mut g = prompt("greet", &["hi"], "Hello {{who}}");
+            g.arguments = vec![PromptArgument { name: "who".into(), description: String::new(), required: true }];
+            g
+        })],
+        Vec::new(),
+    );
+    let refused = |args: &[(String, Value)]| set.render_prompt("greet", args, &no_packet).unwrap_err().message();
+    assert_eq!(refused(&args(&[("who", Value::Int(5))])), "Argument \"who\" expected string, got number");
+    assert_eq!(refused(&args(&[("who", Value::Bool(true))])), "Argument \"who\" expected string, got boolean");
+    assert_eq!(refused(&args(&[("who", s("Ada")), ("x", Value::Null)])), "Argument \"x\" expected string, got null");
+    assert!(set.call_get_prompt("greet", &args(&[("who", Value::Int(5))]), &no_packet).is_error());
+    assert_eq!(set.render_prompt("greet", &args(&[("who", s("Ada"))]), &no_packet).unwrap(), "Hello Ada");
+    let compose = |args: &[(String, Value)]| set.compose_arguments(args, &no_packet).map(|c| c.text);
+    assert_eq!(
+        compose(&args(&[("tags", Value::Int(5))])).unwrap_err().message(),
+        "Argument \"tags\" expected string, got number"
+    );
+    assert_eq!(compose(&args(&[("tags", s("HI"))])).unwrap(), "## greet\nHello {{who}}");
+    assert_eq!(compose(&[]).unwrap_err(), SkillError::NoSkillsForTags(String::new()));
 }
 
 #[test]

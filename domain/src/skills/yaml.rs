@@ -214,7 +214,13 @@ pub fn parse(text: &str, base: usize, line_base: usize) -> Result<Option<Node>, 
         0 => Ok(None),
         1 => Ok(Some(convert(&docs[0], &offsets, base, line_base, 0)?)),
         n => {
-            let second = offsets.span(&docs[1].span.start, &docs[1].span.end, base, line_base);
+            // The parser gives a mapping no span: the second document is named by its first key
+            // (a file's line 0 was reported for the usual `---` between two mappings).
+            let second = match convert(&docs[1], &offsets, base, line_base, 0) {
+                Ok(node) => node.place(),
+                Err(e) => e.span,
+            };
+            let second = if second.line == 0 { Span { start: base, end: base, line: 1 + line_base } } else { second };
             Err(SyntaxError { message: format!("expected one YAML document, found {n}"), span: second })
         }
     }
