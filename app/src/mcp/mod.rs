@@ -348,8 +348,25 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
             ));
             send(&**sink, jsonrpc::failure(None, &error)).await;
         }
+        // 2026-07-28 has no batches either: one naming it in a member's `_meta` is refused whole.
+        Value::Array(items) if items.iter().any(names_a_modern_revision) => {
+            let error =
+                RpcError::invalid_request("JSON-RPC batches are not part of MCP 2026-07-28; send one message per line");
+            send(&**sink, jsonrpc::failure(None, &error)).await;
+        }
         Value::Array(items) => {
-            let admitted: Vec<Admitted> = items.into_iter().map(|v| admit(v, session, methods)).collect();
+            let admitted: Vec<Admitted> = items
+                .into_iter()
+                .map(|v| match batched_initialize(&v) {
+                    // 2025-03-26 basic/lifecycle: "The initialize request MUST NOT be part of a
+                    // JSON-RPC batch"; the session stays uninitialized.
+                    Some(id) => Admitted::Ready(Some(jsonrpc::failure(
+                        Some(&id),
+                        &RpcError::invalid_request("initialize must not be part of a JSON-RPC batch; send it alone"),
+                    ))),
+                    None => admit(v, session, methods),
+                })
+                .collect();
             let (session, sink) = (Arc::clone(session), Arc::clone(sink));
             tasks.spawn(async move {
                 let _permit = permit;
@@ -378,6 +395,20 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
     }
 }
 
+/// Whether a batch member is a request whose `_meta` names a protocol version (a 2026-07-28
+/// request, or one asking for a version we refuse: either way not for a batch).
+fn names_a_modern_revision(member: &Value) -> bool {
+    member.get("params").and_then(|p| p.get("_meta")).and_then(|m| m.get(revision::meta::PROTOCOL_VERSION)).is_some()
+}
+
+/// The id of a batch member that is an `initialize` request.
+fn batched_initialize(member: &Value) -> Option<Id> {
+    if member.get("method").and_then(Value::as_str) != Some("initialize") {
+        return None;
+    }
+    member.get("id").and_then(Id::from_value)
+}
+
 /// Decides what one message gets, in arrival order; starts the work of a request.
 fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admitted {
     let (id, method, params) = match jsonrpc::classify(value) {
@@ -392,6 +423,9 @@ fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admit
     if method == "initialize" {
         // `initialize` starts the handshake era, even when it carries a modern `_meta`
         // (2026-07-28 basic/versioning: "An `initialize` request selects legacy semantics").
+        if let Err(error) = initialize_params(&params) {
+            return refuse(error);
+        }
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let revision = Revision::negotiate(requested);
         if requested != Some(revision.as_str()) {
@@ -519,13 +553,27 @@ fn listen<H: Handler>(id: Id, params: &Map<String, Value>, session: &Session, me
 /// `error.data`, the same list `server/discover` gives).
 fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcError> {
     use revision::meta;
-    let Some(Value::Object(envelope)) = params.get("_meta") else { return Ok(None) };
+    let envelope = match params.get("_meta") {
+        None => return Ok(None),
+        Some(Value::Object(envelope)) => envelope,
+        // Every revision defines `_meta` as an object.
+        Some(_) => return Err(RpcError::invalid_params("_meta must be an object")),
+    };
     let Some(version) = envelope.get(meta::PROTOCOL_VERSION) else { return Ok(None) };
-    if !envelope.contains_key(meta::CLIENT_CAPABILITIES) {
-        return Err(RpcError::invalid_params(format!(
-            "_meta is missing the required key {:?}",
-            meta::CLIENT_CAPABILITIES
-        )));
+    match envelope.get(meta::CLIENT_CAPABILITIES) {
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(RpcError::invalid_params(format!("_meta {:?} must be an object", meta::CLIENT_CAPABILITIES)));
+        }
+        None => {
+            return Err(RpcError::invalid_params(format!(
+                "_meta is missing the required key {:?}",
+                meta::CLIENT_CAPABILITIES
+            )));
+        }
+    }
+    if let Some(info) = envelope.get(meta::CLIENT_INFO) {
+        implementation(info).map_err(|e| RpcError::invalid_params(format!("_meta {:?} {e}", meta::CLIENT_INFO)))?;
     }
     let Value::String(version) = version else {
         return Err(RpcError::invalid_params(format!("_meta {:?} must be a string", meta::PROTOCOL_VERSION)));
@@ -534,6 +582,31 @@ fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcE
         Some(r) => Ok(Some(r)),
         None => Err(RpcError::unsupported_protocol_version(version, &Revision::MODERN.map(Revision::as_str))),
     }
+}
+
+/// Checks an `Implementation` (`clientInfo`): an object whose `name` and `version` are strings.
+fn implementation(info: &Value) -> Result<(), &'static str> {
+    let Value::Object(info) = info else { return Err("must be an object with a name and a version") };
+    match (info.get("name"), info.get("version")) {
+        (Some(Value::String(_)), Some(Value::String(_))) => Ok(()),
+        _ => Err("must have a string name and a string version"),
+    }
+}
+
+/// Checks `initialize`'s params where they are given: `protocolVersion` a string,
+/// `capabilities` an object, `clientInfo` an `Implementation`. An `initialize` without them is
+/// still answered (with the contract's 2024-11-05 when no version is asked for), as before.
+fn initialize_params(params: &Map<String, Value>) -> Result<(), RpcError> {
+    if params.get("protocolVersion").is_some_and(|v| !v.is_string()) {
+        return Err(RpcError::invalid_params("initialize: protocolVersion must be a string"));
+    }
+    if params.get("capabilities").is_some_and(|v| !v.is_object()) {
+        return Err(RpcError::invalid_params("initialize: capabilities must be an object"));
+    }
+    if let Some(info) = params.get("clientInfo") {
+        implementation(info).map_err(|e| RpcError::invalid_params(format!("initialize: clientInfo {e}")))?;
+    }
+    Ok(())
 }
 
 /// Runs `work` on the blocking pool once a handler slot is free; a request cancelled while it

@@ -160,6 +160,7 @@ impl Revision {
 pub mod meta {
     pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
     pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
 

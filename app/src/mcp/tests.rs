@@ -311,6 +311,63 @@ async fn batches_stay_answered_in_2024_11_05_and_2025_03_26() {
     }
 }
 
+/// 2025-03-26 basic/lifecycle: "The initialize request MUST NOT be part of a JSON-RPC batch";
+/// 2026-07-28 has no batches: a batch naming it is refused whole, whatever the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_and_modern_requests_are_never_batched() {
+    let mut h = start();
+    let init = json!({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-03-26"}});
+    h.send(json!([init.clone(), {"jsonrpc":"2.0","id":1,"method":"ping"}]));
+    let r = h.recv().await;
+    assert_eq!(r[0]["id"], "i");
+    assert_eq!(r[0]["error"]["code"], -32600, "{r}");
+    assert_eq!(r[1]["result"], json!({}), "the other members are answered: {r}");
+    h.send(json!({"jsonrpc":"2.0","id":2,"method":"revision"}));
+    assert_eq!(h.recv().await["error"]["code"], -32600, "the batched initialize did not initialize");
+    h.send(json!([modern(3, "revision", "2026-07-28")]));
+    let r = h.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)), "{r}");
+    h.send(init);
+    assert_eq!(h.recv().await["result"]["protocolVersion"], "2025-03-26");
+    h.send(json!([{"jsonrpc":"2.0","id":4,"method":"revision"}, modern(5, "revision", "2026-07-28")]));
+    let r = h.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)), "{r}");
+    h.send(json!([{"jsonrpc":"2.0","id":6,"method":"revision"}]));
+    assert_eq!(h.recv().await, json!([{"jsonrpc":"2.0","id":6,"result":{"revision":"2025-03-26"}}]));
+}
+
+/// initialize's params and a 2026-07-28 request's `_meta` have the types their schemas give.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mistyped_handshake_fields_are_invalid_params() {
+    let mut h = start();
+    for params in [
+        json!({"protocolVersion": 5, "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}),
+        json!({"protocolVersion": "2025-06-18", "capabilities": "x"}),
+        json!({"protocolVersion": "2025-06-18", "clientInfo": 5}),
+        json!({"protocolVersion": "2025-06-18", "clientInfo": {"name": "a"}}),
+    ] {
+        h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":params}));
+        assert_eq!(h.recv().await["error"]["code"], -32602, "{params}");
+    }
+    let meta = |caps: Value, info: Value| {
+        json!({"jsonrpc":"2.0","id":1,"method":"revision","params":{"_meta":{
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": caps,
+            "io.modelcontextprotocol/clientInfo": info}}})
+    };
+    for (caps, info) in [(json!(5), json!({"name": "a", "version": "1"})), (json!({}), json!(5))] {
+        h.send(meta(caps.clone(), info.clone()));
+        assert_eq!(h.recv().await["error"]["code"], -32602, "{caps} {info}");
+    }
+    h.send(meta(json!({}), json!({"name": "a", "version": "1"})));
+    assert_eq!(h.recv().await["result"]["revision"], "2026-07-28");
+    h.send(json!({"jsonrpc":"2.0","id":2,"method":"revision","params":{"_meta": 5}}));
+    assert_eq!(h.recv().await["error"]["code"], -32602);
+    // Still answered, as before: an initialize that gives no more than a version.
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}));
+    assert_eq!(h.recv().await["result"]["protocolVersion"], "2025-06-18");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_modern_request_needs_no_handshake_and_is_checked_as_2026_07_28_says() {
     let mut h = start();
