@@ -208,3 +208,28 @@ fn get_prompt_serves_every_prompt_to_clients_without_prompts() {
         "{r}"
     );
 }
+
+/// From 2025-03-26 a skill edit is announced with `list_changed`, and only for the list it
+/// changed: a tool skill added leaves `prompts/list` as it was, so no prompt notice is sent.
+#[test]
+fn a_skill_change_announces_only_the_list_it_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layer = tmp.path().join("layer");
+    fs::create_dir_all(&layer).unwrap();
+    fs::write(layer.join("p.yaml"), "id: p\ntype: prompt\nprompt: hi\n").unwrap();
+    let mut s = Server::start(&["mcp", "--skills", layer.to_str().unwrap()]);
+    let r = s.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert_eq!(r["result"]["capabilities"]["prompts"]["listChanged"], true, "{r}");
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    fs::write(layer.join("t.yaml"), "id: t\ntype: tool\ninputSchema:\n  type: object\n").unwrap();
+    assert_eq!(s.recv()["method"], "notifications/tools/list_changed");
+    // Nothing else was sent for that change: the next frame is this answer.
+    assert_eq!(s.request(1, "ping", json!({}))["result"], json!({}));
+    fs::write(layer.join("q.yaml"), "id: q\ntype: prompt\nprompt: there\n").unwrap();
+    assert_eq!(s.recv()["method"], "notifications/prompts/list_changed");
+    assert_eq!(s.request(2, "ping", json!({}))["result"], json!({}));
+}

@@ -324,6 +324,7 @@ impl Methods {
             // holds a `CheckNow`.
             let _keep_open = keep_open;
             let mut last = (career, None, skills);
+            let mut listed = weak.upgrade().map(|m| m.listed()).unwrap_or_default();
             loop {
                 let _ = woken.recv_timeout(every);
                 let Some(m) = weak.upgrade() else { return };
@@ -346,10 +347,17 @@ impl Methods {
                     m.notifier().notify(Change::ResourcesListChanged);
                 }
                 // A skill file edited, added or removed: the skills layer hands out a new set
-                // only when something changed.
+                // only when something changed, and each list is reported only when it is not
+                // what it was (a tool skill added leaves the prompts as they were).
                 if !now.2.same(&last.2) {
-                    m.notifier().notify(Change::PromptsListChanged);
-                    m.notifier().notify(Change::ToolsListChanged);
+                    let listed_now = m.listed();
+                    if listed_now.0 != listed.0 {
+                        m.notifier().notify(Change::PromptsListChanged);
+                    }
+                    if listed_now.1 != listed.1 {
+                        m.notifier().notify(Change::ToolsListChanged);
+                    }
+                    listed = listed_now;
                 }
                 last = (now.0, Some(now.1), now.2);
             }
@@ -412,6 +420,12 @@ impl Methods {
                 Err(RpcError::invalid_params(format!("unknown tool {:?} (available: {})", call.name, names.join(", "))))
             }
         }
+    }
+
+    /// What `prompts/list` and `tools/list` answer now (in the latest handshake revision, which
+    /// has every field), to tell which of them a change of the skills changed.
+    fn listed(&self) -> (Vec<Value>, Vec<Value>) {
+        (prompts::list(self, Revision::V2025_11_25), self.tool_definitions(Revision::V2025_11_25))
     }
 
     /// `tools/list`: the built-in tools, `get_prompt` with `--prompt-tools`, then tool skills.
