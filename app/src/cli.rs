@@ -86,11 +86,13 @@ pub enum Command {
 
     /// Check a draft's claims against your files: each sentence or list item with a number,
     /// date or name is supported, partly supported, unsupported or contradicted. Exits 1 when
-    /// anything is unsupported or contradicted.
+    /// anything is unsupported or contradicted, 2 when the draft, a file named by --context or
+    /// --root, or both sources could not be read (nothing is checked then).
     Check(CheckArgs),
 
     /// Compare a job posting with your files: which must-have and nice-to-have requirements they
-    /// cover, and which supported keywords your CV packet leaves out.
+    /// cover, and which supported keywords your CV packet leaves out. Exits 2, as check does,
+    /// when the posting or the files to compare it with could not be read.
     Match(MatchArgs),
 }
 

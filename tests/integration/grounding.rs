@@ -293,3 +293,37 @@ fn a_damaged_sidecar_changes_no_answer() {
     }
     assert_eq!(tools, damaged_tools);
 }
+
+/// On the command line a file named with `--context` or `--root` that cannot be read, or no
+/// file at all, is exit 2 naming it: a typo must not make a true draft "unsupported".
+#[test]
+fn check_and_match_refuse_to_answer_from_files_they_could_not_read() {
+    let person = Person::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let draft = tmp.path().join("draft.md");
+    fs::write(&draft, "- Designed flaky-test quarantine that removed 1,900 reruns a week.\n").unwrap();
+    let context = example("career-context.md").display().to_string();
+    let root = person.root.display().to_string();
+    let missing = tmp.path().join("nope.md").display().to_string();
+    let home = tmp.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    let run = |args: &[&str]| {
+        let (status, out, err) = Cmd::new(args).env("HOME", &home).output();
+        (status.code().unwrap_or(-1), out, err)
+    };
+    let d = draft.to_str().unwrap();
+    for cmd in ["check", "match"] {
+        let (code, out, err) = run(&[cmd, d, "--context", &missing, "--root", &root]);
+        assert_eq!(code, 2, "{cmd}: {out}{err}");
+        assert!(err.contains("nothing was checked") && err.contains("nope.md"), "{cmd}: {err}");
+        let (code, out, err) = run(&[cmd, d, "--context", &context, "--root", &missing]);
+        assert_eq!(code, 2, "{cmd}: {out}{err}");
+        assert!(err.contains("no VitaeGraph search index"), "{cmd}: {err}");
+        let (code, out, err) = run(&[cmd, d]);
+        assert_eq!(code, 2, "{cmd} with no files at all: {out}{err}");
+    }
+    // A source not named and not there is a note; the other is checked.
+    let (code, out, err) = run(&["check", d, "--context", &context]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("only the Career Context was searched"), "{err}");
+}

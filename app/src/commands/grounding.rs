@@ -28,18 +28,41 @@ fn read_input(fs: &dyn FileSystem, sources: &Sources, file: &Path) -> Result<(St
     Ok((path.display().to_string(), String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// What `answer` makes of the person's files (see [`Files::answer`]), and the files.
-fn answered<R>(fs: &dyn FileSystem, sources: &Sources, answer: impl Fn(&Files) -> R) -> (Files, R) {
+/// What `answer` makes of the person's files (see [`Files::answer`]), and the files. Exit 2
+/// when there is nothing to answer from, or when a file named by `--context` or `--root`
+/// could not be read: a typo in a path must not turn a true draft's claims into "unsupported"
+/// (the MCP tools, which have no flags to get wrong, answer with a note instead).
+fn answered<R>(fs: &dyn FileSystem, sources: &Sources, answer: impl Fn(&Files) -> R) -> Result<(Files, R), Failure> {
     let current = ContextCache::default().current(fs, sources);
     let graph = GraphStore::new(sources.graph_root());
     let mut files = Files::gather(current, &graph, fs);
+    let mut unread = Vec::new();
+    if let Some(why) = &files.context_unread
+        && (sources.context_flag.is_some() || files.searcher.is_none())
+    {
+        unread.push(format!("no Career Context was read ({why})"));
+    }
+    if files.searcher.is_none() && (sources.root_flag.is_some() || files.context.is_none()) {
+        unread.push(match sources.graph_root() {
+            Some(root) => format!("no VitaeGraph search index was found in {}", root.join(".generated").display()),
+            None => "no VitaeGraph was named (--root) and there is no home folder to look in".to_owned(),
+        });
+    }
+    if !unread.is_empty() {
+        return Err(Failure::usage(miette!(
+            help = "check the paths given with --context and --root (`vitaecontext doctor` with the same flags says \
+                    what it finds); a VitaeGraph is searched once `vitaecontext graph index` has indexed it",
+            "nothing was checked: {}",
+            unread.join("; ")
+        )));
+    }
     let made = files.answer(&graph, fs, answer);
-    (files, made)
+    Ok((files, made))
 }
 
 pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Option<Surface>, json: bool) -> Outcome {
     let (path, draft) = read_input(fs, sources, file)?;
-    let (files, claims) = answered(fs, sources, |f| f.check(&draft));
+    let (files, claims) = answered(fs, sources, |f| f.check(&draft))?;
     let problems = claims.iter().any(|c| c.status.is_problem());
     if json {
         out(&format!("{}\n", pretty(&grounding::claims_json(&claims))));
@@ -64,7 +87,7 @@ pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Optio
 
 pub fn match_job(fs: &dyn FileSystem, sources: &Sources, file: &Path, json: bool) -> Outcome {
     let (_, posting) = read_input(fs, sources, file)?;
-    let (files, m) = answered(fs, sources, |f| f.match_job(&posting));
+    let (files, m) = answered(fs, sources, |f| f.match_job(&posting))?;
     if json {
         out(&format!("{}\n", pretty(&grounding::job_json(&m))));
     } else {

@@ -25,6 +25,8 @@ pub struct Files {
     pub searcher: Option<Arc<Searcher>>,
     /// Why a source is absent, in words (each a line of the answers).
     pub notes: Vec<String>,
+    /// Why no Career Context was read, in a few words; `None` when one was.
+    pub context_unread: Option<String>,
 }
 
 impl Files {
@@ -37,19 +39,22 @@ impl Files {
                 files.context = Some(l);
                 None
             }
-            Current::Unavailable(notice) => Some(
-                notice
-                    .lines()
-                    .find(|l| l.starts_with("# "))
-                    .map_or("not found", |l| l.trim_start_matches("# "))
-                    .to_owned(),
-            ),
+            // The notice's heading, or for a file that was chosen but not read, the reason
+            // under it ("file not found: PATH").
+            Current::Unavailable(notice) => {
+                let heading = notice.lines().find(|l| l.starts_with("# ")).map_or("not found", |l| &l[2..]);
+                let reason = notice.lines().find(|l| !l.is_empty() && !l.starts_with('#'));
+                Some(match reason {
+                    Some(reason) if heading == "Career Context unavailable" => reason.to_owned(),
+                    _ => heading.to_owned(),
+                })
+            }
         };
         match graph.searcher(fs) {
             Ok(s) => files.searcher = Some(s),
             Err(e) => tracing::debug!("no search index for grounding: {e}"),
         }
-        files.notes.extend(match (context_missing, files.searcher.is_some()) {
+        files.notes.extend(match (context_missing.clone(), files.searcher.is_some()) {
             (None, true) => None,
             (Some(why), true) => {
                 Some(format!("No Career Context was read ({why}), so only the VitaeGraph was searched."))
@@ -66,6 +71,7 @@ impl Files {
                  searched: no claim can be supported until one of them can be read."
             )),
         });
+        files.context_unread = context_missing;
         files
     }
 
