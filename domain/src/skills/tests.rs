@@ -128,6 +128,24 @@ fn each_missing_or_wrong_field_is_named_with_its_line_and_span() {
     assert!(p[0].line().is_some_and(|l| l >= 1), "{p:?}");
 }
 
+/// Aliases are counted as what they expand to before anything is loaded: a file that shares
+/// a list a few times loads; ten aliases of ten aliases, level after level, is refused at the
+/// alias that goes past the limit (ten levels, in 700 bytes, were 10^10 values and 13 GB).
+#[test]
+fn aliases_that_expand_past_the_limit_are_refused() {
+    let shared =
+        yaml("id: t\ntype: tool\ninputSchema:\n  type: object\n  properties:\n    a: &s {type: string}\n    b: *s\n");
+    assert_eq!(shared.id, "t");
+    let mut bomb = String::from("id: a\ntype: prompt\nprompt: hi\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..6 {
+        let aliases = vec![format!("*l{}", i - 1); 10].join(", ");
+        bomb.push_str(&format!("l{i}: &l{i} [{aliases}]\n"));
+    }
+    let p = problems(SkillFormat::Yaml, &bomb);
+    assert!(p[0].message.contains("aliases expand to more than 100000 values"), "{p:?}");
+    assert_eq!(p[0].line(), Some(8), "the line of the alias that goes past the limit");
+}
+
 #[test]
 fn spans_are_byte_offsets_in_non_ascii_files() {
     let text = "# é€ comment\nid: a\ntype: wídget\nprompt: x\n";

@@ -202,6 +202,15 @@ impl<'a> Offsets<'a> {
 /// of a larger file (SKILL.md front matter). An empty document is `Ok(None)`.
 pub fn parse(text: &str, base: usize, line_base: usize) -> Result<Option<Node>, SyntaxError> {
     let offsets = Offsets::new(text);
+    if let Err(at) = aliases_fit(text) {
+        let at_byte = offsets.byte(at.index());
+        return Err(SyntaxError {
+            message: format!(
+                "its aliases expand to more than {MAX_EXPANDED_NODES} values (a skill is a few dozen); write the values out"
+            ),
+            span: Span { start: at_byte + base, end: at_byte + base, line: at.line().max(1) + line_base },
+        });
+    }
     let docs = MarkedYamlOwned::load_from_str(text).map_err(|e| {
         let m = e.marker();
         let at = offsets.byte(m.index());
@@ -224,6 +233,60 @@ pub fn parse(text: &str, base: usize, line_base: usize) -> Result<Option<Node>, 
             Err(SyntaxError { message: format!("expected one YAML document, found {n}"), span: second })
         }
     }
+}
+
+/// The most values a file may hold once its aliases are expanded.
+pub const MAX_EXPANDED_NODES: usize = 100_000;
+
+/// Counts the values `text` holds with every alias expanded, from the parser's events alone
+/// (nothing is built), and stops at the alias that takes it past [`MAX_EXPANDED_NODES`]: the
+/// loader copies an anchored value for each alias, so ten levels of ten aliases each, in 700
+/// bytes, were 10^10 values. A syntax error ends the count: the loader reports it.
+fn aliases_fit(text: &str) -> Result<(), saphyr::Marker> {
+    use saphyr_parser::{Event, Parser};
+    // The values of each anchored collection being read: its anchor id and its count so far.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut sizes: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    // Every value so far, expanded: a collection's count is its own value plus its members'.
+    let mut expanded = 0usize;
+    for event in Parser::new_from_str(text) {
+        let Ok((event, span)) = event else { return Ok(()) };
+        let (anchor, size) = match event {
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                open.push((anchor, 1));
+                expanded = expanded.saturating_add(1);
+                if expanded > MAX_EXPANDED_NODES {
+                    return Err(span.start);
+                }
+                continue;
+            }
+            // Already counted, value by value: only passed on to the collection around it.
+            Event::SequenceEnd | Event::MappingEnd => match open.pop() {
+                Some(done) => done,
+                None => continue,
+            },
+            Event::Scalar(_, _, anchor, _) => {
+                expanded = expanded.saturating_add(1);
+                (anchor, 1)
+            }
+            Event::Alias(id) => {
+                let size = sizes.get(&id).copied().unwrap_or(1);
+                expanded = expanded.saturating_add(size);
+                (0, size)
+            }
+            _ => continue,
+        };
+        if expanded > MAX_EXPANDED_NODES {
+            return Err(span.start);
+        }
+        if anchor != 0 {
+            sizes.insert(anchor, size);
+        }
+        if let Some((_, count)) = open.last_mut() {
+            *count = count.saturating_add(size);
+        }
+    }
+    Ok(())
 }
 
 /// Deeper nesting than this is refused rather than recursed into.
