@@ -530,10 +530,12 @@ pub enum ContextCommand {
         /// readable by you only).
         #[arg(long, short, value_name = "PATH")]
         output: Option<PathBuf>,
-        /// Replace the file if it already exists.
+        /// Replace the file if it already exists; the old one is kept beside it as
+        /// NAME.vitaecontext-backup-TIME. A read-only file, a folder or a device is never
+        /// replaced.
         #[arg(long)]
         force: bool,
-        /// Print {schemaVersion, path} as JSON.
+        /// Print {schemaVersion, path} as JSON (and backup, when a file was replaced).
         #[arg(long)]
         json: bool,
     },

@@ -67,9 +67,14 @@ fn run(cli: Cli) -> Outcome {
                         force,
                     },
                 ),
-                ContextCommand::Init { output, force, json } => {
-                    commands::context::init(&fs, &sources, output.as_deref(), force, json)
-                }
+                ContextCommand::Init { output, force, json } => commands::context::init(
+                    &fs,
+                    &fs_std::SystemClock::default(),
+                    &sources,
+                    output.as_deref(),
+                    force,
+                    json,
+                ),
             }
         }
         Command::Graph(cmd) => {

@@ -352,7 +352,10 @@ pub trait FileSystem: Send + Sync {
     fn create_dir_all(&self, path: &Path) -> Result<(), FsError>;
 
     /// Replaces (or creates) a file so that a reader sees either the old content or the new,
-    /// never a mix: write a temporary file beside it, flush it, rename it over the target.
+    /// never a mix: write a temporary file beside it, flush it, rename it over the target. The
+    /// new file keeps the replaced one's permissions. Refused, with nothing written: a folder
+    /// (`IsADirectory`), a FIFO, socket or device (`NotAFile`), a read-only file
+    /// (`PermissionDenied`); a symlink is judged by what it leads to.
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError>;
 
     /// Applies several changes as one: either all of them happen or, when any step fails,

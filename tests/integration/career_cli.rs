@@ -144,7 +144,7 @@ fn summary_json_and_invalid_input() {
 
 #[test]
 fn init_writes_a_private_starter_once() {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
     let home_dir = tempfile::tempdir().unwrap();
     let home = home_dir.path().to_path_buf();
     let (st, out, err) = Cmd::new(["context", "init"]).env("HOME", &home).output();
@@ -169,9 +169,39 @@ fn init_writes_a_private_starter_once() {
     assert_eq!(st.code(), Some(1));
     assert!(err.contains("already exists"), "{err}");
     assert_eq!(fs::read_to_string(&path).unwrap(), "mine");
-    let (st, _, _) = Cmd::new(["context", "init", "--force"]).env("HOME", &home).output();
+    let (st, out, _) = Cmd::new(["context", "init", "--force"]).env("HOME", &home).output();
     assert_eq!(st.code(), Some(0));
     assert_eq!(fs::read_to_string(&path).unwrap(), starter);
+    // What --force replaced is kept beside it (found in review: a filled Career Context was
+    // gone for good), and said.
+    let backups: Vec<_> = fs::read_dir(home.join(".vitaecontext"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("career-context.md.vitaecontext-backup-"))
+        .collect();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    assert_eq!(fs::read_to_string(&backups[0]).unwrap(), "mine");
+    assert!(out.contains(backups[0].to_str().unwrap()), "{out}");
+    // The same bytes again: nothing to keep.
+    let (st, _, _) = Cmd::new(["context", "init", "--force"]).env("HOME", &home).output();
+    assert_eq!(st.code(), Some(0));
+    assert_eq!(fs::read_dir(home.join(".vitaecontext")).unwrap().count(), 2, "the file and one backup");
+    // A device or a read-only file is never replaced, even with --force.
+    // (A FIFO of its own: run as root without the fix, a test on /dev/null replaced it.)
+    let fifo = home.join("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (st, _, err) =
+        Cmd::new(["context", "init", "--output", fifo.to_str().unwrap(), "--force"]).env("HOME", &home).output();
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("FIFO, socket or device"), "{err}");
+    assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    fs::write(&path, "mine again").unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+    let (st, _, err) = Cmd::new(["context", "init", "--force"]).env("HOME", &home).output();
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("read-"), "{err}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "mine again");
+    assert_eq!(fs::read_dir(home.join(".vitaecontext")).unwrap().count(), 2, "no backup of what was not replaced");
 
     let other = home.join("elsewhere/ctx.md");
     let (st, out, _) =

@@ -69,6 +69,31 @@ fn register_twice_writes_once_with_a_backup() {
     assert!(out.contains("Not found:") && out.contains("codex"), "{out}");
 }
 
+/// A config keeps its permissions, and one made read-only is left as it is, with no backup
+/// (found in review: a 444 file was replaced, and ended 600).
+#[test]
+fn a_config_keeps_its_mode_and_a_read_only_one_is_left_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".cursor");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mcp.json");
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    fs::write(&file, CURSOR).unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o664)).unwrap();
+    let (st, _, err) = run(home.path(), &["register", "--client", "cursor"]);
+    assert!(st.success(), "{err}");
+    assert_eq!(mode(&file), 0o664);
+    fs::write(&file, CURSOR).unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o444)).unwrap();
+    let before = backups(&dir);
+    let (st, _, err) = run(home.path(), &["register", "--client", "cursor"]);
+    assert!(!st.success(), "{err}");
+    assert!(err.contains("read-only"), "{err}");
+    assert_eq!((fs::read_to_string(&file).unwrap(), mode(&file)), (CURSOR.to_owned(), 0o444));
+    assert_eq!(backups(&dir), before, "no backup of what was not replaced");
+}
+
 const VSCODE: &str = "{\n\t// my servers\n\t\"servers\": {\n\t\t\"gh\": { \"type\": \"stdio\", \"command\": \"gh\" }, // keep\n\t},\n}\n";
 
 #[test]

@@ -747,9 +747,30 @@ impl FileSystem for MemoryFs {
         if let Some(Node::Dir) = s.nodes.get(&slot) {
             return Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory"));
         }
+        // As the real adapter, judged by what a symlink there leads to (a dangling one or a
+        // loop is replaced): a folder, a FIFO or device and a read-only file are refused, and
+        // the new file gets the replaced one's mode.
+        let target = s.resolve(path, true, true).ok();
+        match target.as_ref().and_then(|t| s.nodes.get(t)) {
+            Some(Node::Dir) => return Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
+            Some(Node::Other) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotAFile,
+                    path,
+                    "is a FIFO, socket or device, not a regular file",
+                ));
+            }
+            _ => {}
+        }
+        let mode = target.as_ref().filter(|t| s.nodes.contains_key(*t)).and_then(|t| s.modes.get(t).copied());
+        if mode.is_some_and(|mode| mode & 0o222 == 0) {
+            return Err(FsError::new(FsErrorKind::PermissionDenied, path, "is read-only; it was not replaced"));
+        }
+        match mode {
+            Some(mode) => s.modes.insert(slot.clone(), mode),
+            None => s.modes.remove(&slot),
+        };
         let stamp = s.stamp();
-        // A new file (inode) replaces the old one: it does not keep the old one's mode.
-        s.modes.remove(&slot);
         s.nodes.insert(slot, Node::File { bytes: bytes.to_vec(), stamp });
         Ok(())
     }

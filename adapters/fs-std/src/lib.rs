@@ -450,6 +450,33 @@ fn staged_with(
     Ok(tmp)
 }
 
+/// The permission bits of the file `write_atomic` replaces at `path`, to give the new one
+/// (`None` when nothing is there). What a symlink there leads to is what is looked at. Refused:
+/// a FIFO, socket or device (as root, `context init -o /dev/null --force` replaced the device
+/// with a file) and a read-only file (someone made it so; a config a tool manages often is).
+fn replaced_mode(path: &Path) -> Result<Option<u32>, FsError> {
+    use std::os::unix::fs::PermissionsExt;
+    match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        // A symlink that leads nowhere (a loop, a file taken for a folder...): the link itself
+        // is what is replaced, as before.
+        Err(_) if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => Ok(None),
+        Err(e) => Err(err(path, e)),
+        Ok(m) if m.is_dir() => Err(FsError::new(FsErrorKind::IsADirectory, path, "is a directory")),
+        Ok(m) if !m.is_file() => Err(FsError::new(
+            FsErrorKind::NotAFile,
+            path,
+            "is a FIFO, socket or device, not a regular file; it was not replaced",
+        )),
+        Ok(m) if m.permissions().mode() & 0o222 == 0 => Err(FsError::new(
+            FsErrorKind::PermissionDenied,
+            path,
+            "is read-only; it was not replaced (make it writable first, for example with chmod u+w, if it should change)",
+        )),
+        Ok(m) => Ok(Some(m.permissions().mode() & 0o7777)),
+    }
+}
+
 /// Makes a rename durable; a filesystem that cannot sync a folder is not an error.
 fn sync_parent(path: &Path) {
     if let Some(d) = path.parent().and_then(|dir| File::open(dir).ok()) {
@@ -585,7 +612,12 @@ impl FileSystem for StdFs {
     }
 
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+        let mode = replaced_mode(path)?;
         let tmp = staged(path, bytes)?;
+        if let Some(mode) = mode {
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file().set_permissions(fs::Permissions::from_mode(mode)).map_err(|e| err(path, e))?;
+        }
         // On failure the temporary file is removed when it drops: nothing half-written stays.
         tmp.persist(path).map_err(|e| err(path, e.error))?;
         sync_parent(path);
@@ -760,6 +792,37 @@ mod tests {
         assert!(status.success());
         let e = StdFs.read(&fifo, 1024).unwrap_err();
         assert_eq!(e.kind, FsErrorKind::NotAFile, "{e}");
+    }
+
+    /// What a replace finds decides: a file keeps its permissions; a read-only file, a FIFO
+    /// (even through a symlink) and a device are never replaced (as root, `--force` made
+    /// /dev/null a file, found in review).
+    #[test]
+    fn a_replace_keeps_the_mode_and_refuses_what_is_not_a_writable_file() {
+        use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let shared = dir.path().join("shared.json");
+        fs::write(&shared, b"old").unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o664)).unwrap();
+        StdFs.write_atomic(&shared, b"new").unwrap();
+        assert_eq!((fs::read(&shared).unwrap(), mode(&shared)), (b"new".to_vec(), 0o664));
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o444)).unwrap();
+        assert_eq!(StdFs.write_atomic(&shared, b"newer").unwrap_err().kind, FsErrorKind::PermissionDenied);
+        assert_eq!(fs::read(&shared).unwrap(), b"new");
+        let fifo = dir.path().join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        for p in [&fifo, &link] {
+            assert_eq!(StdFs.write_atomic(p, b"x").unwrap_err().kind, FsErrorKind::NotAFile, "{}", p.display());
+        }
+        assert!(
+            fs::metadata(&fifo).unwrap().file_type().is_fifo() && fs::symlink_metadata(&link).unwrap().is_symlink()
+        );
+        let new = dir.path().join("new.md");
+        StdFs.write_atomic(&new, b"x").unwrap();
+        assert_eq!(mode(&new), 0o600, "a new file is private");
     }
 
     #[test]

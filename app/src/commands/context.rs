@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use domain::career::{self, Selection, Surface};
 use miette::miette;
+use ports::Clock;
 use ports::fs::{FileSystem, FsErrorKind};
 
 use super::{Failure, Outcome, err, out, pretty};
@@ -65,8 +66,17 @@ pub fn validate(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>, jso
     Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// Writes `bytes` to `path` atomically; refuses an existing file unless `force`.
-fn write_output(fs: &dyn FileSystem, path: &Path, bytes: &[u8], force: bool, private_dir: bool) -> Result<(), Failure> {
+/// Writes `bytes` to `path` atomically; refuses an existing file unless `force`. With
+/// `backup` (a Career Context: the person's own writing), a file replaced with other bytes is
+/// kept beside it first, as every command that replaces a person's file does; returns where.
+fn write_output(
+    fs: &dyn FileSystem,
+    path: &Path,
+    bytes: &[u8],
+    force: bool,
+    private_dir: bool,
+    backup: Option<&dyn Clock>,
+) -> Result<Option<PathBuf>, Failure> {
     if fs.metadata(path).is_ok_and(|m| m.kind == ports::fs::FileKind::Dir) {
         let example = if private_dir { "career-context.md" } else { "packet.md" };
         return Err(Failure::usage(miette!(
@@ -79,7 +89,29 @@ fn write_output(fs: &dyn FileSystem, path: &Path, bytes: &[u8], force: bool, pri
         let made = if private_dir { fs.create_private_dir_all(dir) } else { fs.create_dir_all(dir) };
         made.map_err(|e| Failure::failed(miette!("could not create the folder {}: {}", dir.display(), e.detail)))?;
     }
+    let mut kept = None;
+    if let (true, Some(clock)) = (force, backup)
+        && fs.metadata(path).is_ok_and(|m| m.kind == ports::fs::FileKind::File)
+    {
+        let old = fs.read(path, usecase::MAX_CONTEXT_BYTES).map_err(|e| {
+            Failure::failed(miette!(
+                "could not read {} to keep a backup; nothing was written: {}",
+                path.display(),
+                e.detail
+            ))
+        })?;
+        if old != bytes {
+            let at = crate::usecase::write_backup(fs, clock, path, &old).map_err(|e| {
+                Failure::failed(miette!("could not keep a backup of {}; nothing was written: {e}", path.display()))
+            })?;
+            kept = Some(at);
+        }
+    }
     let written = if force { fs.write_atomic(path, bytes) } else { fs.write_new(path, bytes) };
+    if let (Err(_), Some(kept)) = (&written, &kept) {
+        // Nothing was replaced (a read-only file, say): no backup of it is left either.
+        let _ = fs.remove_file(kept);
+    }
     written.map_err(|e| match e.kind {
         FsErrorKind::AlreadyExists => Failure::failed(miette!(
             help = "pass --force to replace it, or choose another path with --output",
@@ -87,7 +119,8 @@ fn write_output(fs: &dyn FileSystem, path: &Path, bytes: &[u8], force: bool, pri
             path.display()
         )),
         _ => Failure::failed(miette!("could not write {}: {}", path.display(), e.detail)),
-    })
+    })?;
+    Ok(kept)
 }
 
 pub struct SummaryArgs<'a> {
@@ -110,7 +143,7 @@ pub fn summary(fs: &dyn FileSystem, sources: &Sources, a: SummaryArgs<'_>) -> Ou
     let output =
         a.output.map(|o| career::select::expand_path(&o.to_string_lossy(), sources.home.as_deref(), &sources.cwd));
     if let Some(o) = &output {
-        write_output(fs, o, packet.content.as_bytes(), a.force, false)?;
+        write_output(fs, o, packet.content.as_bytes(), a.force, false, None)?;
     }
     if a.json {
         out(&format!("{}\n", pretty(&usecase::packet_json(&loaded, &packet, output.as_deref()))));
@@ -122,7 +155,14 @@ pub fn summary(fs: &dyn FileSystem, sources: &Sources, a: SummaryArgs<'_>) -> Ou
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn init(fs: &dyn FileSystem, sources: &Sources, output: Option<&Path>, force: bool, json: bool) -> Outcome {
+pub fn init(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    sources: &Sources,
+    output: Option<&Path>,
+    force: bool,
+    json: bool,
+) -> Outcome {
     let path = match output {
         Some(o) => career::select::expand_path(&o.to_string_lossy(), sources.home.as_deref(), &sources.cwd),
         None => sources
@@ -131,11 +171,18 @@ pub fn init(fs: &dyn FileSystem, sources: &Sources, output: Option<&Path>, force
             .map(|h| h.join(career::select::DEFAULT_DIR).join(career::select::CANONICAL_NAME))
             .ok_or_else(|| Failure::usage(miette!(help = "pass --output PATH", "HOME is not set")))?,
     };
-    write_output(fs, &path, career::STARTER.as_bytes(), force, true)?;
+    let backup = write_output(fs, &path, career::STARTER.as_bytes(), force, true, Some(clock))?;
     if json {
-        out(&format!("{}\n", pretty(&serde_json::json!({ "schemaVersion": 2, "path": path.display().to_string() }))));
+        let mut v = serde_json::json!({ "schemaVersion": 2, "path": path.display().to_string() });
+        if let Some(b) = &backup {
+            v["backup"] = serde_json::json!(b.display().to_string());
+        }
+        out(&format!("{}\n", pretty(&v)));
     } else {
         out(&format!("Initialized Career Context at {}\n", path.display()));
+        if let Some(b) = &backup {
+            out(&format!("The file it replaced is kept as {}\n", b.display()));
+        }
         err(&format!(
             "Next: replace every [bracketed] placeholder with your own facts, then run\n  vitaecontext context validate {}\n",
             path.display()

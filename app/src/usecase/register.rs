@@ -134,7 +134,13 @@ pub fn apply(fs: &dyn FileSystem, clock: &dyn Clock, plan: &Plan) -> Result<Appl
             None
         }
     };
-    fs.write_atomic(&plan.target, after.as_bytes()).map_err(RegisterError::Write)?;
+    if let Err(e) = fs.write_atomic(&plan.target, after.as_bytes()) {
+        // Nothing was replaced (a read-only file, say): no backup of it is left either.
+        if let Some(b) = &backup {
+            let _ = fs.remove_file(b);
+        }
+        return Err(RegisterError::Write(e));
+    }
     Ok(Applied { created: plan.before.is_none(), backup })
 }
 
