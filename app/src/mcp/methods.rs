@@ -313,6 +313,9 @@ impl Methods {
         // cores, a parse beside the first search doubles its time); its stamp is taken now, so
         // that a change made meanwhile is still reported.
         let (career, _, skills) = methods.watched(false);
+        // Taken now, with the skills above, not on the thread: a skill added while the thread
+        // started (on a loaded machine, after `initialize` was answered) would be in both.
+        let listed = methods.listed();
         let graph_at_start = methods.graph.stamp(methods.fs());
         let digest_at_start = indexing_at_start.then(|| methods.graph.digest_now(methods.fs())).flatten();
         // One pending wake-up is enough: the check looks at the files as they are then.
@@ -324,7 +327,7 @@ impl Methods {
             // holds a `CheckNow`.
             let _keep_open = keep_open;
             let mut last = (career, None, skills);
-            let mut listed = weak.upgrade().map(|m| m.listed()).unwrap_or_default();
+            let mut listed = listed;
             loop {
                 let _ = woken.recv_timeout(every);
                 let Some(m) = weak.upgrade() else { return };
