@@ -401,7 +401,9 @@ pub enum GraphCommand {
     /// Paths: project -> projects/SLUG/project.md, experience -> experience/SLUG/experience.md,
     /// education -> education/SLUG/education.md, thesis -> education/PARENT/thesis.md, course ->
     /// education/PARENT/courses/SLUG.md, certification | award | publication ->
-    /// <folder>/SLUG.md. A course or thesis needs --parent education:<slug>.
+    /// <folder>/SLUG.md. A course or thesis needs --parent education:<slug>. An id another
+    /// record already has, or a --parent no record has, is refused (exit 1), as `graph
+    /// validate` would refuse the graph.
     Add {
         /// The record type.
         #[arg(value_name = "TYPE", value_parser = record_type_parser())]

@@ -84,6 +84,7 @@ fn run(cli: Cli) -> Outcome {
                 GraphCommand::Init { root, force } => commands::graph::init(&fs, &clock, &root_of(&root), force),
                 GraphCommand::Add { kind, slug, title, parent, tags, root } => commands::graph::add(
                     &fs,
+                    &clock,
                     &root_of(&root),
                     commands::graph::AddArgs {
                         kind,

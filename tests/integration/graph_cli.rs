@@ -298,6 +298,47 @@ fn add_writes_a_record_that_validates_and_never_overwrites() {
     assert!(err.contains("project") && err.contains("publication"), "the types are listed: {err}");
 }
 
+/// `graph add` writes nothing `graph validate` would refuse (found in review): an id the graph
+/// has elsewhere, a parent no record has, or a title the front matter would read as something
+/// else.
+#[test]
+fn add_refuses_a_duplicate_id_and_a_missing_parent_and_keeps_any_title() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    let r = root.to_str().unwrap();
+    assert!(Cmd::new(["graph", "init", "--root", r]).output().0.success());
+    let add = |args: &[&str]| {
+        let mut all = vec!["graph", "add"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--root", r]);
+        Cmd::new(all).output()
+    };
+    let (st, _, err) = add(&["course", "c1", "--parent", "education:nope"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("education:nope") && err.contains("graph add education nope"), "{err}");
+    assert!(!root.join("education/nope").exists(), "nothing was made for it");
+    assert!(add(&["education", "msc"]).0.success());
+    assert!(add(&["education", "bsc"]).0.success());
+    assert!(add(&["course", "c1", "--parent", "education:msc"]).0.success());
+    let (st, _, err) = add(&["course", "c1", "--parent", "education:bsc"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("course:c1") && err.contains("education/msc/courses/c1.md"), "{err}");
+    assert!(!root.join("education/bsc/courses").exists());
+    for (slug, title) in [("a", "true"), ("b", "null"), ("c", "'single'"), ("d", "\"Quoted\" title")] {
+        let (st, _, err) = add(&["award", slug, "--title", title]);
+        assert!(st.success(), "{err}");
+    }
+    let (st, out, err) = Cmd::new(["graph", "index", "--root", r]).output();
+    assert!(st.success(), "every added record validates: {out}{err}");
+    let graph: serde_json::Value =
+        serde_json::from_slice(&fs::read(root.join(".generated/graph.json")).unwrap()).unwrap();
+    let label = |id: &str| graph["nodes"].as_array().unwrap().iter().find(|n| n["id"] == id).unwrap()["label"].clone();
+    assert_eq!(label("award:a"), "true");
+    assert_eq!(label("award:b"), "null");
+    assert_eq!(label("award:c"), "'single'");
+    assert_eq!(label("award:d"), "\"Quoted\" title");
+}
+
 /// Regression: on a nearly full disk `graph index` wrote the new graph.json beside the old
 /// search index and diagnostics. On a real 1 MiB tmpfs (mounted in a user namespace, so no root
 /// is needed) a graph that grew past the free space must fail to index and leave the previous

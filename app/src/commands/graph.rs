@@ -66,9 +66,11 @@ pub(super) fn root(sources: &Sources) -> Result<PathBuf, Failure> {
 pub(super) fn graph_failure(e: GraphError) -> Failure {
     match e {
         GraphError::NoRoot(_) | GraphError::NotADir(_) => Failure::usage(miette!(help = "pass --root DIR", "{e}")),
-        GraphError::NotAPlainFolder { .. } | GraphError::OutputIsFolder(_) | GraphError::Fs(_) => {
-            Failure::failed(miette!("{e}"))
-        }
+        GraphError::NotAPlainFolder { .. }
+        | GraphError::OutputIsFolder(_)
+        | GraphError::DuplicateId { .. }
+        | GraphError::NoParent { .. }
+        | GraphError::Fs(_) => Failure::failed(miette!("{e}")),
     }
 }
 
@@ -147,23 +149,35 @@ pub struct AddArgs<'a> {
     pub tags: &'a [String],
 }
 
-pub fn add(fs: &dyn FileSystem, sources: &Sources, a: AddArgs<'_>) -> Outcome {
+pub fn add(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, a: AddArgs<'_>) -> Outcome {
     use domain::graph::new_record::NewRecord;
     let root = root(sources)?;
     let record = NewRecord::new(a.kind, a.slug, a.title, a.parent, a.tags)
         .map_err(|e| Failure::usage(miette!(help = "see `vitaecontext graph add --help`", "{e}")))?;
-    let path = usecase::add(fs, &root, &record).map_err(|e| match e {
-        GraphError::Fs(f) if f.kind == ports::fs::FsErrorKind::AlreadyExists => Failure::failed(miette!(
-            help = "choose another slug, or edit the file that is there",
-            "{} already exists; nothing was written",
-            f.path.display()
-        )),
-        GraphError::NoRoot(_) => Failure::usage(miette!(
-            help = format!("create it with `vitaecontext graph init{}`", root_flag(sources)),
-            "{e}"
-        )),
-        other => graph_failure(other),
-    })?;
+    let path = usecase::check_new_record(fs, clock, &root, &record, &Stderr::default())
+        .and_then(|()| usecase::add(fs, &root, &record))
+        .map_err(|e| match e {
+            GraphError::Fs(f) if f.kind == ports::fs::FsErrorKind::AlreadyExists => Failure::failed(miette!(
+                help = "choose another slug, or edit the file that is there",
+                "{} already exists; nothing was written",
+                f.path.display()
+            )),
+            GraphError::NoRoot(_) => Failure::usage(miette!(
+                help = format!("create it with `vitaecontext graph init{}`", root_flag(sources)),
+                "{e}"
+            )),
+            GraphError::DuplicateId { .. } => {
+                Failure::failed(miette!(help = "choose another slug; an id names one record in the whole graph", "{e}"))
+            }
+            GraphError::NoParent { ref parent } => {
+                let (kind, slug) = parent.split_once(':').unwrap_or((parent.as_str(), ""));
+                Failure::failed(miette!(
+                    help = format!("add it first: `vitaecontext graph add {kind} {slug}{}`", root_flag(sources)),
+                    "{e}"
+                ))
+            }
+            other => graph_failure(other),
+        })?;
     out(&format!("Created {} ({})\n", path.display(), record.id()));
     err(&format!(
         "Next: fill in {} with your facts (numbers, dates, outcomes), then run `vitaecontext graph index{}`.\n",

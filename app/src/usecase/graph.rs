@@ -50,6 +50,12 @@ pub enum GraphError {
     /// land while it is there.
     #[error("{} is a folder, where `graph index` writes a file; move or remove the folder, then index again", .0.display())]
     OutputIsFolder(PathBuf),
+    /// `graph add` of an id a record already has.
+    #[error("{id} is already the id of {path}; nothing was written")]
+    DuplicateId { id: String, path: String },
+    /// `graph add --parent` of an id no record has.
+    #[error("no record has the id {parent}, given as --parent; nothing was written")]
+    NoParent { parent: String },
     #[error("{0}")]
     Fs(#[from] FsError),
 }
@@ -1447,6 +1453,31 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
 
 /// `graph add`: writes a new record at its canonical path (folders created owner-only); never
 /// replaces a file that is there. Returns the absolute path written.
+/// Checks that `record` can join the graph at `root` as it is: its id is no record's, and its
+/// parent, if any, is one's. `graph validate` would report either (`duplicate_id`,
+/// `missing_parent_reference`), so `graph add` refuses to write such a record. Reads the
+/// records as `graph validate` does.
+pub fn check_new_record(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    root: &Path,
+    record: &NewRecord,
+    progress: &dyn Progress,
+) -> Result<(), GraphError> {
+    let records = read_records(fs, clock, root, progress)?;
+    let id_of = |r: &Record| r.page.id().and_then(domain::graph::frontmatter::FmValue::as_str).map(str::to_owned);
+    let id = record.id();
+    if let Some(there) = records.iter().find(|r| id_of(r).as_deref() == Some(id.as_str())) {
+        return Err(GraphError::DuplicateId { id, path: there.page.path.clone() });
+    }
+    if let Some(parent) = &record.parent
+        && !records.iter().any(|r| id_of(r).as_deref() == Some(parent.as_str()))
+    {
+        return Err(GraphError::NoParent { parent: parent.clone() });
+    }
+    Ok(())
+}
+
 pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathBuf, GraphError> {
     match fs.metadata(root) {
         Ok(m) if m.kind == ports::fs::FileKind::Dir => {}

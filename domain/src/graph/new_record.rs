@@ -82,14 +82,29 @@ impl NewRecord {
 
     /// The file: front matter, the title, and the skeleton of its type.
     pub fn text(&self) -> String {
-        let mut fm =
-            format!("---\ntype: {}\nid: {}\ntitle: {}\nvisibility: private\n", self.kind, self.id(), self.title);
+        let mut fm = format!(
+            "---\ntype: {}\nid: {}\ntitle: {}\nvisibility: private\n",
+            self.kind,
+            self.id(),
+            front_matter_string(&self.title)
+        );
         if let Some(p) = &self.parent {
             fm.push_str(&format!("parent: {p}\n"));
         }
         fm.push_str("related_records: []\n");
         fm.push_str(&format!("tags: [{}]\n---\n\n# {}\n\n", self.tags.join(", "), self.title));
         fm + skeleton(self.kind)
+    }
+}
+
+/// `s` as a front-matter value that reads back as the string `s`: the flat grammar types
+/// `true`, `false` and `null`, and removes one quote at each end, so such a value is wrapped
+/// in double quotes (it has no escapes: the outer pair alone is taken off, whatever is inside).
+fn front_matter_string(s: &str) -> std::borrow::Cow<'_, str> {
+    if matches!(s, "true" | "false" | "null") || s.starts_with(['"', '\'']) || s.ends_with(['"', '\'']) {
+        std::borrow::Cow::Owned(format!("\"{s}\""))
+    } else {
+        std::borrow::Cow::Borrowed(s)
     }
 }
 
@@ -164,6 +179,17 @@ mod tests {
             assert_eq!(page.attr("title").and_then(FmValue::as_str), Some("Rust: the hard parts"));
             assert_eq!(page.attr("parent").and_then(FmValue::as_str), parent.as_deref());
             assert!(kind.is_canonical_path(&r.path()), "{}", r.path());
+        }
+    }
+
+    /// A title the flat grammar would type or unquote is written so that it reads back as
+    /// written (found in review: `--title true` made a record with no title).
+    #[test]
+    fn any_one_line_title_reads_back_as_written() {
+        for title in ["true", "false", "null", "'single'", "\"Quoted\" title", "ends with '", "\"", "x: y", "~"] {
+            let r = NewRecord::new(RecordType::Award, "a", Some(title), None, &[]).unwrap();
+            let page = Page::parse(&r.path(), &r.text());
+            assert_eq!(page.attr("title").and_then(FmValue::as_str), Some(title), "{}", r.text());
         }
     }
 
