@@ -152,7 +152,14 @@ fn finding_at(path: &str, text: &Arc<str>, line_starts: &[usize], d: &Diagnostic
     };
     Finding {
         code: format!("vitaecontext::context::{}", d.code.as_str()),
-        message: format!("{} (line {line})", d.message),
+        // The place shown can be more exact than the diagnostic's line, which is 2.3.0's (an
+        // empty quick value is reported at the block's heading): both are said, so that the
+        // text and `--json` never seem to disagree (found in review).
+        message: if line == d.line {
+            format!("{} (line {line})", d.message)
+        } else {
+            format!("{} (line {line}; --json gives line {}, where VitaeContext 2.3.0 reports it)", d.message, d.line)
+        },
         help: Some(help),
         severity: severity(d.severity),
         at: Some((source, labels)),
