@@ -21,7 +21,8 @@ Start the server for an MCP client:
 #[derive(Debug, Parser)]
 #[command(name = "vitaecontext", version, about = ABOUT, long_about = LONG_ABOUT, propagate_version = true)]
 pub struct Cli {
-    /// How much to log on stderr. Overrides RUST_LOG; without either, warnings and errors only.
+    /// How much to log on stderr. Overrides RUST_LOG; without either, warnings and errors only,
+    /// plus one line when `mcp` starts saying which files it serves.
     #[arg(long, global = true, value_name = "LEVEL", value_enum)]
     pub log_level: Option<LogLevel>,
 
@@ -155,10 +156,10 @@ Exit status: 0 no errors (warnings allowed), 1 errors, 2 bad usage.";
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     /// The Career Context to check, as `mcp --context` takes it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, visible_alias = "context-path", value_name = "FILE")]
     pub context: Option<PathBuf>,
     /// The VitaeGraph folder to check, as `mcp --root` takes it.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// A skill layer folder, as `mcp --skills` takes it (repeatable).
     #[arg(long = "skills", value_name = "DIR[=PRIORITY]", value_parser = parse_skills_dir)]
@@ -626,11 +627,11 @@ pub struct RegisterArgs {
     pub write: bool,
 
     /// The Career Context the server should serve (made absolute).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, visible_alias = "context-path", value_name = "FILE")]
     pub context: Option<PathBuf>,
 
     /// The VitaeGraph folder the server should serve (made absolute).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
     pub root: Option<PathBuf>,
 
     /// A skills folder, passed on to `mcp` (repeatable; DIR made absolute).
@@ -685,6 +686,16 @@ mod tests {
 
     #[test]
     fn a_flag_and_its_alias_together_are_a_usage_error() {
+        // formats.md's aliases work wherever the server's flags are taken (found in review:
+        // doctor and register refused them).
+        for cmd in
+            [&["mcp"][..], &["doctor"], &["check", "d.md"], &["match", "p.md"], &["register", "--client", "cursor"]]
+        {
+            let mut args = vec!["vitaecontext"];
+            args.extend_from_slice(cmd);
+            args.extend_from_slice(&["--context-path", "c.md", "--vitaegraph", "g"]);
+            assert!(Cli::try_parse_from(&args).is_ok(), "{args:?}");
+        }
         let e = Cli::try_parse_from(["vitaecontext", "mcp", "--context", "a", "--context-path", "b"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         let e = Cli::try_parse_from(["vitaecontext", "mcp", "--root", "a", "--vitaegraph", "b"]).unwrap_err();
