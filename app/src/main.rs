@@ -45,10 +45,11 @@ fn run(cli: Cli) -> Outcome {
         Command::Mcp(args) => serve_stdio(args).map_err(Failure::failed),
         Command::Init { home } => {
             let mut sources = sources::Sources::from_process(None, None);
+            let default_home = sources.home.clone();
             if let Some(h) = home {
                 sources.home = Some(sources.cwd.join(h));
             }
-            commands::setup::init(&fs, &fs_std::SystemClock::default(), &sources)
+            commands::setup::init(&fs, &fs_std::SystemClock::default(), &sources, default_home.as_deref())
         }
         Command::Context(cmd) => {
             let sources = sources::Sources::from_process(None, None);

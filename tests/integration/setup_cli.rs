@@ -40,3 +40,25 @@ fn init_tightens_a_world_readable_folder_and_says_so() {
     assert_eq!(mode(&dir), 0o700);
     assert!(out.contains("Tightened") && out.contains("0755"), "{out}");
 }
+
+/// The next steps after `init --home DIR` act on DIR, and each path pastes as one shell word
+/// (found in review: they lacked --root and --context, so they acted on $HOME, and a path with
+/// a space broke them).
+#[test]
+fn next_steps_name_the_files_set_up_and_paste_as_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("my home");
+    let other = tmp.path().join("real-home");
+    fs::create_dir_all(&other).unwrap();
+    let (st, _, err) = Cmd::new(["init", "--home", home.to_str().unwrap()]).env("HOME", &other).output();
+    assert!(st.success(), "{err}");
+    let root = format!("--root '{}'", home.join(".vitaecontext/vitaegraph").display());
+    let context = format!("'{}'", home.join(".vitaecontext/career-context.md").display());
+    assert!(err.contains(&format!("context validate {context}")), "{err}");
+    assert!(err.contains(&format!("graph index {root}")), "{err}");
+    assert!(err.contains(&format!("register --client claude-desktop --context {context} {root}")), "{err}");
+    // In $HOME itself, the commands need no flags.
+    let (st, _, err) = Cmd::new(["init"]).env("HOME", &other).output();
+    assert!(st.success(), "{err}");
+    assert!(err.contains("Index them: vitaecontext graph index\n"), "{err}");
+}

@@ -136,7 +136,7 @@ pub fn summary(fs: &dyn FileSystem, sources: &Sources, a: SummaryArgs<'_>) -> Ou
     let loaded = load(fs, &path)?;
     let packet = career::packet(&loaded.validation, &usecase::file_name(&path), a.surface).map_err(|e| {
         Failure::failed(miette!(
-            help = format!("run `vitaecontext context validate {}` to see each error", path.display()),
+            help = format!("run `vitaecontext context validate {}` to see each error", super::shell_path(&path)),
             "{e}"
         ))
     })?;
@@ -185,7 +185,7 @@ pub fn init(
         }
         err(&format!(
             "Next: replace every [bracketed] placeholder with your own facts, then run\n  vitaecontext context validate {}\n",
-            path.display()
+            super::shell_path(&path)
         ));
     }
     Ok(ExitCode::SUCCESS)

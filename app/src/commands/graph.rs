@@ -120,7 +120,7 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, force: bo
 
 /// ` --root DIR` when the root came from the flag (so a copied next step works as is).
 fn root_flag(sources: &Sources) -> String {
-    sources.root_flag.as_ref().map(|r| format!(" --root {r}")).unwrap_or_default()
+    sources.root_flag.as_ref().map(|r| format!(" --root {}", super::shell_path(r))).unwrap_or_default()
 }
 
 /// What `graph init` did, one line per change, for a person.

@@ -10,7 +10,14 @@ use super::{Failure, Outcome, err, out};
 use crate::sources::Sources;
 use crate::usecase::setup::{self, ContextSetup, SetupError};
 
-pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outcome {
+/// `default_home`: $HOME, to tell whether `--home` put the files elsewhere.
+pub fn init(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    sources: &Sources,
+    default_home: Option<&std::path::Path>,
+) -> Outcome {
+    let default_home = default_home.map(std::path::Path::to_path_buf);
     let r = setup::init(fs, clock, sources).map_err(|e| match e {
         SetupError::NoHome => Failure::usage(miette!(help = "set HOME, or pass --home DIR", "{e}")),
         SetupError::NotAFolder(_) => {
@@ -52,16 +59,25 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Outcom
         n += 1;
         next.push_str(&format!("  {n}. {s}\n"));
     };
+    // With --home elsewhere than $HOME, the commands below would look in $HOME: they are given
+    // the files this run set up (found in review).
+    let elsewhere = sources.home != default_home;
+    let root = if elsewhere { format!(" --root {}", super::shell_path(&r.graph_root)) } else { String::new() };
+    let context_flag = match context {
+        Some(path) if elsewhere => format!(" --context {}", super::shell_path(path)),
+        _ => String::new(),
+    };
     if let Some(path) = context {
         step(format!("Fill {} with your own facts (replace every [bracketed] placeholder).", path.display()));
-        step(format!("Check it: vitaecontext context validate {}", path.display()));
+        step(format!("Check it: vitaecontext context validate {}", super::shell_path(path)));
     }
-    step("Add records to your VitaeGraph: vitaecontext graph add project my-project --title \"My project\"".into());
-    step("Index them: vitaecontext graph index".into());
-    step(
-        "Wire the server into your assistant: vitaecontext register --client claude-desktop (or cursor, vscode, ...)"
-            .into(),
-    );
+    step(format!(
+        "Add records to your VitaeGraph: vitaecontext graph add project my-project --title \"My project\"{root}"
+    ));
+    step(format!("Index them: vitaecontext graph index{root}"));
+    step(format!(
+        "Wire the server into your assistant: vitaecontext register --client claude-desktop{context_flag}{root} (or cursor, vscode, ...)"
+    ));
     err(&next);
     Ok(ExitCode::SUCCESS)
 }

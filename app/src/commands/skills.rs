@@ -350,7 +350,7 @@ pub fn init(fs: &dyn FileSystem, sources: &Sources, dir: Option<&Path>) -> Outco
     } else {
         format!(
             "\nNext: `vitaecontext skills list --skills-config {}` (or set $VITAECONTEXT_SKILLS_CONFIG).\n",
-            config.display()
+            super::shell_path(&config)
         )
     });
     out(&report);
