@@ -96,7 +96,6 @@ fn label(d: &Diagnostic, v: &Validation) -> String {
         Code::ReversedDateRange => "this range runs backwards".into(),
         Code::Placeholder => "template text".into(),
         Code::TrackedWorkspacePath => "this file is inside a git work tree".into(),
-        Code::EmptyFile => "the file has no text".into(),
     }
 }
 

@@ -1,5 +1,5 @@
 // Rough edges a newcomer hit, each pinned by a regression test: clear words for the CLI, JSON
-// errors in --json modes, one finding for an empty file, and a server that says what it serves.
+// errors in --json modes, an empty file said to be empty, and a server that says what it serves.
 
 use std::fs;
 
@@ -7,16 +7,38 @@ use serde_json::Value;
 
 use crate::util::{Cmd, Server, example};
 
+/// An empty (or blank) file gets VitaeContext 2.3.0's findings, all at line 1 (formats.md: the
+/// same codes on the same lines), and the text output says first that it is empty and what
+/// to run.
 #[test]
-fn an_empty_career_context_is_one_clear_error() {
+fn an_empty_career_context_reports_as_2_3_0_does_and_says_what_to_run() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("career-context.md");
     fs::write(&file, "\n  \n").unwrap();
     let (st, out, _) = Cmd::new(["context", "validate", file.to_str().unwrap(), "--json"]).output();
     assert_eq!(st.code(), Some(1));
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["errors"].as_array().unwrap().len(), 1, "{v}");
-    assert_eq!(v["errors"][0]["code"], "empty_file");
+    let codes: Vec<(u64, &str)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["line"].as_u64().unwrap(), e["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (1, "h1_count"),
+            (1, "missing_evidence_history"),
+            (1, "missing_quick_reference"),
+            (1, "missing_section"),
+            (1, "missing_section"),
+            (1, "missing_verified_facts"),
+        ],
+        "{v}"
+    );
+    let (st, _, err) = Cmd::new(["context", "validate", file.to_str().unwrap()]).output();
+    assert_eq!(st.code(), Some(1));
+    assert!(err.starts_with(&format!("{} is empty: `vitaecontext context init", file.display())), "{err}");
 }
 
 #[test]

@@ -48,6 +48,14 @@ pub fn validate(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>, jso
     if json {
         out(&format!("{}\n", pretty(&usecase::validation_json(&loaded))));
     } else {
+        if loaded.text.trim().is_empty() {
+            // Every finding below is "missing" (2.3.0's, at line 1): say the one thing to do.
+            err(&format!(
+                "{} is empty: `vitaecontext context init --output {} --force` writes a starter with every section\n\n",
+                path.display(),
+                super::shell_path(&path)
+            ));
+        }
         let findings = report::findings(&path.display().to_string(), &loaded.text, v);
         err(&report::render(&findings, 100, report::stderr_color()));
         if v.valid {

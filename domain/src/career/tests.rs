@@ -15,7 +15,6 @@ macro_rules! broken {
 }
 
 broken!(
-    empty_file,
     h1_count,
     h1_descriptor,
     missing_quick_reference,

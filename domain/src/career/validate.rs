@@ -63,7 +63,6 @@ codes! {
     ConflictingVerifiedFact => "conflicting_verified_fact", "Give each VERIFIED FACTS key one value; remove or correct the other.";
     Placeholder => "placeholder", "Replace the template text with your own facts, or delete the line.";
     TrackedWorkspacePath => "tracked_workspace_path", "Keep your personal Career Context outside version control, for example in ~/.vitaecontext/.";
-    EmptyFile => "empty_file", "Start from the template: `vitaecontext context init --output FILE --force` writes every section with guidance (or run `vitaecontext init`).";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -232,18 +231,8 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
     let text = content.replace("\r\n", "\n");
     let scan = Scan::new(&text);
     let mut c = Collector { scan: &scan, out: Vec::new() };
-    // An empty file is one finding, not every section missing at once (2.3.0 reports six).
-    if trim(&text).is_empty() {
-        c.at_line(Code::EmptyFile, 1, "The Career Context file is empty".into());
-        return Validation {
-            valid: false,
-            title: None,
-            quick_reference: QuickReference::default(),
-            sections: Vec::new(),
-            errors: c.out,
-            warnings: Vec::new(),
-        };
-    }
+    // An empty file gets 2.3.0's findings, every one at line 1 (formats.md: the same codes on
+    // the same lines); the command line says first that the file is empty.
     let h1s: Vec<&Heading> = scan.headings.iter().filter(|h| h.level == 1).collect();
 
     if h1s.len() != 1 {
