@@ -196,7 +196,9 @@ fn ids_are_checked_before_any_lookup() {
         "vitaegraph://record/",
         "vitaegraph://record/%zz",
     ] {
-        assert_refused(&read(&mut s, uri), uri, -32602);
+        // No record is available at a URI that cannot name one: -32002 with the URI (contract
+        // section 6), as for an id the graph does not have.
+        assert_refused(&read(&mut s, uri), uri, -32002);
     }
     for uri in [
         "vitaegraph://record/Project:cachewarden",

@@ -174,11 +174,14 @@ fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
 /// key of the graph's nodes; the node's path must resolve inside the root. Any refusal is the
 /// same -32002, without content or paths.
 fn record(m: &Methods, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
-    let with_uri = |e: RpcError| e.with_data(json!({ "uri": uri }));
-    let id = decode_uri_component(raw_id)
-        .ok_or_else(|| with_uri(RpcError::invalid_params("the record id is not valid percent-encoding")))?;
+    // A URI that cannot name a record (bad percent-encoding, a slash, nothing) names no
+    // available record: -32002 with the URI, as the contract's errors section says of records,
+    // and as every other refusal here.
+    let id = decode_uri_component(raw_id).ok_or_else(|| {
+        RpcError::resource_not_found(uri, "the record id is not valid percent-encoding; a record id is `type:slug`")
+    })?;
     if id.is_empty() || id.contains('/') || id.contains('\\') {
-        return Err(with_uri(RpcError::invalid_params("a record id is `type:slug`, with no slash or backslash")));
+        return Err(RpcError::resource_not_found(uri, "a record id is `type:slug`, with no slash or backslash"));
     }
     let not_found = || RpcError::resource_not_found(uri, format!("VitaeGraph record {id:?} not found"));
     if !is_valid_id(&id) {
