@@ -118,6 +118,9 @@ pub enum Message {
         method: String,
         params: Map<String, Value>,
     },
+    /// A response (`result` or `error`, no `method`): this server sends no requests, so it
+    /// answers nothing, and a response is never answered (JSON-RPC 2.0).
+    Response,
     /// Not a valid request: answered with this error and this id (null when unknown).
     Invalid {
         id: Option<Id>,
@@ -140,6 +143,7 @@ pub fn classify(value: Value) -> Message {
     let method = match obj.remove("method") {
         Some(Value::String(m)) => m,
         Some(_) => return Message::Invalid { id, error: RpcError::invalid_request("\"method\" must be a string") },
+        None if id_present && (obj.contains_key("result") || obj.contains_key("error")) => return Message::Response,
         None => return Message::Invalid { id, error: RpcError::invalid_request("\"method\" is missing") },
     };
     if id_present && id.is_none() {
@@ -191,6 +195,20 @@ mod tests {
             Message::Invalid { id, error } => (id, error.code),
             other => panic!("expected invalid, got {other:?}"),
         }
+    }
+
+    /// A client's response is never answered (found in review: it got -32600), whatever it
+    /// answers; a message with neither a method nor a result is still invalid.
+    #[test]
+    fn a_response_is_not_answered() {
+        for v in [
+            json!({"jsonrpc":"2.0","id":8,"result":{}}),
+            json!({"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"no"}}),
+            json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}),
+        ] {
+            assert!(matches!(classify(v.clone()), Message::Response), "{v}");
+        }
+        assert_eq!(invalid(json!({"jsonrpc":"2.0","id":8})), (Some(Id(json!(8))), -32600));
     }
 
     #[test]

@@ -413,6 +413,10 @@ fn batched_initialize(member: &Value) -> Option<Id> {
 fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admitted {
     let (id, method, params) = match jsonrpc::classify(value) {
         Message::Invalid { id, error } => return Admitted::Ready(Some(jsonrpc::failure(id.as_ref(), &error))),
+        Message::Response => {
+            tracing::debug!("a response from the client, to no request of ours, ignored");
+            return Admitted::Ready(None);
+        }
         Message::Notification { method, params } => {
             notification(&method, &params, session);
             return Admitted::Ready(None);
