@@ -100,7 +100,13 @@ impl Id {
     pub fn from_value(v: &Value) -> Option<Id> {
         match v {
             Value::String(_) => Some(Id(v.clone())),
-            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Id(v.clone())),
+            // JSON Schema's `integer` is any number without a fractional part: `1.0` and `1e2`
+            // are ids (echoed as parsed), `1.5` is not.
+            Value::Number(n)
+                if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0) =>
+            {
+                Some(Id(v.clone()))
+            }
             _ => None,
         }
     }
@@ -217,6 +223,12 @@ mod tests {
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":"a","method":3})), (Some(Id(json!("a"))), -32600));
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":null,"method":"ping"})), (None, -32600));
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":1.5,"method":"ping"})), (None, -32600));
+        for id in [json!(1.0), json!(1e2), json!(-0.0), json!(2e19)] {
+            assert!(
+                matches!(classify(json!({"jsonrpc":"2.0","id":id,"method":"ping"})), Message::Request { .. }),
+                "{id}"
+            );
+        }
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":[1],"method":"ping"})), (None, -32600));
         assert_eq!(invalid(json!(42)), (None, -32600));
     }
