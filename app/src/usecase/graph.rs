@@ -1456,7 +1456,7 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, root: &Path, force: bool) ->
 /// Checks that `record` can join the graph at `root` as it is: its id is no record's, and its
 /// parent, if any, is one's. `graph validate` would report either (`duplicate_id`,
 /// `missing_parent_reference`), so `graph add` refuses to write such a record. Reads the
-/// records as `graph validate` does.
+/// records as `graph index` does, from its manifest where that vouches for them.
 pub fn check_new_record(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
@@ -1464,14 +1464,18 @@ pub fn check_new_record(
     record: &NewRecord,
     progress: &dyn Progress,
 ) -> Result<(), GraphError> {
-    let records = read_records(fs, clock, root, progress)?;
-    let id_of = |r: &Record| r.page.id().and_then(domain::graph::frontmatter::FmValue::as_str).map(str::to_owned);
+    // The records the manifest vouches for are taken from it, as `graph index` takes them: at
+    // 100,000 records, parsing every file took 2.3 s warm and 20 s cold for one new record.
+    let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+    let Reading { pages, .. } =
+        read(fs, clock, root, progress, Caches::Use, || previous_manifest(fs, root, &identity))?;
+    let id_of = |p: &Page| p.id().and_then(domain::graph::frontmatter::FmValue::as_str).map(str::to_owned);
     let id = record.id();
-    if let Some(there) = records.iter().find(|r| id_of(r).as_deref() == Some(id.as_str())) {
-        return Err(GraphError::DuplicateId { id, path: there.page.path.clone() });
+    if let Some(there) = pages.iter().find(|p| id_of(p).as_deref() == Some(id.as_str())) {
+        return Err(GraphError::DuplicateId { id, path: there.path.clone() });
     }
     if let Some(parent) = &record.parent
-        && !records.iter().any(|r| id_of(r).as_deref() == Some(parent.as_str()))
+        && !pages.iter().any(|p| id_of(p).as_deref() == Some(parent.as_str()))
     {
         return Err(GraphError::NoParent { parent: parent.clone() });
     }
