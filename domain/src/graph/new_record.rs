@@ -98,10 +98,15 @@ impl NewRecord {
 }
 
 /// `s` as a front-matter value that reads back as the string `s`: the flat grammar types
-/// `true`, `false` and `null`, and removes one quote at each end, so such a value is wrapped
-/// in double quotes (it has no escapes: the outer pair alone is taken off, whatever is inside).
+/// `true`, `false` and `null`, reads `[...]` as a list and removes one quote at each end, so
+/// such a value is wrapped in double quotes (it has no escapes: the outer pair alone is taken
+/// off, whatever is inside).
 fn front_matter_string(s: &str) -> std::borrow::Cow<'_, str> {
-    if matches!(s, "true" | "false" | "null") || s.starts_with(['"', '\'']) || s.ends_with(['"', '\'']) {
+    if matches!(s, "true" | "false" | "null")
+        || s.starts_with(['"', '\''])
+        || s.ends_with(['"', '\''])
+        || (s.starts_with('[') && s.ends_with(']'))
+    {
         std::borrow::Cow::Owned(format!("\"{s}\""))
     } else {
         std::borrow::Cow::Borrowed(s)
@@ -186,7 +191,21 @@ mod tests {
     /// written (found in review: `--title true` made a record with no title).
     #[test]
     fn any_one_line_title_reads_back_as_written() {
-        for title in ["true", "false", "null", "'single'", "\"Quoted\" title", "ends with '", "\"", "x: y", "~"] {
+        for title in [
+            "true",
+            "false",
+            "null",
+            "'single'",
+            "\"Quoted\" title",
+            "ends with '",
+            "\"",
+            "x: y",
+            "~",
+            "[WIP]",
+            "[Draft] Thing [v2]",
+            "[",
+            "a [b]",
+        ] {
             let r = NewRecord::new(RecordType::Award, "a", Some(title), None, &[]).unwrap();
             let page = Page::parse(&r.path(), &r.text());
             assert_eq!(page.attr("title").and_then(FmValue::as_str), Some(title), "{}", r.text());
