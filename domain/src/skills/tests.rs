@@ -124,8 +124,11 @@ fn each_missing_or_wrong_field_is_named_with_its_line_and_span() {
     let p = problems(SkillFormat::Yaml, text);
     assert!(p[0].message.contains("expected one YAML document, found 2"), "{p:?}");
     assert_eq!(p[0].line(), Some(5));
-    let p = problems(SkillFormat::Yaml, "id: a\n---\n- x\n");
-    assert!(p[0].line().is_some_and(|l| l >= 1), "{p:?}");
+    for second in ["- x\n", "[x, y]\n", "\n- - x\n"] {
+        let p = problems(SkillFormat::Yaml, &format!("id: a\ntype: prompt\nprompt: one\n---\n{second}"));
+        let line = if second.starts_with('\n') { 6 } else { 5 };
+        assert_eq!(p[0].line(), Some(line), "{second:?}: {p:?}");
+    }
 }
 
 /// Aliases are counted as what they expand to before anything is loaded: a file that shares
@@ -144,6 +147,9 @@ fn aliases_that_expand_past_the_limit_are_refused() {
     let p = problems(SkillFormat::Yaml, &bomb);
     assert!(p[0].message.contains("aliases expand to more than 100000 values"), "{p:?}");
     assert_eq!(p[0].line(), Some(8), "the line of the alias that goes past the limit");
+    // Values written out are not what the limit counts: a long plain list loads.
+    let long = format!("id: a\ntype: prompt\nprompt: hi\ntags: [{}]\n", vec!["x"; 150_000].join(", "));
+    assert_eq!(yaml(&long).tags.len(), 150_000);
 }
 
 #[test]

@@ -148,12 +148,14 @@ impl Node {
         }
     }
 
-    /// The span of this node, or of its first key for a mapping (the parser gives mappings none).
+    /// The span of this node, or for a collection the parser gave none, of its first key or
+    /// item.
     pub fn place(&self) -> Span {
         match &self.kind {
             NodeKind::Map(entries) if self.span == Span::default() => {
                 entries.first().map(|(_, s, _)| *s).unwrap_or_default()
             }
+            NodeKind::Seq(items) if self.span == Span::default() => items.first().map(Node::place).unwrap_or_default(),
             _ => self.span,
         }
     }
@@ -206,7 +208,7 @@ pub fn parse(text: &str, base: usize, line_base: usize) -> Result<Option<Node>, 
         let at_byte = offsets.byte(at.index());
         return Err(SyntaxError {
             message: format!(
-                "its aliases expand to more than {MAX_EXPANDED_NODES} values (a skill is a few dozen); write the values out"
+                "its aliases expand to more than {MAX_EXPANDED_NODES} values (a skill has a few dozen); write the values out"
             ),
             span: Span { start: at_byte + base, end: at_byte + base, line: at.line().max(1) + line_base },
         });
@@ -235,7 +237,7 @@ pub fn parse(text: &str, base: usize, line_base: usize) -> Result<Option<Node>, 
     }
 }
 
-/// The most values a file may hold once its aliases are expanded.
+/// The most values a file's aliases may add once expanded.
 pub const MAX_EXPANDED_NODES: usize = 100_000;
 
 /// Counts the values `text` holds with every alias expanded, from the parser's events alone
@@ -247,38 +249,33 @@ fn aliases_fit(text: &str) -> Result<(), saphyr::Marker> {
     // The values of each anchored collection being read: its anchor id and its count so far.
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut sizes: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    // Every value so far, expanded: a collection's count is its own value plus its members'.
-    let mut expanded = 0usize;
+    // The values the aliases add, expanded: a collection's count is its own value plus its
+    // members'. Values written out are bounded by the file's size and not counted (a long
+    // plain list is no bomb; found in review).
+    let mut added = 0usize;
     for event in Parser::new_from_str(text) {
         let Ok((event, span)) = event else { return Ok(()) };
         let (anchor, size) = match event {
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 open.push((anchor, 1));
-                expanded = expanded.saturating_add(1);
-                if expanded > MAX_EXPANDED_NODES {
-                    return Err(span.start);
-                }
                 continue;
             }
-            // Already counted, value by value: only passed on to the collection around it.
+            // Counted value by value: only passed on to the collection around it.
             Event::SequenceEnd | Event::MappingEnd => match open.pop() {
                 Some(done) => done,
                 None => continue,
             },
-            Event::Scalar(_, _, anchor, _) => {
-                expanded = expanded.saturating_add(1);
-                (anchor, 1)
-            }
+            Event::Scalar(_, _, anchor, _) => (anchor, 1),
             Event::Alias(id) => {
                 let size = sizes.get(&id).copied().unwrap_or(1);
-                expanded = expanded.saturating_add(size);
+                added = added.saturating_add(size);
+                if added > MAX_EXPANDED_NODES {
+                    return Err(span.start);
+                }
                 (0, size)
             }
             _ => continue,
         };
-        if expanded > MAX_EXPANDED_NODES {
-            return Err(span.start);
-        }
         if anchor != 0 {
             sizes.insert(anchor, size);
         }
