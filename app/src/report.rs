@@ -278,10 +278,63 @@ pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool)
     let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
     let mut out = String::new();
     for d in items {
-        let _ = handler.render_report(&mut out, d);
+        let _ = if shows_a_long_line(d) {
+            handler.render_report(&mut out, &Bare(d))
+        } else {
+            handler.render_report(&mut out, d)
+        };
         out.push('\n');
     }
     out
+}
+
+/// The longest source line a finding is shown with. miette's graphical handler panics on a
+/// line of more than 65,535 characters ("Formatting argument out of range", found in review:
+/// `context validate` and `doctor` crashed on a file with one 70,000-character line), and a
+/// line that long is unreadable in a terminal anyway.
+const MAX_SHOWN_LINE: usize = 4096;
+
+/// Whether a label of `d` (or of a finding related to it) lies on, or next to, a line too long
+/// to show (the handler shows one line of context around each label).
+fn shows_a_long_line(d: &dyn miette::Diagnostic) -> bool {
+    let long = d.source_code().zip(d.labels()).is_some_and(|(src, mut labels)| {
+        labels.any(|l| {
+            src.read_span(l.inner(), 1, 1)
+                .map_or(true, |c| c.data().split(|&b| b == b'\n').any(|line| line.len() > MAX_SHOWN_LINE))
+        })
+    });
+    long || d.related().is_some_and(|mut r| r.any(shows_a_long_line))
+}
+
+/// A finding without its source lines: its message (which names the line), code and help.
+struct Bare<'a>(&'a dyn miette::Diagnostic);
+
+impl fmt::Debug for Bare<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.0, f)
+    }
+}
+
+impl fmt::Display for Bare<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.0, f)
+    }
+}
+
+impl std::error::Error for Bare<'_> {}
+
+impl miette::Diagnostic for Bare<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.0.code()
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        self.0.severity()
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.0.help()
+    }
 }
 
 /// A claim of a draft that needs attention: a label under each unsupported or contradicted
@@ -390,6 +443,21 @@ mod tests {
         let v = validate(text, FileFacts::default());
         let out = render(&findings("career-context.md", text, &v), 100, false);
         insta::assert_snapshot!(out);
+    }
+
+    /// A finding on (or next to) a line of 70,000 characters is rendered without its source
+    /// lines: miette panics on a line over 65,535 (found in review: `context validate`
+    /// crashed). One on a short line of the same file still shows its line.
+    #[test]
+    fn a_finding_by_a_very_long_line_is_shown_without_it() {
+        let text = format!(
+            "# A - B\n\n## QUICK REFERENCE\n```yaml\nname: A\npositioning_summary: B\n```\nScope.\n\n## GOALS AND TARGETING\n{} [your name]\n",
+            "x".repeat(70_000)
+        );
+        let long = rendered(&text, Code::Placeholder);
+        assert!(long.contains("(line 11)") && !long.contains("xxxx"), "{}", &long[..long.len().min(500)]);
+        let short = rendered(&text, Code::MissingEvidenceHistory);
+        assert!(short.contains("1 │ # A - B"), "{short}");
     }
 
     /// Issue 11: 2.3.0's `line` stays in JSON, but the rendering points at the exact place.
