@@ -101,9 +101,12 @@ impl Id {
         match v {
             Value::String(_) => Some(Id(v.clone())),
             // JSON Schema's `integer` is any number without a fractional part: `1.0` and `1e2`
-            // are ids (echoed as parsed), `1.5` is not.
+            // are ids (echoed as parsed), `1.5` is not, nor a number too large for a float to
+            // hold exactly (it would be echoed as another number).
             Value::Number(n)
-                if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0) =>
+                if n.is_i64()
+                    || n.is_u64()
+                    || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0) =>
             {
                 Some(Id(v.clone()))
             }
@@ -223,12 +226,13 @@ mod tests {
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":"a","method":3})), (Some(Id(json!("a"))), -32600));
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":null,"method":"ping"})), (None, -32600));
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":1.5,"method":"ping"})), (None, -32600));
-        for id in [json!(1.0), json!(1e2), json!(-0.0), json!(2e19)] {
+        for id in [json!(1.0), json!(1e2), json!(-0.0)] {
             assert!(
                 matches!(classify(json!({"jsonrpc":"2.0","id":id,"method":"ping"})), Message::Request { .. }),
                 "{id}"
             );
         }
+        assert_eq!(invalid(json!({"jsonrpc":"2.0","id":1.2345678901234568e22,"method":"ping"})), (None, -32600));
         assert_eq!(invalid(json!({"jsonrpc":"2.0","id":[1],"method":"ping"})), (None, -32600));
         assert_eq!(invalid(json!(42)), (None, -32600));
     }

@@ -350,8 +350,10 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
         }
         // 2026-07-28 has no batches either: one naming it in a member's `_meta` is refused whole.
         Value::Array(items) if items.iter().any(names_a_modern_revision) => {
-            let error =
-                RpcError::invalid_request("JSON-RPC batches are not part of MCP 2026-07-28; send one message per line");
+            let error = RpcError::invalid_request(
+                "a request that names its protocol version in _meta cannot be in a JSON-RPC batch (2026-07-28 has no \
+                 batches); send one message per line",
+            );
             send(&**sink, jsonrpc::failure(None, &error)).await;
         }
         Value::Array(items) => {
@@ -588,23 +590,27 @@ fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcE
     }
 }
 
-/// Checks an `Implementation` (`clientInfo`): an object whose `name` and `version` are strings.
+/// Checks an `Implementation` (`clientInfo`) where it is given: an object whose `name` and
+/// `version`, where given, are strings (`null` counts as not given).
 fn implementation(info: &Value) -> Result<(), &'static str> {
-    let Value::Object(info) = info else { return Err("must be an object with a name and a version") };
-    match (info.get("name"), info.get("version")) {
-        (Some(Value::String(_)), Some(Value::String(_))) => Ok(()),
-        _ => Err("must have a string name and a string version"),
+    let string_or_absent = |v: Option<&Value>| v.is_none_or(|v| v.is_string() || v.is_null());
+    match info {
+        Value::Null => Ok(()),
+        Value::Object(info) if string_or_absent(info.get("name")) && string_or_absent(info.get("version")) => Ok(()),
+        Value::Object(_) => Err("must have a string name and a string version"),
+        _ => Err("must be an object with a name and a version"),
     }
 }
 
-/// Checks `initialize`'s params where they are given: `protocolVersion` a string,
-/// `capabilities` an object, `clientInfo` an `Implementation`. An `initialize` without them is
-/// still answered (with the contract's 2024-11-05 when no version is asked for), as before.
+/// Checks the types of `initialize`'s params where they are given: `protocolVersion` a string,
+/// `capabilities` an object, `clientInfo` an `Implementation`. What is missing (or `null`) is
+/// not refused: an `initialize` without them is still answered (with the contract's
+/// 2024-11-05 when no version is asked for), as before.
 fn initialize_params(params: &Map<String, Value>) -> Result<(), RpcError> {
-    if params.get("protocolVersion").is_some_and(|v| !v.is_string()) {
+    if params.get("protocolVersion").is_some_and(|v| !v.is_string() && !v.is_null()) {
         return Err(RpcError::invalid_params("initialize: protocolVersion must be a string"));
     }
-    if params.get("capabilities").is_some_and(|v| !v.is_object()) {
+    if params.get("capabilities").is_some_and(|v| !v.is_object() && !v.is_null()) {
         return Err(RpcError::invalid_params("initialize: capabilities must be an object"));
     }
     if let Some(info) = params.get("clientInfo") {

@@ -344,7 +344,7 @@ async fn mistyped_handshake_fields_are_invalid_params() {
         json!({"protocolVersion": 5, "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}),
         json!({"protocolVersion": "2025-06-18", "capabilities": "x"}),
         json!({"protocolVersion": "2025-06-18", "clientInfo": 5}),
-        json!({"protocolVersion": "2025-06-18", "clientInfo": {"name": "a"}}),
+        json!({"protocolVersion": "2025-06-18", "clientInfo": {"name": 5, "version": "1"}}),
     ] {
         h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":params}));
         assert_eq!(h.recv().await["error"]["code"], -32602, "{params}");
@@ -363,8 +363,9 @@ async fn mistyped_handshake_fields_are_invalid_params() {
     assert_eq!(h.recv().await["result"]["revision"], "2026-07-28");
     h.send(json!({"jsonrpc":"2.0","id":2,"method":"revision","params":{"_meta": 5}}));
     assert_eq!(h.recv().await["error"]["code"], -32602);
-    // Still answered, as before: an initialize that gives no more than a version.
-    h.send(json!({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}));
+    // Still answered, as before: what is missing (or null) is not refused, only a wrong type.
+    h.send(json!({"jsonrpc":"2.0","id":3,"method":"initialize","params":{
+        "protocolVersion": "2025-06-18", "capabilities": null, "clientInfo": {"name": "a"}}}));
     assert_eq!(h.recv().await["result"]["protocolVersion"], "2025-06-18");
 }
 
