@@ -767,7 +767,7 @@ impl FileSystem for MemoryFs {
             return Err(FsError::new(FsErrorKind::PermissionDenied, path, "is read-only; it was not replaced"));
         }
         match mode {
-            Some(mode) => s.modes.insert(slot.clone(), mode),
+            Some(mode) => s.modes.insert(slot.clone(), mode & 0o777),
             None => s.modes.remove(&slot),
         };
         let stamp = s.stamp();

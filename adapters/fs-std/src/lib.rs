@@ -473,7 +473,8 @@ fn replaced_mode(path: &Path) -> Result<Option<u32>, FsError> {
             path,
             "is read-only; it was not replaced (make it writable first, for example with chmod u+w, if it should change)",
         )),
-        Ok(m) => Ok(Some(m.permissions().mode() & 0o7777)),
+        // The set-user-id, set-group-id and sticky bits are not carried to new content.
+        Ok(m) => Ok(Some(m.permissions().mode() & 0o777)),
     }
 }
 
@@ -616,7 +617,9 @@ impl FileSystem for StdFs {
         let tmp = staged(path, bytes)?;
         if let Some(mode) = mode {
             use std::os::unix::fs::PermissionsExt;
-            tmp.as_file().set_permissions(fs::Permissions::from_mode(mode)).map_err(|e| err(path, e))?;
+            // Best effort, as the folder's sync: a filesystem that refuses chmod (vfat, CIFS)
+            // still gets the file, with the mode it gives new files.
+            let _ = tmp.as_file().set_permissions(fs::Permissions::from_mode(mode));
         }
         // On failure the temporary file is removed when it drops: nothing half-written stays.
         tmp.persist(path).map_err(|e| err(path, e.error))?;
