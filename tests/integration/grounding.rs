@@ -319,6 +319,11 @@ fn check_and_match_refuse_to_answer_from_files_they_could_not_read() {
         let (code, out, err) = run(&[cmd, d, "--context", &context, "--root", &missing]);
         assert_eq!(code, 2, "{cmd}: {out}{err}");
         assert!(err.contains("no VitaeGraph search index"), "{cmd}: {err}");
+        let (status, out, err) = Cmd::new([cmd, d, "--root", &root])
+            .env("HOME", &home)
+            .env("VITAECONTEXT_CAREER_CONTEXT", &missing)
+            .output();
+        assert_eq!(status.code(), Some(2), "{cmd}, a mistyped variable: {out}{err}");
         let (code, out, err) = run(&[cmd, d]);
         assert_eq!(code, 2, "{cmd} with no files at all: {out}{err}");
     }

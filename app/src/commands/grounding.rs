@@ -29,22 +29,25 @@ fn read_input(fs: &dyn FileSystem, sources: &Sources, file: &Path) -> Result<(St
 }
 
 /// What `answer` makes of the person's files (see [`Files::answer`]), and the files. Exit 2
-/// when there is nothing to answer from, or when a file named by `--context` or `--root`
-/// could not be read: a typo in a path must not turn a true draft's claims into "unsupported"
+/// when there is nothing to answer from, or when a file named by `--context` or `--root` (or
+/// their environment variables) could not be read: a typo in a path must not turn a true draft's claims into "unsupported"
 /// (the MCP tools, which have no flags to get wrong, answer with a note instead).
 fn answered<R>(fs: &dyn FileSystem, sources: &Sources, answer: impl Fn(&Files) -> R) -> Result<(Files, R), Failure> {
     let current = ContextCache::default().current(fs, sources);
     let graph = GraphStore::new(sources.graph_root());
     let mut files = Files::gather(current, &graph, fs);
     let mut unread = Vec::new();
+    // Named: by a flag or by the environment (a mistyped variable is a typo too).
+    let context_named = sources.context_flag.is_some() || sources.context_env.is_some();
+    let root_named = sources.root_flag.is_some() || sources.root_env.is_some();
     if let Some(why) = &files.context_unread
-        && (sources.context_flag.is_some() || files.searcher.is_none())
+        && (context_named || files.searcher.is_none())
     {
         unread.push(format!("no Career Context was read ({why})"));
     }
-    if files.searcher.is_none() && (sources.root_flag.is_some() || files.context.is_none()) {
+    if files.searcher.is_none() && (root_named || files.context.is_none()) {
         unread.push(match sources.graph_root() {
-            Some(root) => format!("no VitaeGraph search index was found in {}", root.join(".generated").display()),
+            Some(root) => format!("no VitaeGraph search index could be read in {}", root.join(".generated").display()),
             None => "no VitaeGraph was named (--root) and there is no home folder to look in".to_owned(),
         });
     }
