@@ -88,10 +88,24 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
             }
         }
     }
+    // For each heading, the last H1 or H2 at or before it: found by halves and looked up, not
+    // by filtering every heading for every passage (64,000 headings took 7 s a request; found
+    // in review).
+    let sections: Vec<Option<usize>> = headings
+        .iter()
+        .enumerate()
+        .scan(None, |last, (i, h)| {
+            if h.1 <= 2 {
+                *last = Some(i);
+            }
+            Some(*last)
+        })
+        .collect();
     let context_of = |line_idx: usize| -> (String, Option<(usize, &str)>) {
-        let before: Vec<&(usize, usize, &str)> = headings.iter().filter(|h| h.0 < line_idx).collect();
-        let section = before.iter().rev().find(|h| h.1 <= 2).map_or(String::new(), |h| h.2.to_owned());
-        let entry = before.iter().rev().take_while(|h| h.1 > 2).next().map(|h| (h.0, h.2));
+        let before = headings.partition_point(|h| h.0 < line_idx);
+        let Some(last) = before.checked_sub(1) else { return (String::new(), None) };
+        let section = sections[last].map_or(String::new(), |i| headings[i].2.to_owned());
+        let entry = Some(&headings[last]).filter(|h| h.1 > 2).map(|h| (h.0, h.2));
         (section, entry)
     };
     let mut out = Vec::new();

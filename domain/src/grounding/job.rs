@@ -9,7 +9,7 @@
 //! requirement wording) are looked up in the files: all found is `covered`, some `partial`,
 //! none `missing`. No score is computed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::claims::{FactKind, facts, split};
 use super::evidence::{GraphEvidence, Origin, Passage, RECORDS_PER_QUERY, context_passages};
@@ -274,13 +274,30 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(u
             terms.push((f.span.start, f.span.end, shown, name));
         }
     }
+    // Looked up, not scanned, for each word: a requirement of many words was quadratic (found
+    // in review: 96 KB took 33 s). A word is covered when a name's span holds it: the spans by
+    // start, with the furthest end reached so far.
+    covered.sort_by_key(|r| r.start);
+    let reach: Vec<usize> = covered
+        .iter()
+        .scan(0, |m, r| {
+            *m = r.end.max(*m);
+            Some(*m)
+        })
+        .collect();
+    let is_covered = |at: usize| {
+        let i = covered.partition_point(|r| r.start <= at);
+        i > 0 && reach[i - 1] > at
+    };
+    let mut single_stems: std::collections::HashSet<String> =
+        terms.iter().filter(|t| t.3.len() == 1).map(|t| stem(&t.3[0])).collect();
     for w in words(&posting[span.clone()]) {
         let abs = span.start + w.span.start;
-        if covered.iter().any(|r| r.contains(&abs)) || !is_content(w.text) {
+        if is_covered(abs) || !is_content(w.text) {
             continue;
         }
         let f = fold(w.text);
-        if GENERIC.contains(&f.as_str()) || terms.iter().any(|(_, _, _, t)| t.len() == 1 && stem(&t[0]) == stem(&f)) {
+        if GENERIC.contains(&f.as_str()) || !single_stems.insert(stem(&f)) {
             continue;
         }
         terms.push((abs, span.start + w.span.end, w.text.to_owned(), vec![f]));
@@ -305,18 +322,35 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(u
 /// Where a term is found: the first passage of the Career Context and the best record that
 /// hold it (by stem for single words, by exact word sequence for names), so that a covered
 /// requirement cites a record id whenever the VitaeGraph has one.
-fn find_term(term: &[String], context: &[Passage], graph: &mut Option<GraphEvidence<'_>>) -> Vec<Evidence> {
+/// Where each stem is first written in `p`'s text.
+fn first_stems(p: &Passage) -> HashMap<String, usize> {
+    let mut first = HashMap::new();
+    for w in words(&p.text) {
+        first.entry(stem(w.text)).or_insert(w.span.start);
+    }
+    first
+}
+
+/// `context_first`: [`first_stems`] of each Career Context passage, made once per posting (a
+/// scan of every passage for every term took 170 µs a term; found in review).
+fn find_term(
+    term: &[String],
+    context: &[Passage],
+    context_first: &[HashMap<String, usize>],
+    graph: &mut Option<GraphEvidence<'_>>,
+) -> Vec<Evidence> {
     let single = term.len() == 1;
+    let s = if single { stem(&term[0]) } else { String::new() };
     let hit = |p: &Passage| -> Option<usize> {
-        if single {
-            let s = stem(&term[0]);
-            words(&p.text).iter().find(|w| stem(w.text) == s).map(|w| w.span.start)
-        } else {
-            p.find_name(term)
-        }
+        if single { words(&p.text).iter().find(|w| stem(w.text) == s).map(|w| w.span.start) } else { p.find_name(term) }
     };
     let mut found = Vec::new();
-    if let Some((p, at)) = context.iter().find_map(|p| hit(p).map(|at| (p, at))) {
+    let in_context = if single {
+        context.iter().zip(context_first).find_map(|(p, first)| first.get(&s).map(|&at| (p, at)))
+    } else {
+        context.iter().find_map(|p| hit(p).map(|at| (p, at)))
+    };
+    if let Some((p, at)) = in_context {
         found.push(super::evidence_at(p, at));
     }
     if let Some(g) = graph.as_mut() {
@@ -336,6 +370,7 @@ fn find_term(term: &[String], context: &[Passage], graph: &mut Option<GraphEvide
 /// text the assistant already has) does not mention.
 pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch {
     let context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
+    let context_first: Vec<HashMap<String, usize>> = context.iter().map(first_stems).collect();
     let mut graph = sources.graph.map(GraphEvidence::new);
     let packet_stems: std::collections::HashSet<String> = words(packet).iter().map(|w| stem(w.text)).collect();
     let packet_words: Vec<String> = words(packet).iter().map(|w| fold(w.text)).collect();
@@ -347,7 +382,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
         let mut found_groups: Vec<usize> = Vec::new();
         let mut evidence: Vec<Evidence> = Vec::new();
         for (group, shown, term) in key_terms(posting, span.clone(), line) {
-            let places = find_term(&term, &context, &mut graph);
+            let places = find_term(&term, &context, &context_first, &mut graph);
             match places.first().cloned() {
                 Some(e) => {
                     let in_packet = if term.len() == 1 {
@@ -374,6 +409,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             }
         }
         // An alternative that is found covers its group: only wholly missing groups count.
+        let found_groups: std::collections::HashSet<usize> = found_groups.into_iter().collect();
         let missing: Vec<String> =
             missing.into_iter().filter(|(g, _)| !found_groups.contains(g)).map(|(_, s)| s).collect();
         let coverage = match (found.len(), missing.len()) {

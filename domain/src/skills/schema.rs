@@ -32,7 +32,13 @@ fn same(a: &Value, b: &Value) -> bool {
 /// Every problem with `args` under `schema`, one line each, missing required arguments first.
 /// An argument given as `null` counts as absent (skill-central treats it so).
 pub fn check(schema: &Value, args: &[(String, Value)]) -> Vec<String> {
-    let given = |name: &str| args.iter().find(|(k, _)| k == name).map(|(_, v)| v).filter(|v| **v != Value::Null);
+    // Looked up, not scanned: a call with thousands of arguments against a schema with
+    // thousands of properties was multiplied (found in review). The first of a name counts.
+    let mut by_name: std::collections::HashMap<&str, &Value> = std::collections::HashMap::with_capacity(args.len());
+    for (k, v) in args {
+        by_name.entry(k.as_str()).or_insert(v);
+    }
+    let given = |name: &str| by_name.get(name).copied().filter(|v| **v != Value::Null);
     let mut problems = Vec::new();
     if let Some(Value::Array(required)) = schema.get("required") {
         for name in required.iter().filter_map(Value::as_str) {
@@ -66,8 +72,9 @@ pub fn check(schema: &Value, args: &[(String, Value)]) -> Vec<String> {
         }
     }
     if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        let declared: std::collections::HashSet<&str> = properties.iter().map(|(p, _)| p.as_str()).collect();
         for (name, _) in args {
-            if !properties.iter().any(|(p, _)| p == name) {
+            if !declared.contains(name.as_str()) {
                 problems.push(format!("Unexpected argument: {}", Value::String(name.clone()).to_json()));
             }
         }

@@ -431,7 +431,8 @@ impl SkillSet {
     /// placeholders stay for the assistant to see.
     pub fn compose(&self, tags: &str, packet: &dyn Fn(Surface) -> String) -> Result<Composed, SkillError> {
         let asked: Vec<&str> = tags.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
-        let wanted: Vec<String> = asked.iter().map(|t| t.to_lowercase()).collect();
+        // A set: many tags asked of skills with many tags were multiplied (found in review).
+        let wanted: std::collections::HashSet<String> = asked.iter().map(|t| t.to_lowercase()).collect();
         let mut matched: Vec<&Entry> =
             self.prompts().filter(|e| e.skill.tags.iter().any(|t| wanted.contains(&t.trim().to_lowercase()))).collect();
         if matched.is_empty() {
