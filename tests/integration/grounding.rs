@@ -67,10 +67,12 @@ fn class(status: &str) -> &'static str {
 
 /// Measured on this corpus (65 claims; the drafts and labels were written before the checker
 /// first ran on them and are never edited to fit it): supported 36/36 precision, 36/37 recall;
-/// contradicted 6/8, 6/6; invented 10/10, 10/12. The test fails if a change makes any figure
-/// worse. `none` (no checkable facts) is printed, not asserted.
+/// contradicted 6/6, 6/6; invented 12/12, 12/12 (contradicted was 6/8 precision and invented
+/// 10/12 recall until a contradiction had to count the same thing, of the entry the claim
+/// names). The test fails if a change makes any figure worse. `none` (no checkable facts) is
+/// printed, not asserted.
 const MIN_PRECISION_RECALL: &[(&str, f64, f64)] =
-    &[("supported", 1.0, 0.97), ("contradicted", 0.75, 1.0), ("invented", 1.0, 0.83), ("none", 0.0, 0.0)];
+    &[("supported", 1.0, 0.97), ("contradicted", 1.0, 1.0), ("invented", 1.0, 1.0), ("none", 0.0, 0.0)];
 
 #[test]
 fn the_checker_is_measured_on_hand_labelled_drafts() {

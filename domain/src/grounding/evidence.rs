@@ -71,11 +71,9 @@ impl Passage {
     }
 }
 
-/// The Career Context as passages.
-pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    // Headings: (line index, level, title).
-    let mut headings: Vec<(usize, usize, &str)> = Vec::new();
+/// The Markdown headings of `lines` outside code fences: (line index, level, title).
+fn headings<'t>(lines: &[&'t str]) -> Vec<(usize, usize, &'t str)> {
+    let mut headings = Vec::new();
     let mut in_fence = false;
     for (i, l) in lines.iter().enumerate() {
         let t = l.trim_end_matches('\r');
@@ -88,6 +86,80 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
             }
         }
     }
+    headings
+}
+
+/// The names the Career Context's entries (its H3 to H6 headings) go by, folded: the title
+/// before the tag and the organisation after the dash, without the dates
+/// (`Backend Engineer [ROLE] - Harbourline Studio (2016-2018)`: `backend engineer` and
+/// `harbourline studio`; `cachewarden [PROJECT]`: `cachewarden`).
+///
+/// A claim that names an entry is about that entry: a passage of another one, which names
+/// none of the entries the claim names, does not contradict it (`pipeline-lens has 5,000
+/// GitHub stars` is not contradicted by cachewarden's 1,300).
+#[derive(Debug, Default)]
+pub struct EntryNames {
+    names: HashSet<Vec<String>>,
+    /// The lengths, in words, that names have.
+    lengths: Vec<usize>,
+}
+
+/// At most this many entry names are taken from one claim: a claim naming more is not about
+/// one thing, and each is looked for in every passage that could contradict the claim.
+pub const MAX_NAMED: usize = 8;
+/// An entry name is at most this many words (a longer title names nothing a claim would
+/// repeat whole).
+const MAX_NAME_WORDS: usize = 12;
+
+impl EntryNames {
+    pub fn new(text: &str) -> EntryNames {
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut names = HashSet::new();
+        for (_, level, title) in headings(&lines) {
+            if level < 3 {
+                continue;
+            }
+            let (before, after) = match title.find('[') {
+                Some(b) => (&title[..b], title[b..].find(']').map_or("", |e| &title[b + e + 1..])),
+                None => [" - ", " – ", " — "].iter().find_map(|d| title.split_once(d)).unwrap_or((title, "")),
+            };
+            let after = after.trim_start().trim_start_matches(['-', '–', '—']);
+            for part in [before, after] {
+                let ws = words(part.split('(').next().unwrap_or_default());
+                if ws.len() <= MAX_NAME_WORDS && ws.iter().any(|w| is_content(w.text)) {
+                    names.insert(ws.iter().map(|w| fold(w.text)).collect::<Vec<String>>());
+                }
+            }
+        }
+        let mut lengths: Vec<usize> = names.iter().map(Vec::len).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        EntryNames { names, lengths }
+    }
+
+    /// The entry names found in a claim, given as its folded words: at most [`MAX_NAMED`].
+    pub fn named_in<'n>(&'n self, claim: &[String]) -> Vec<&'n [String]> {
+        let mut found: Vec<&[String]> = Vec::new();
+        for i in 0..claim.len() {
+            for &n in &self.lengths {
+                if let Some(name) = claim.get(i..i + n).and_then(|w| self.names.get(w))
+                    && !found.contains(&name.as_slice())
+                {
+                    found.push(name);
+                    if found.len() == MAX_NAMED {
+                        return found;
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
+/// The Career Context as passages.
+pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let headings = headings(&lines);
     // For each heading, the last H1 or H2 at or before it: found by halves and looked up, not
     // by filtering every heading for every passage (64,000 headings took 7 s a request; found
     // in review).
@@ -102,7 +174,10 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
         })
         .collect();
     let context_of = |line_idx: usize| -> (String, Option<(usize, &str)>) {
-        let before = headings.partition_point(|h| h.0 < line_idx);
+        // A heading's own line is under that heading, not the one before it: found in review,
+        // `### Backend Engineer [ROLE] - Harbourline Studio (2016-2018)` was read with the
+        // entry above it, `(2018-2021)`, and a date was "contradicted" by the wrong entry.
+        let before = headings.partition_point(|h| h.0 <= line_idx);
         let Some(last) = before.checked_sub(1) else { return (String::new(), None) };
         let section = sections[last].map_or(String::new(), |i| headings[i].2.to_owned());
         let entry = Some(&headings[last]).filter(|h| h.1 > 2).map(|h| (h.0, h.2));

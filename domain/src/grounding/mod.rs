@@ -16,8 +16,8 @@ use std::ops::Range;
 
 pub use claims::FactKind;
 use claims::{FactText, claim_words, facts, split};
-use evidence::{GraphEvidence, Origin, Passage, RECORDS_PER_QUERY, context_passages};
-use text::{is_content, stem};
+use evidence::{EntryNames, GraphEvidence, Origin, Passage, RECORDS_PER_QUERY, context_passages};
+use text::{fold, is_content, stem, stems_near, words};
 
 use crate::graph::search::Searcher;
 
@@ -141,6 +141,7 @@ const CONTRADICTION_OVERLAP: usize = 2;
 /// Every claim of `draft` with its facts and verdict, in draft order.
 pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
     let context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
+    let entries = sources.context.map(|(_, text)| EntryNames::new(text)).unwrap_or_default();
     let mut graph = sources.graph.map(GraphEvidence::new);
     split(draft)
         .into_iter()
@@ -167,7 +168,17 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
             let best = related.first().map_or(0, |r| r.0);
             let close = related.iter().take_while(|r| r.0 + 1 >= best).count();
             related.truncate(close.clamp(RELATED_MIN, RELATED_MAX));
-            let related: Vec<(usize, Passage)> = related.into_iter().map(|(n, p)| (n, p.clone())).collect();
+            // A passage that can contradict the claim is about what the claim names: when the
+            // claim names entries of the Career Context, one of them.
+            let named = entries.named_in(&ws.iter().map(|w| fold(w.text)).collect::<Vec<_>>());
+            let related: Vec<Related> = related
+                .into_iter()
+                .map(|(overlap, p)| Related {
+                    overlap,
+                    same_subject: named.is_empty() || named.iter().any(|n| p.find_name(n).is_some()),
+                    passage: p.clone(),
+                })
+                .collect();
             let claimed: Vec<f64> = fact_texts.iter().flat_map(|f| f.numbers.iter().map(|n| n.value)).collect();
             let mut facts: Vec<Fact> = fact_texts
                 .iter()
@@ -175,7 +186,7 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
                     kind: f.kind,
                     text: draft[f.span.clone()].to_owned(),
                     span: f.span.clone(),
-                    status: judge(f, &claimed, &related, &context, graph.as_mut()),
+                    status: judge(f, c.span.start, &ws, &claimed, &related, &context, graph.as_mut()),
                 })
                 .collect();
             // A contradiction needs the same subject: when a name of the claim is not in the
@@ -208,18 +219,29 @@ pub(crate) fn evidence_at(p: &Passage, at: usize) -> Evidence {
     Evidence { origin: p.origin.clone(), line: p.line_at(at), excerpt: p.excerpt(at) }
 }
 
+/// A passage related to a claim: how many content words they share, and whether it is about
+/// what the claim names (see [`EntryNames`]).
+struct Related {
+    overlap: usize,
+    same_subject: bool,
+    passage: Passage,
+}
+
 /// `claimed`: every number of the claim, so that a passage's number the claim also states is
 /// never the "other value" of a contradiction (`from 41 to 15 minutes` is not contradicted by 41).
+/// `ws` are the claim's words, the claim starting at byte `base` of the draft.
 fn judge(
     f: &FactText,
+    base: usize,
+    ws: &[text::Word<'_>],
     claimed: &[f64],
-    related: &[(usize, Passage)],
+    related: &[Related],
     context: &[Passage],
     graph: Option<&mut GraphEvidence<'_>>,
 ) -> FactStatus {
     match f.kind {
         FactKind::Name => judge_name(f, context, graph),
-        FactKind::Number => judge_number(f, claimed, related, context),
+        FactKind::Number => judge_number(f, base, ws, claimed, related, context),
         FactKind::Date => judge_date(f, related),
     }
 }
@@ -249,7 +271,14 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
     FactStatus::Unsupported
 }
 
-fn judge_number(f: &FactText, claimed: &[f64], related: &[(usize, Passage)], context: &[Passage]) -> FactStatus {
+fn judge_number(
+    f: &FactText,
+    base: usize,
+    ws: &[text::Word<'_>],
+    claimed: &[f64],
+    related: &[Related],
+    context: &[Passage],
+) -> FactStatus {
     let Some(n) = f.numbers.first() else { return FactStatus::Unsupported };
     // Units must agree when both numbers have one (`12 engineers` is not `12 minutes`); a
     // percentage is only ever matched by a percentage.
@@ -259,7 +288,7 @@ fn judge_number(f: &FactText, claimed: &[f64], related: &[(usize, Passage)], con
         (None, Some(b)) => b != "%",
         (None, None) => true,
     };
-    for (_, p) in related {
+    for Related { passage: p, .. } in related {
         if let Some(m) = p.numbers.iter().find(|m| !m.year && m.same_value(n) && unit_ok(m)) {
             return FactStatus::Supported(evidence(p, m.span.start));
         }
@@ -270,12 +299,21 @@ fn judge_number(f: &FactText, claimed: &[f64], related: &[(usize, Passage)], con
                 return FactStatus::Supported(evidence(p, m.span.start));
             }
         }
-        for (overlap, p) in related {
-            if *overlap < CONTRADICTION_OVERLAP {
+        // The other value must count the same thing: a word near it is near the claim's too.
+        let unit = n.unit.as_deref();
+        let near = stems_near(ws, n.span.start - base, unit);
+        for r in related {
+            if r.overlap < CONTRADICTION_OVERLAP || !r.same_subject {
                 continue;
             }
-            let other =
-                |m: &&text::Number| !m.year && m.unit == n.unit && !claimed.iter().any(|c| (c - m.value).abs() < 1e-9);
+            let p = &r.passage;
+            let pws = words(&p.text);
+            let other = |m: &&text::Number| {
+                !m.year
+                    && m.unit == n.unit
+                    && !claimed.iter().any(|c| (c - m.value).abs() < 1e-9)
+                    && !near.is_disjoint(&stems_near(&pws, m.span.start, unit))
+            };
             if let Some(m) = p.numbers.iter().find(other) {
                 return FactStatus::Contradicted { evidence: evidence(p, m.span.start), found: number_text(p, m) };
             }
@@ -298,16 +336,16 @@ fn number_text(p: &Passage, m: &text::Number) -> String {
     s
 }
 
-fn judge_date(f: &FactText, related: &[(usize, Passage)]) -> FactStatus {
+fn judge_date(f: &FactText, related: &[Related]) -> FactStatus {
     let years: Vec<f64> = f.numbers.iter().map(|n| n.value).collect();
-    for (_, p) in related {
+    for Related { passage: p, .. } in related {
         let found: Vec<&text::Number> =
             years.iter().filter_map(|y| p.numbers.iter().find(|m| m.year && m.value == *y)).collect();
         if found.len() == years.len() {
             return FactStatus::Supported(evidence(p, found[0].span.start));
         }
     }
-    if let Some((overlap, p)) = related.first()
+    if let Some(Related { overlap, passage: p, .. }) = related.iter().find(|r| r.same_subject)
         && *overlap >= CONTRADICTION_OVERLAP
     {
         let theirs: Vec<&text::Number> = p.numbers.iter().filter(|m| m.year).collect();

@@ -191,3 +191,39 @@ proptest::proptest! {
         proptest::prop_assert!(is_contradicted, "{:#?}", bad);
     }
 }
+
+/// Found in review: each of these was "contradicted" by a passage about something else, and
+/// the advice was to copy that passage's value in.
+#[test]
+fn a_contradiction_is_about_the_same_thing() {
+    let claims = run("\
+I led a team of 12 engineers at Quayside Payments.
+
+pipeline-lens has 5,000 GitHub stars.
+
+Backend Engineer at Harbourline Studio (2015-2018).
+");
+    // 140 engineers used a CLI there: not the size of a team.
+    assert_eq!(claims[0].status, ClaimStatus::PartlySupported, "{:#?}", claims[0]);
+    // The 1,300 stars are cachewarden's, another entry than the one the claim names.
+    assert_eq!(claims[1].status, ClaimStatus::PartlySupported, "{:#?}", claims[1]);
+    // The dates are the named entry's own, from its heading, not the entry above it.
+    assert_eq!(claims[2].status, ClaimStatus::Contradicted, "{:#?}", claims[2]);
+    let FactStatus::Contradicted { found, evidence } = &claims[2].facts[2].status else { panic!("{:#?}", claims[2]) };
+    assert_eq!((found.as_str(), evidence.line), ("2016-2018", Some(54)));
+    // The same numbers, said of the same thing, are still contradictions.
+    let claims = run("\
+- Mentored six engineers, two of whom were promoted to senior.
+- My project cachewarden has 3,000 GitHub stars.
+");
+    assert_eq!(statuses(&claims).iter().map(|s| s.1).collect::<Vec<_>>(), [ClaimStatus::Contradicted; 2]);
+}
+
+#[test]
+fn a_heading_line_is_read_under_its_own_heading() {
+    let passages = evidence::context_passages("cc.md", CONTEXT);
+    let heading = passages.iter().find(|p| p.text.contains("Harbourline Studio (2016-2018)")).unwrap();
+    assert!(!heading.text.contains("Quayside"), "{:?}", heading.text);
+    let h2 = passages.iter().find(|p| p.text == "## EDUCATION").map(|p| &p.origin);
+    assert!(matches!(h2, Some(Origin::Context { section, .. }) if section == "EDUCATION"), "{h2:?}");
+}
