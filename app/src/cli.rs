@@ -592,7 +592,7 @@ pub struct McpArgs {
 
     /// Also offer the prompts as a tool, `get_prompt {name, arguments}`, for clients that show
     /// no MCP prompts (Cursor, Codex, Windsurf...). Off by default, so the tool list is the
-    /// contract's.
+    /// contract's three and our two grounding tools (`check_claims`, `match_job`).
     #[arg(long)]
     pub prompt_tools: bool,
 

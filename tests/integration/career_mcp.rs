@@ -161,7 +161,13 @@ fn an_invalid_file_is_an_error_result_naming_the_first_errors() {
 #[test]
 fn bad_arguments_are_invalid_params() {
     let mut s = with_context(&example("career-context.md"));
-    for args in [json!({"for": "tiktok"}), json!({"for": 3}), json!({"for": "cv", "extra": 1}), json!({"for": "CV"})] {
+    for args in [
+        json!({"for": "tiktok"}),
+        json!({"for": 3}),
+        json!({"for": "cv", "extra": 1}),
+        json!({"for": "CV"}),
+        json!({"for": {"cv": null}}),
+    ] {
         let e = s.err("tools/call", json!({"name": "get_career_context", "arguments": args}));
         assert_eq!(e["code"], -32602, "{args}");
     }

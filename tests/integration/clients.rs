@@ -275,7 +275,7 @@ fn typescript_sdk_client() {
     assert_handshake(&out, "ts");
     assert_eq!(out["capabilities"]["tools"], json!({"listChanged": true}));
     assert_eq!(out["serverInfo"]["title"], "VitaeContext");
-    assert!(out["serverInfo"]["websiteUrl"].is_string(), "2025-11-25 Implementation: {out}");
+    assert!(out["serverInfo"]["description"].is_string(), "2025-11-25 Implementation: {out}");
     assert_career_context(&out, "ts");
     assert_later_revision_fields(&out, "ts");
 }

@@ -22,6 +22,19 @@ fn invalid_json_is_a_parse_error_with_null_id() {
     assert_eq!(s.ok("ping", json!({})), json!({}));
 }
 
+/// JSON allows a lone surrogate escape and JavaScript writes one for a string cut inside an
+/// emoji: the request is answered, not refused as unparseable with a null id (found in review:
+/// the TypeScript SDK timed out waiting).
+#[test]
+fn a_lone_surrogate_escape_is_a_replacement_character() {
+    let mut s = Server::mcp(&[]);
+    s.initialize();
+    let r = raw_line(&mut s, br#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"note":"cache \ud83d"}}}"#);
+    assert_eq!(r, json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+    let r = raw_line(&mut s, br#"{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"\udc00"}}"#);
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(8), json!(-32602)), "{r}");
+}
+
 #[test]
 fn deeply_nested_json_is_a_parse_error_not_a_crash() {
     let mut s = Server::mcp(&[]);

@@ -104,7 +104,8 @@ pub fn server_info(revision: Revision) -> Value {
     if revision.has_server_description() {
         info["description"] =
             json!("The truth about one person's career, from files they own: their Career Context and VitaeGraph.");
-        // The workspace's `repository`, the one place the project's address is written.
+        // The workspace's `repository`, the one place the project's address is written; none
+        // is sent while it has none.
         if !env!("CARGO_PKG_REPOSITORY").is_empty() {
             info["websiteUrl"] = json!(env!("CARGO_PKG_REPOSITORY"));
         }

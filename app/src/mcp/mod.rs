@@ -327,7 +327,7 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
     tasks: &mut JoinSet<()>,
     permit: OwnedSemaphorePermit,
 ) {
-    let value: Value = match serde_json::from_slice(bytes) {
+    let value: Value = match serde_json::from_slice(&jsonrpc::lone_surrogates_replaced(bytes)) {
         Ok(v) => v,
         Err(e) => {
             tracing::debug!("unparseable frame: {e}");

@@ -35,8 +35,13 @@ pub fn page(len: usize, cursor: Option<&str>, page_size: usize) -> Result<Page, 
                 .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|digits| digits.parse::<usize>().ok())
                 .ok_or_else(|| CursorError::Malformed(c.to_owned()))?;
-            // A cursor we handed out always points at an item; `len` itself is accepted so a
-            // list that shrank between two pages ends cleanly instead of erroring.
+            // A cursor we hand out is a whole number of pages in (found in review: `o:1`
+            // skipped an item and `o:0` was taken, though we issue neither).
+            if offset == 0 || offset % page_size != 0 {
+                return Err(CursorError::Malformed(c.to_owned()));
+            }
+            // It points at an item; `len` itself is accepted so a list that shrank between two
+            // pages ends cleanly instead of erroring.
             if offset > len {
                 return Err(CursorError::OutOfRange { cursor: c.to_owned(), len });
             }
@@ -70,10 +75,10 @@ mod tests {
 
     #[test]
     fn forged_cursors_are_refused() {
-        for bad in ["", "12", "o:", "o:-1", "o:1x", "o: 1", "o:99999999999999999999999"] {
+        for bad in ["", "12", "o:", "o:-1", "o:1x", "o: 1", "o:99999999999999999999999", "o:0", "o:1", "o:7"] {
             assert!(matches!(page(10, Some(bad), 5), Err(CursorError::Malformed(_))), "{bad:?}");
         }
-        assert!(matches!(page(10, Some("o:11"), 5), Err(CursorError::OutOfRange { .. })));
+        assert!(matches!(page(10, Some("o:15"), 5), Err(CursorError::OutOfRange { .. })));
     }
 
     proptest! {

@@ -6,9 +6,9 @@ use std::str::FromStr;
 use super::validate::Validation;
 
 /// Where the text is going: which sections a packet carries.
-/// Deserialised from its lower-case name (`cv`, ..., `general`); `general` is the default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Deserialised from its lower-case name (`cv`, ..., `general`) and nothing else; `general` is
+/// the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Surface {
     Cv,
     Github,
@@ -130,6 +130,16 @@ impl fmt::Display for Surface {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown surface {0:?}: expected one of cv, github, linkedin, portfolio, x, general")]
 pub struct UnknownSurface(pub String);
+
+/// A string only: serde's derived form also took an enum's map form, `{"cv": null}`, which the
+/// tools' input schema (`"type": "string"`) forbids (found in review).
+impl<'de> serde::Deserialize<'de> for Surface {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const NAMES: &[&str] = &["cv", "github", "linkedin", "portfolio", "x", "general"];
+        let name = String::deserialize(d)?;
+        name.parse().map_err(|_| serde::de::Error::unknown_variant(&name, NAMES))
+    }
+}
 
 impl FromStr for Surface {
     type Err = UnknownSurface;
