@@ -215,7 +215,7 @@ pub fn graph_finding(
         Some(line) => format!("{path}:{line}"),
         None => path.to_owned(),
     };
-    let mut help = Cow::Borrowed(d.code.help());
+    let mut help = d.note.map_or(Cow::Borrowed(d.code.help()), |note| Cow::Owned(format!("{note} {}", d.code.help())));
     let mut related = Vec::new();
     if let Some(other) = &d.other {
         let (here, there) = (located(&d.path, d.line), located(&other.path, other.line));

@@ -52,6 +52,9 @@ pub fn js_number(n: f64) -> String {
     if n == 0.0 {
         return "0".into();
     }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
     let abs = n.abs();
     if (1e-6..1e21).contains(&abs) {
         return format!("{n}");
@@ -160,6 +163,7 @@ mod tests {
         assert_eq!(js_number(1e21), "1e+21");
         assert_eq!(js_number(12345678901234567890.0), "12345678901234567000");
         assert_eq!(js_number(0.0000001), "1e-7");
+        assert_eq!((js_number(f64::INFINITY), js_number(f64::NEG_INFINITY)), ("Infinity".into(), "-Infinity".into()));
     }
 
     #[test]

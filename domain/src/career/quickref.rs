@@ -27,19 +27,22 @@ impl QValue {
         }
     }
 
-    /// `JSON.stringify` of the value.
+    /// `JSON.stringify` of the value (an infinite number, such as `1e400`, is `null`).
     pub fn to_json(&self) -> String {
         match self {
             QValue::Str(s) => json_string(s),
+            QValue::Num(n) if !n.is_finite() => "null".into(),
             QValue::Num(n) => js_number(*n),
             QValue::Bool(b) => b.to_string(),
             QValue::List(items) => format!("[{}]", items.iter().map(QValue::to_json).collect::<Vec<_>>().join(",")),
         }
     }
 
-    /// The packet's YAML rendering: strings JSON-quoted, lists inline with JSON items.
+    /// The packet's YAML rendering: strings JSON-quoted, lists inline with JSON items, a lone
+    /// number as `String(n)` writes it (`Infinity` for `1e400`, where JSON has only `null`).
     pub fn to_packet_yaml(&self) -> String {
         match self {
+            QValue::Num(n) => js_number(*n),
             QValue::List(items) => {
                 format!("[{}]", items.iter().map(QValue::to_json).collect::<Vec<_>>().join(", "))
             }
@@ -255,5 +258,8 @@ mod tests {
             "[\"a\", 2024, true]"
         );
         assert_eq!(s("say \"hi\"\n").to_packet_yaml(), "\"say \\\"hi\\\"\\n\"");
+        // `1e400` as 2.x writes it: `String(n)` alone, `JSON.stringify` in a list.
+        assert_eq!(QValue::Num(f64::INFINITY).to_packet_yaml(), "Infinity");
+        assert_eq!(QValue::List(vec![QValue::Num(f64::NEG_INFINITY)]).to_packet_yaml(), "[null]");
     }
 }

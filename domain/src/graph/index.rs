@@ -505,7 +505,9 @@ fn push_terms_source(s: &mut String, n: &Node, text: &str) {
         match t {
             Tag::Str(t) => s.push_str(t),
             Tag::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
-            Tag::Null => s.push_str("null"),
+            // 2.x joins the tags with `Array.prototype.join`, which writes null as nothing
+            // (found in review: a `null` tag gave every such record the term "null").
+            Tag::Null => {}
         }
     }
     s.push(' ');
@@ -905,6 +907,19 @@ mod tests {
             "# Title\n\nSee [the docs](x.md) and ![alt](i.png).\n```rust\ncode\n```\n> quote *bold* a-b\n---\nkept\n---\n",
         );
         assert_eq!(t, "Title See the docs and . quote bold a b kept");
+    }
+
+    /// 2.x joins the tags into the terms' text with `join(" ")`, which writes null as nothing.
+    #[test]
+    fn a_null_tag_adds_no_term() {
+        let r = Record::parse(
+            "projects/a/project.md",
+            "---\ntype: project\nid: project:a\ntitle: A\ntags:\n  - null\n  - x\n---\nBody\n",
+        );
+        let (graph, search) = build(&[r]);
+        assert_eq!(graph.nodes[0].tags, [Tag::Null, Tag::Str("x".into())]);
+        let terms: Vec<&str> = search.documents[0].terms.keys().collect();
+        assert_eq!(terms, ["a", "body", "x"]);
     }
 
     #[test]

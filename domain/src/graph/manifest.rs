@@ -32,7 +32,7 @@ const TRAILER_LEN: u64 = 8;
 /// The version of what a manifest caches: the parsed page and its plain text. Bump it with
 /// any change to `Page::parse`, the front-matter grammar or `plain_text`, so that records
 /// cached by an older parser are parsed again, never served as they were.
-pub const PARSE_VERSION: u32 = 1;
+pub const PARSE_VERSION: u32 = 2;
 
 /// The fewest bytes an entry takes: its length, stamp, time flag and digest, then a record
 /// with an empty path, no front matter, no key lines, no links, flags and an empty text.

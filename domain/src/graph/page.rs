@@ -51,8 +51,10 @@ impl Page {
             None => Vec::new(),
         };
         let links = super::links::targets(content).into_iter().map(|t| crate::text::trim(t).to_owned()).collect();
-        let unclosed_front_matter =
-            attributes.is_none() && (body.starts_with("---\n") || body.starts_with("---\r\n") || body == "---");
+        // Opened, and no later line starts a closing fence.
+        let unclosed_front_matter = attributes.is_none()
+            && (body.starts_with("---\n") || body.starts_with("---\r\n") || body == "---")
+            && !body.lines().skip(1).any(|l| l.starts_with("---"));
         let page =
             Page { path: path.to_owned(), attributes, key_lines, links, too_large: false, unclosed_front_matter };
         (page, body)

@@ -25,8 +25,9 @@ pub const SPANS_FILE: &str = "documents.bin";
 /// Names the format and the renderer: a document rendered another way is not copied. Bump it
 /// with any change to what [`super::index::write_document`] writes (the parser's changes
 /// bump `PARSE_VERSION`, which the header also holds): an incremental run and a full run of
-/// one build cannot tell a stale copy from a fresh rendering, so no test would.
-pub(crate) const MAGIC: &[u8; 16] = b"vitaecontext-ds1";
+/// one build cannot tell a stale copy from a fresh rendering, so no test would. `ds2`: a
+/// `null` tag no longer adds the term "null".
+pub(crate) const MAGIC: &[u8; 16] = b"vitaecontext-ds2";
 
 /// The JSON a span file describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
