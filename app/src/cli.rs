@@ -332,7 +332,8 @@ pub enum SkillsCommand {
     },
     /// Add a skill to a layer, from flags or from a file.
     ///
-    /// From flags: `skills add --id cover-letter --prompt "Write ... {{career_context.cv}}" --tag cv`.
+    /// From flags: `skills add --id cover-letter --prompt "Write ... {{career_context.cv}}" --tag cv`
+    /// (add `--layer personal` when the config has several layers, as `skills init` makes).
     /// From a file: `skills add --from my-skill.yaml`. The id must be kebab-case. An existing
     /// file is replaced only with --force, which keeps the old one beside it as
     /// FILE.vitaecontext-backup-<UTC time>.

@@ -205,9 +205,10 @@ fn a_rerun_with_nothing_changed_writes_nothing_and_says_so() {
 
 #[test]
 fn usage_errors() {
-    let (st, _, err) = Cmd::new(["graph", "validate", "--root", "/no/such/graph"]).output();
+    let (st, _, err) = Cmd::new(["graph", "validate", "--root", "/no/such graph"]).output();
     assert_eq!(st.code(), Some(2));
-    assert!(err.contains("does not exist"), "{err}");
+    // The hint pastes as it is: it names the root, quoted.
+    assert!(err.contains("does not exist") && err.contains("graph init --root '/no/such graph'"), "{err}");
     let (st, _, _) = Cmd::new(["graph", "index", "--root", "a", "--vitaegraph", "b"]).output();
     assert_eq!(st.code(), Some(2));
     // Without --root: $VITAEGRAPH_ROOT, then ~/.vitaecontext/vitaegraph.

@@ -22,13 +22,13 @@ pub fn err(text: &str) {
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
-/// JSON as the `--json` modes print it: pretty, two-space indented.
 /// A path as a shell word in a command we suggest, so that it pastes as one argument (a
 /// folder with a space, a quote).
 pub fn shell_path(path: impl AsRef<std::path::Path>) -> String {
     domain::clients::shell_quote(&path.as_ref().display().to_string())
 }
 
+/// JSON as the `--json` modes print it: pretty, two-space indented.
 pub fn pretty(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }

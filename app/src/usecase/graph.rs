@@ -37,7 +37,13 @@ pub trait Progress: Sync {
 
 #[derive(Debug, thiserror::Error)]
 pub enum GraphError {
-    #[error("the VitaeGraph root {} does not exist; create it with `vitaecontext graph init`", .0.display())]
+    // The hint names the root: pasted without it, `graph init` made the default graph
+    // instead (found in review).
+    #[error(
+        "the VitaeGraph root {} does not exist; create it with `vitaecontext graph init --root {}`",
+        .0.display(),
+        domain::clients::shell_quote(&.0.display().to_string())
+    )]
     NoRoot(PathBuf),
     #[error("the VitaeGraph root {} is not a folder", .0.display())]
     NotADir(PathBuf),

@@ -263,9 +263,12 @@ pub fn job_json(m: &JobMatch) -> Value {
 
 fn evidence_id(e: &Evidence) -> String {
     match &e.origin {
-        Origin::Context { file, section } => match e.line {
-            Some(l) => format!("{file}:{l} ({section})"),
-            None => format!("{file} ({section})"),
+        // The title line is in no section: no empty `()` after it (found in review).
+        Origin::Context { file, section } => match (e.line, section.is_empty()) {
+            (Some(l), false) => format!("{file}:{l} ({section})"),
+            (Some(l), true) => format!("{file}:{l}"),
+            (None, false) => format!("{file} ({section})"),
+            (None, true) => file.clone(),
         },
         Origin::Record { id, .. } => id.clone(),
     }
@@ -321,4 +324,21 @@ pub fn job_text(m: &JobMatch, notes: &[String]) -> String {
          claiming them. Read the cited records with vitaegraph://record/{id}.\n",
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_in_no_section_has_no_empty_brackets() {
+        let at = |section: &str, line| Evidence {
+            origin: Origin::Context { file: "cc.md".into(), section: section.into() },
+            line,
+            excerpt: String::new(),
+        };
+        assert_eq!(evidence_id(&at("", Some(1))), "cc.md:1");
+        assert_eq!(evidence_id(&at("SKILLS INDEX", Some(92))), "cc.md:92 (SKILLS INDEX)");
+        assert_eq!(evidence_id(&at("", None)), "cc.md");
+    }
 }

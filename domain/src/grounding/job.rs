@@ -200,6 +200,13 @@ fn heading_level(line: &str) -> Option<Option<Level>> {
         "skills",
         "about you",
         "minimum",
+        // Lead-ins found in review, each of which left a posting with no requirement found:
+        // "We are looking for:", "You will need:", "We want:", "Ideal candidate:".
+        "looking for",
+        "need",
+        "we want",
+        "ideal candidate",
+        "expect",
     ];
     if nice.iter().any(|k| t.contains(k)) {
         Some(Some(Level::Nice))
@@ -469,6 +476,19 @@ About us: we ship parcels.
                 ("- Published work on test reliability", 15, Level::Nice),
             ]
         );
+    }
+
+    /// Plain-text postings that lead into their list with a sentence (found in review: none of
+    /// these found a requirement).
+    #[test]
+    fn a_lead_in_line_heads_the_requirements() {
+        for lead in
+            ["We are looking for:", "You will need:", "We need:", "We want:", "Ideal candidate:", "What we expect:"]
+        {
+            let posting = format!("Platform team, Lisbon.\n\n{lead}\n\n- Bazel\n- COBOL\n");
+            let found: Vec<Level> = requirements(&posting).into_iter().map(|r| r.2).collect();
+            assert_eq!(found, [Level::Must, Level::Must], "{lead}");
+        }
     }
 
     #[test]
