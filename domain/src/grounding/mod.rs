@@ -180,13 +180,14 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
                 })
                 .collect();
             let claimed: Vec<f64> = fact_texts.iter().flat_map(|f| f.numbers.iter().map(|n| n.value)).collect();
+            let in_claim = InClaim { ws: &ws, base: c.span.start, claimed: &claimed, related: &related };
             let mut facts: Vec<Fact> = fact_texts
                 .iter()
                 .map(|f| Fact {
                     kind: f.kind,
                     text: draft[f.span.clone()].to_owned(),
                     span: f.span.clone(),
-                    status: judge(f, c.span.start, &ws, &claimed, &related, &context, graph.as_mut()),
+                    status: judge(f, &in_claim, &context, graph.as_mut()),
                 })
                 .collect();
             // A contradiction needs the same subject: when a name of the claim is not in the
@@ -227,22 +228,22 @@ struct Related {
     passage: Passage,
 }
 
-/// `claimed`: every number of the claim, so that a passage's number the claim also states is
-/// never the "other value" of a contradiction (`from 41 to 15 minutes` is not contradicted by 41).
-/// `ws` are the claim's words, the claim starting at byte `base` of the draft.
-fn judge(
-    f: &FactText,
+/// The claim a fact is judged in.
+struct InClaim<'a> {
+    /// The claim's words, the claim starting at byte `base` of the draft.
+    ws: &'a [text::Word<'a>],
     base: usize,
-    ws: &[text::Word<'_>],
-    claimed: &[f64],
-    related: &[Related],
-    context: &[Passage],
-    graph: Option<&mut GraphEvidence<'_>>,
-) -> FactStatus {
+    /// Every number of the claim, so that a passage's number the claim also states is never
+    /// the "other value" of a contradiction (`from 41 to 15 minutes` is not contradicted by 41).
+    claimed: &'a [f64],
+    related: &'a [Related],
+}
+
+fn judge(f: &FactText, claim: &InClaim<'_>, context: &[Passage], graph: Option<&mut GraphEvidence<'_>>) -> FactStatus {
     match f.kind {
         FactKind::Name => judge_name(f, context, graph),
-        FactKind::Number => judge_number(f, base, ws, claimed, related, context),
-        FactKind::Date => judge_date(f, related),
+        FactKind::Number => judge_number(f, claim, context),
+        FactKind::Date => judge_date(f, claim.related),
     }
 }
 
@@ -271,14 +272,8 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
     FactStatus::Unsupported
 }
 
-fn judge_number(
-    f: &FactText,
-    base: usize,
-    ws: &[text::Word<'_>],
-    claimed: &[f64],
-    related: &[Related],
-    context: &[Passage],
-) -> FactStatus {
+fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactStatus {
+    let InClaim { ws, base, claimed, related } = *claim;
     let Some(n) = f.numbers.first() else { return FactStatus::Unsupported };
     // Units must agree when both numbers have one (`12 engineers` is not `12 minutes`); a
     // percentage is only ever matched by a percentage.
