@@ -52,6 +52,7 @@ doctor_codes! {
     ClientConfigUnreadable => "client::config_unreadable", Error, "Fix the client's config file, or run `vitaecontext register --client NAME` to write the entry again.";
     ClientStalePath => "client::stale_path", Error, "The client cannot start the server: run `vitaecontext register --client NAME` again to point it at this binary.";
     ClientOtherBinary => "client::other_binary", Warning, "The client starts another vitaecontext than this one: run `vitaecontext register --client NAME` with the binary you mean to use.";
+    ClientPathMissing => "client::path_missing", Error, "That client's server finds nothing there: fix the path in its entry, or run `vitaecontext register --client NAME` with --context FILE and --root DIR to write it again.";
     ClientLiveFailed => "client::live_failed", Error, "Run the configured command by hand to see why; `vitaecontext register --client NAME` writes a working entry.";
 }
 

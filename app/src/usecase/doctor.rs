@@ -845,6 +845,21 @@ fn skill_problem(code: DoctorCode, path: &Path, text: &Arc<str>, p: Problem) -> 
     }
 }
 
+/// `vitaecontext register --client NAME` with the files an entry's arguments name, quoted.
+fn register_again(name: &str, args: &[String]) -> String {
+    let mut command = format!("vitaecontext register --client {name}");
+    for (flag, names) in [
+        ("--context", &["--context", "--context-path"][..]),
+        ("--root", &["--root", "--vitaegraph"]),
+        ("--skills-config", &["--skills-config"]),
+    ] {
+        if let Some(value) = domain::clients::flag_value(args, names) {
+            command.push_str(&format!(" {flag} {}", domain::clients::shell_quote(value)));
+        }
+    }
+    format!("`{command}`")
+}
+
 /// Where a client's command lives: itself when absolute, else the first `$PATH` entry holding it.
 fn locate(fs: &dyn FileSystem, command: &str, path_dirs: &[PathBuf]) -> Option<PathBuf> {
     let is_file = |p: &Path| fs.metadata(p).is_ok_and(|m| m.kind == FileKind::File);
@@ -895,18 +910,61 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
         });
         let text: Option<Arc<str>> =
             fs.read(&config, MAX_CLIENT_CONFIG_BYTES).ok().map(|b| Arc::from(String::from_utf8_lossy(&b).into_owned()));
+        // `register` again, with the files the entry names: without them the entry it writes
+        // serves the default files (found in review).
+        let again = register_again(name, &entry.args);
         let finding = |code: DoctorCode, message: String, label: &str| {
             let f = DoctorFinding::new(code, format!("{name}: {message}"), Some(config.clone()))
-                .with_help(code.help().replace("NAME", name));
+                .with_help(code.help().replace("`vitaecontext register --client NAME`", &again).replace("NAME", name));
             match &text {
                 Some(t) => {
+                    // Looked for after the entry's `command` key: a bare `vitaecontext` is also
+                    // the server's own name, before it (found in review: the label was there).
                     let quoted = serde_json::to_string(&entry.command).unwrap_or_default();
-                    let span = span_of(t, &quoted).or_else(|| span_of(t, &entry.command));
+                    let from = ["\"vitaecontext\"", "vitaecontext]", "vitaecontext"]
+                        .iter()
+                        .find_map(|server| t.find(server))
+                        .and_then(|at| t[at..].find("command").map(|c| at + c))
+                        .unwrap_or(0);
+                    let after = |needle: &str| span_of(&t[from..], needle).map(|r| r.start + from..r.end + from);
+                    let span = after(&quoted).or_else(|| after(&entry.command)).or_else(|| span_of(t, &quoted));
                     f.at(t, span, label)
                 }
                 None => f,
             }
         };
+        // The files this client's server is told to serve, by its arguments or its `env`: the
+        // selection above is this shell's, which the client does not share (found in review: a
+        // client pointed at a missing file passed, even with --live). A relative path depends
+        // on the folder the client starts the server in, so it is not judged.
+        let env = text.as_deref().and_then(|t| domain::clients::find_env(status.client, t).ok()).unwrap_or_default();
+        for (what, flags, var, folder) in [
+            ("Career Context", ["--context", "--context-path"], "VITAECONTEXT_CAREER_CONTEXT", false),
+            ("VitaeGraph root", ["--root", "--vitaegraph"], "VITAEGRAPH_ROOT", true),
+        ] {
+            let named = domain::clients::flag_value(&entry.args, &flags)
+                .or_else(|| env.iter().rev().find(|(k, _)| k == var).map(|(_, v)| v.as_str()));
+            let Some(raw) = named.filter(|r| r.starts_with('~') || Path::new(r).is_absolute()) else { continue };
+            let path = domain::career::select::expand_path(raw, inputs.env.home.as_deref(), Path::new("/"));
+            let problem = match fs.metadata(&path) {
+                Ok(m) if (m.kind == FileKind::Dir) == folder => continue,
+                Ok(_) if folder => "is not a folder",
+                Ok(_) => "is not a file",
+                Err(e) if e.kind == FsErrorKind::NotFound => "does not exist",
+                Err(_) => "cannot be reached",
+            };
+            let mut f = DoctorFinding::new(
+                DoctorCode::ClientPathMissing,
+                format!("{name}: the {what} its entry names, {}, {problem}", path.display()),
+                Some(config.clone()),
+            )
+            .with_help(DoctorCode::ClientPathMissing.help().replace("NAME", name));
+            if let Some(t) = &text {
+                let quoted = serde_json::to_string(raw).unwrap_or_default();
+                f = f.at(t, span_of(t, &quoted).or_else(|| span_of(t, raw)), "named here");
+            }
+            report.findings.push(f);
+        }
         let Some(command) = locate(fs, &entry.command, &inputs.path_dirs) else {
             report.findings.push(finding(
                 DoctorCode::ClientStalePath,

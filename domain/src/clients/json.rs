@@ -151,6 +151,21 @@ pub fn remove(text: &str, format: Format, key: &str, name: &str) -> Result<Edit,
     }
 }
 
+/// The string variables of the `env` object of `name` under `key`, in file order.
+pub fn find_env(text: &str, format: Format, key: &str, name: &str) -> Result<Vec<(String, String)>, EditError> {
+    let root = parse(text, format)?;
+    let Some(obj) = top(&root)? else { return Ok(Vec::new()) };
+    let env = obj.object_value(key).and_then(|s| s.object_value(name)).and_then(|e| e.object_value("env"));
+    Ok(env
+        .map(|env| {
+            env.properties()
+                .iter()
+                .filter_map(|p| Some((p.name()?.decoded_value().ok()?, string_of(&p.value()?)?)))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
 /// The command and arguments of `name` under `key`, if the file has that entry.
 pub fn find(text: &str, format: Format, key: &str, name: &str) -> Result<Option<Entry>, EditError> {
     let root = parse(text, format)?;

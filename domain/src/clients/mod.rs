@@ -338,6 +338,31 @@ pub fn find(client: Client, text: &str) -> Result<Option<Entry>, EditError> {
     }
 }
 
+/// The environment our entry in `text` gives the server (its `env`), string values only.
+pub fn find_env(client: Client, text: &str) -> Result<Vec<(String, String)>, EditError> {
+    match client.format() {
+        Format::Toml => toml::find_env(text, client.servers_key(), SERVER_NAME),
+        f => json::find_env(text, f, client.servers_key(), SERVER_NAME),
+    }
+}
+
+/// The value an entry's arguments give a flag (`--root DIR` or `--root=DIR`, under any of its
+/// `names`), the last one when given twice.
+pub fn flag_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
+    let mut found = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if names.contains(&a.as_str()) {
+            found = it.next().map(String::as_str).or(found);
+        } else if let Some((flag, value)) = a.split_once('=')
+            && names.contains(&flag)
+        {
+            found = Some(value);
+        }
+    }
+    found
+}
+
 /// The fields of our JSON entry, in the order they are written.
 fn json_entry(client: Client, entry: &Entry) -> Vec<(&'static str, json::Value)> {
     let mut fields = Vec::new();

@@ -81,6 +81,21 @@ pub fn remove(text: &str, key: &str, name: &str) -> Result<Edit, EditError> {
     Ok(finish(&doc, text))
 }
 
+/// The string variables of `[key.name.env]`, in file order.
+pub fn find_env(text: &str, key: &str, name: &str) -> Result<Vec<(String, String)>, EditError> {
+    let doc = parse(text)?;
+    let env = doc
+        .get(key)
+        .and_then(Item::as_table_like)
+        .and_then(|s| s.get(name))
+        .and_then(Item::as_table_like)
+        .and_then(|e| e.get("env"))
+        .and_then(Item::as_table_like);
+    Ok(env
+        .map(|env| env.iter().filter_map(|(k, v)| Some((k.to_owned(), v.as_str()?.to_owned()))).collect())
+        .unwrap_or_default())
+}
+
 /// The command and arguments of `[key.name]`, if the file has that entry.
 pub fn find(text: &str, key: &str, name: &str) -> Result<Option<Entry>, EditError> {
     let doc = parse(text)?;

@@ -532,3 +532,52 @@ fn a_folder_at_an_index_file_is_named_with_what_to_do() {
     assert!(r.findings[0].message.ends_with("search-index.json is a folder, where `graph index` writes a file"));
     assert!(r.findings[0].help.starts_with("Move or remove that folder"), "{}", r.findings[0].help);
 }
+
+/// Found in review: a client told to serve files that are not there passed, even with
+/// `--live`, and "register again" dropped the files its entry named.
+#[test]
+fn the_files_a_client_is_told_to_serve_are_checked() {
+    let fs = healthy();
+    write(
+        &fs,
+        "/home/ada/.cursor/mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"vitaecontext": {{"command": "{EXE}", "args": ["mcp", "--context", "/gone/c c.md", "--root=/home/ada/.vitaecontext/vitaegraph"], "env": {{"VITAEGRAPH_ROOT": "~/nope"}}}}}}}}"#
+        ),
+    );
+    let r = doctor_on(&fs);
+    assert_eq!(codes(&r), ["vitaecontext::client::path_missing"], "{:#?}", r.findings);
+    assert!(r.findings[0].message.contains("/gone/c c.md, does not exist"), "{}", r.findings[0].message);
+    // The flag wins over `env`; without the flag, `env` is read, `~` its home.
+    write(
+        &fs,
+        "/home/ada/.cursor/mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"vitaecontext": {{"command": "{EXE}", "args": ["mcp"], "env": {{"VITAEGRAPH_ROOT": "~/nope", "VITAECONTEXT_CAREER_CONTEXT": "/home/ada/.vitaecontext"}}}}}}}}"#
+        ),
+    );
+    let r = doctor_on(&fs);
+    let messages: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "cursor: the Career Context its entry names, /home/ada/.vitaecontext, is not a file",
+            "cursor: the VitaeGraph root its entry names, /home/ada/nope, does not exist",
+        ]
+    );
+    // A relative path depends on where the client starts the server: not judged.
+    write(
+        &fs,
+        "/home/ada/.cursor/mcp.json",
+        r#"{"mcpServers": {"vitaecontext": {"command": "/opt/old/vitaecontext", "args": ["mcp", "--root", "graph", "--context-path", "/home/ada/my cv.md"]}}}"#,
+    );
+    let r = doctor_on(&fs);
+    assert_eq!(codes(&r), ["vitaecontext::client::path_missing", "vitaecontext::client::stale_path"]);
+    assert!(
+        r.findings[1]
+            .help
+            .contains("`vitaecontext register --client cursor --context '/home/ada/my cv.md' --root graph`"),
+        "{}",
+        r.findings[1].help
+    );
+}
