@@ -195,6 +195,11 @@ impl Command {
             | Command::Graph(GraphCommand::Validate { json, .. })
             | Command::Doctor(DoctorArgs { json, .. }) => *json,
             Command::Check(CheckArgs { json, .. }) | Command::Match(MatchArgs { json, .. }) => *json,
+            // Found in review: `skills list --json` with an unreadable config printed no JSON.
+            Command::Skills(SkillsArgs {
+                command: SkillsCommand::List { json, .. } | SkillsCommand::Show { json, .. },
+                ..
+            }) => *json,
             _ => false,
         }
     }

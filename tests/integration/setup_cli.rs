@@ -62,3 +62,18 @@ fn next_steps_name_the_files_set_up_and_paste_as_written() {
     assert!(st.success(), "{err}");
     assert!(err.contains("Index them: vitaecontext graph index\n"), "{err}");
 }
+
+/// Found in review: the advice was "choose one with --context", which `init` does not take.
+#[test]
+fn init_with_two_candidate_files_says_what_to_do() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".vitaecontext");
+    fs::create_dir(&dir).unwrap();
+    for name in ["a-career-context.md", "b.context.md"] {
+        fs::write(dir.join(name), "# A - B\n").unwrap();
+    }
+    let (st, out, err) = Cmd::new(["init", "--home", home.path().to_str().unwrap()]).output();
+    assert!(st.success(), "{err}");
+    assert!(out.contains("rename the one you use to career-context.md") && !out.contains("--context"), "{out}");
+    assert!(!dir.join("career-context.md").exists(), "nothing chosen for the person");
+}

@@ -51,6 +51,11 @@ fn skill_central_projects_load_unchanged_through_the_flag_or_the_environment() {
         Cmd::new(["skills", "list", "--json", "--type", "tool"]).env("VITAECONTEXT_SKILLS_CONFIG", &config).output();
     assert!(st.success());
     assert_eq!(ids(&out), ["commit-conventions"]);
+    // A config that cannot be read is a JSON error too, as in the other --json modes.
+    let (code, out, _) = run(&["skills", "list", "--json", "--skills-config", "/no/such.yaml"], home.path());
+    assert_eq!(code, Some(2));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(v["error"]["exitCode"], 2, "{v}");
     let (st, table, _) =
         Cmd::new(["skills", "list", "--tag", "DOCKER"]).env("VITAECONTEXT_SKILLS_CONFIG", &config).output();
     assert!(st.success());

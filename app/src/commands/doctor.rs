@@ -74,8 +74,14 @@ fn info(r: &Report) -> String {
         text.push_str("Clients: none registers vitaecontext\n");
     }
     for client in &r.clients {
+        // A passing live check says so: it printed nothing (found in review).
+        let live = match client.live {
+            Some(true) => "; live check: it answered initialize",
+            Some(false) => "; live check: it did not answer (below)",
+            None => "",
+        };
         text.push_str(&format!(
-            "Client {}: {} runs {} {}\n",
+            "Client {}: {} runs {} {}{live}\n",
             client.client,
             client.config.display(),
             client.command,

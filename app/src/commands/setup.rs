@@ -44,7 +44,11 @@ pub fn init(
             Some(path)
         }
         ContextSetup::Ambiguous(candidates) => {
-            text.push_str("Found several Career Context files and wrote none; choose one with --context, or rename it to career-context.md:\n");
+            // `init` takes no --context (found in review: the advice could not be followed).
+            text.push_str(
+                "Found several Career Context files and wrote none; rename the one you use to career-context.md \
+                 in that folder, or set VITAECONTEXT_CAREER_CONTEXT to it, so the server knows which to serve:\n",
+            );
             for c in candidates {
                 text.push_str(&format!("- {}\n", c.display()));
             }

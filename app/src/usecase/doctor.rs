@@ -150,6 +150,8 @@ pub struct ClientInfo {
     pub config: PathBuf,
     pub command: String,
     pub args: Vec<String>,
+    /// With `--live`: whether the command answered `initialize` (`None`: not run).
+    pub live: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -202,6 +204,7 @@ impl Report {
             },
             "clients": self.clients.iter().map(|c| json!({
                 "client": c.client, "config": c.config.display().to_string(), "command": c.command, "args": c.args,
+                "live": c.live,
             })).collect::<Vec<_>>(),
         })
     }
@@ -235,7 +238,18 @@ fn check_context(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
                     } else {
                         String::new()
                     };
-                    out.push(DoctorFinding::new(DoctorCode::ContextUnreadable, format!("{e}{how}"), Some(path)));
+                    let mut f =
+                        DoctorFinding::new(DoctorCode::ContextUnreadable, format!("{e}{how}"), Some(path.clone()));
+                    // The file is the right one: give access back rather than pick another
+                    // (found in review).
+                    if matches!(&e, crate::usecase::career::LoadError::Unreadable(e) if e.kind == FsErrorKind::PermissionDenied)
+                    {
+                        f = f.with_help(format!(
+                            "Give your user read access to it again: `chmod u+r {}`.",
+                            domain::clients::shell_quote(&path.display().to_string())
+                        ));
+                    }
+                    out.push(f);
                     return;
                 }
             };
@@ -489,7 +503,25 @@ fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report
         },
         None => None,
     };
-    if stale {
+    if stale && !v.valid {
+        // Nothing is "removed": the records have errors, and indexing now would take the
+        // served index away (found in review: every record was listed as removed, with the
+        // advice to run `graph index`).
+        out.push(
+            DoctorFinding::new(
+                DoctorCode::GraphIndexStale,
+                "The generated index is stale, and the records have errors (above): `graph index` would now \
+                 remove graph.json and search-index.json and write only diagnostics.json"
+                    .into(),
+                Some(generated.clone()),
+            )
+            .with_help(
+                "Fix the errors above, then run `vitaecontext graph index`. Until then the server keeps serving \
+                 the last index; indexing before would leave it no records to serve."
+                    .into(),
+            ),
+        );
+    } else if stale {
         let records = match changed_records(plan.as_ref(), disk_graph.as_ref(), search_file) {
             Ok(records) => records,
             Err(e) => {
@@ -786,16 +818,16 @@ fn check_skills(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
             }
         }
     }
+    // One finding per conflict, at its first file (the message names them all): one per file
+    // printed it twice and counted two errors (found in review).
     for c in set.conflicts() {
-        for (i, origin) in c.files.iter().enumerate() {
-            let path = PathBuf::from(&origin.file);
-            let mut f = DoctorFinding::new(DoctorCode::SkillsConflict, c.to_string(), Some(path.clone()));
-            if let Some(text) = skill_text(fs, &path) {
-                let label = if i == 0 { "defined here" } else { "and here, at the same priority" };
-                f = f.at(&text, span_of(&text, &c.id), label);
-            }
-            out.push(f);
+        let Some(origin) = c.files.first() else { continue };
+        let path = PathBuf::from(&origin.file);
+        let mut f = DoctorFinding::new(DoctorCode::SkillsConflict, c.to_string(), Some(path.clone()));
+        if let Some(text) = skill_text(fs, &path) {
+            f = f.at(&text, span_of(&text, &c.id), "defined here, and in the other file at the same priority");
         }
+        out.push(f);
     }
     for r in set.refused() {
         let path = PathBuf::from(&r.origin.file);
@@ -907,6 +939,7 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
             config: config.clone(),
             command: entry.command.clone(),
             args: entry.args.clone(),
+            live: None,
         });
         let text: Option<Arc<str>> =
             fs.read(&config, MAX_CLIENT_CONFIG_BYTES).ok().map(|b| Arc::from(String::from_utf8_lossy(&b).into_owned()));
@@ -990,9 +1023,11 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
                 "another binary than this one",
             ));
         }
-        if inputs.live
-            && let Err(why) = probe.initialize(&command, &entry.args)
-        {
+        let answered = inputs.live.then(|| probe.initialize(&command, &entry.args));
+        if let Some(client) = report.clients.last_mut() {
+            client.live = answered.as_ref().map(Result::is_ok);
+        }
+        if let Some(Err(why)) = answered {
             report.findings.push(finding(
                 DoctorCode::ClientLiveFailed,
                 format!("`{} {}` did not answer initialize: {why}", entry.command, entry.args.join(" ")),

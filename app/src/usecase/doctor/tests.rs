@@ -200,9 +200,10 @@ fn every_check_fires_on_the_broken_setup() {
         assert!(codes.contains(&want), "{want} missing from {codes:#?}");
     }
     let stale = r.findings.iter().find(|f| f.code.ends_with("index_stale")).unwrap();
-    // The invalid graph would leave no graph.json: every record on disk counts as removed.
-    assert!(stale.message.contains("graph.json, search-index.json, diagnostics.json differ"), "{}", stale.message);
-    assert!(stale.message.contains("removed: project:a"), "{}", stale.message);
+    // The graph is invalid: indexing now would take the served index away, so no record is
+    // called removed and the errors come first.
+    assert!(stale.message.contains("the records have errors"), "{}", stale.message);
+    assert!(!stale.message.contains("removed: project:a"), "{}", stale.message);
     let outside = r.findings.iter().find(|f| f.code.ends_with("path_outside_root")).unwrap();
     assert!(matches!(&outside.source, Source::Text { text, span, .. } if &text[span.clone()] == "\"../../secret.md\""));
     let mode = r.findings.iter().find(|f| f.code.ends_with("readable_by_others")).unwrap();
@@ -580,4 +581,21 @@ fn the_files_a_client_is_told_to_serve_are_checked() {
         "{}",
         r.findings[1].help
     );
+}
+
+/// Found in review: a record losing its id made every record "removed", with the advice to
+/// run `graph index`, which would then take the served index away.
+#[test]
+fn a_stale_index_of_an_invalid_graph_says_to_fix_the_errors_first() {
+    let fs = healthy();
+    write_record(&fs, "a", &RECORD.replace("id: project:a\n", ""));
+    let r = doctor_on(&fs);
+    let stale = r.findings.iter().find(|f| f.code == "vitaecontext::graph::index_stale").expect("stale");
+    assert!(
+        stale.message.contains("the records have errors") && !stale.message.contains("removed:"),
+        "{}",
+        stale.message
+    );
+    assert!(stale.help.starts_with("Fix the errors above"), "{}", stale.help);
+    assert!(codes(&r).contains(&"vitaecontext::graph::missing_id"), "{:?}", codes(&r));
 }
