@@ -86,6 +86,19 @@ fn top(root: &CstRootNode) -> Result<Option<CstObject>, EditError> {
     }
 }
 
+/// Refuses an object that has `key` more than once: JSON.parse and Python read the last one,
+/// and an edit made in the first went unseen while `register` said it was done (found in
+/// review).
+fn once(obj: &CstObject, key: &str) -> Result<(), EditError> {
+    let named = obj.properties().iter().filter(|p| p.name().and_then(|n| n.decoded_value().ok()).is_some_and(|n| n == key)).count();
+    if named > 1 {
+        return Err(EditError::Shape(format!(
+            "`{key}` appears {named} times in one object, and clients read only the last: remove the others by hand, then run this again"
+        )));
+    }
+    Ok(())
+}
+
 fn not_an_object(key: &str) -> EditError {
     EditError::Shape(format!("`{key}` is not an object; fix it by hand, then run this again"))
 }
@@ -112,7 +125,9 @@ pub fn register(
         Some(o) => o,
         None => root.object_value_or_set(),
     };
+    once(&obj, key)?;
     let servers = obj.object_value_or_create(key).ok_or_else(|| not_an_object(key))?;
+    once(&servers, name)?;
     let input = || CstInputValue::Object(fields.iter().map(|(k, v)| (k.to_string(), v.input())).collect());
     match servers.get(name) {
         None => {
@@ -140,8 +155,10 @@ pub fn register(
 pub fn remove(text: &str, format: Format, key: &str, name: &str) -> Result<Edit, EditError> {
     let root = parse(text, format)?;
     let Some(obj) = top(&root)? else { return Ok(Edit::Unchanged) };
+    once(&obj, key)?;
     let Some(servers) = obj.get(key) else { return Ok(Edit::Unchanged) };
     let servers = servers.object_value().ok_or_else(|| not_an_object(key))?;
+    once(&servers, name)?;
     match servers.get(name) {
         Some(prop) => {
             prop.remove();
@@ -170,6 +187,10 @@ pub fn find_env(text: &str, format: Format, key: &str, name: &str) -> Result<Vec
 pub fn find(text: &str, format: Format, key: &str, name: &str) -> Result<Option<Entry>, EditError> {
     let root = parse(text, format)?;
     let Some(obj) = top(&root)? else { return Ok(None) };
+    once(&obj, key)?;
+    if let Some(servers) = obj.object_value(key) {
+        once(&servers, name)?;
+    }
     let Some(entry) = obj.object_value(key).and_then(|s| s.get(name)) else { return Ok(None) };
     let Some(entry) = entry.object_value() else {
         return Ok(Some(Entry { command: String::new(), args: Vec::new() }));

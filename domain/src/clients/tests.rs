@@ -258,3 +258,20 @@ fn crlf_files_stay_crlf() {
         assert_eq!(changed(remove(c, &out)), text, "{c:?}");
     }
 }
+
+/// Found in review: with `mcpServers` twice, the entry went into the first object, which
+/// JSON.parse drops, and `register` then said it was registered.
+#[test]
+fn a_key_given_twice_is_refused_not_edited_where_no_client_reads() {
+    for text in [
+        r#"{"mcpServers": {}, "mcpServers": {"x": {}}}"#,
+        r#"{"mcpServers": {"vitaecontext": {"command": "a"}, "vitaecontext": {"command": "b"}}}"#,
+    ] {
+        for result in [register(Client::Cursor, text, &entry()).map(drop), remove(Client::Cursor, text).map(drop)] {
+            assert!(matches!(&result, Err(EditError::Shape(m)) if m.contains("appears 2 times")), "{text}: {result:?}");
+        }
+        assert!(find(Client::Cursor, text).is_err(), "{text}");
+    }
+    // Once each, in any of the objects, is fine.
+    assert!(register(Client::Cursor, r#"{"mcpServers": {"x": {"mcpServers": 1}}}"#, &entry()).is_ok());
+}
