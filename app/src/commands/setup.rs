@@ -20,9 +20,7 @@ pub fn init(
     let default_home = default_home.map(std::path::Path::to_path_buf);
     let r = setup::init(fs, clock, sources).map_err(|e| match e {
         SetupError::NoHome => Failure::usage(miette!(help = "set HOME, or pass --home DIR", "{e}")),
-        SetupError::NotAFolder(_) => {
-            Failure::failed(miette!(help = "move that file out of the way, then run `vitaecontext init` again", "{e}"))
-        }
+        SetupError::NotAFolder(_) | SetupError::NotAFile(_) => Failure::failed(miette!("{e}")),
         SetupError::Fs(_) => Failure::failed(miette!("could not set up {e}")),
     })?;
     let mut text = String::new();

@@ -38,8 +38,16 @@ pub struct SetupReport {
 pub enum SetupError {
     #[error("HOME is not set, so ~/.vitaecontext/ cannot be found")]
     NoHome,
-    #[error("{} exists but is not a folder", .0.display())]
+    #[error(
+        "{} exists but is not a folder; move it out of the way, then run `vitaecontext init` again (nothing was changed)",
+        .0.display()
+    )]
     NotAFolder(PathBuf),
+    #[error(
+        "{} exists but is not a file; move it out of the way, then run `vitaecontext init` again (nothing was changed)",
+        .0.display()
+    )]
+    NotAFile(PathBuf),
     #[error("{0}")]
     Fs(#[from] FsError),
 }
@@ -49,15 +57,37 @@ pub enum SetupError {
 pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources) -> Result<SetupReport, SetupError> {
     let home = sources.home.as_deref().ok_or(SetupError::NoHome)?;
     let dir = home.join(DEFAULT_DIR);
-    let (dir_created, tightened_from) = private_dir(fs, &dir)?;
-    let context = match career::select(fs, sources) {
-        Selection::Selected { path, rule } if fs.metadata(&path).is_ok() => ContextSetup::Existing(path, rule),
-        // A file named by --context or the environment that does not exist yet is created there.
-        Selection::Selected { path, .. } => create_starter(fs, &path)?,
-        Selection::Ambiguous { candidates } => ContextSetup::Ambiguous(candidates),
-        Selection::Missing { .. } => create_starter(fs, &dir.join(CANONICAL_NAME))?,
-    };
     let graph_root = sources.graph_root().unwrap_or_else(|| dir.join("vitaegraph"));
+    // What would stop the set-up half-way is refused before anything is changed (found in
+    // review: a file at the graph's place failed the run after the Career Context was
+    // written and the folder tightened, and neither was said).
+    let kind = |p: &Path| fs.metadata(p).ok().map(|m| m.kind);
+    if kind(&dir).is_some_and(|k| k != FileKind::Dir) {
+        return Err(SetupError::NotAFolder(dir));
+    }
+    if kind(&graph_root).is_some_and(|k| k != FileKind::Dir) {
+        return Err(SetupError::NotAFolder(graph_root));
+    }
+    let selection = career::select(fs, sources);
+    let starter = match &selection {
+        Selection::Selected { path, .. } if fs.metadata(path).is_err() => Some(path.clone()),
+        Selection::Missing { .. } => Some(dir.join(CANONICAL_NAME)),
+        _ => None,
+    };
+    if let Some(starter) = &starter
+        && let Ok(m) = fs.symlink_metadata(starter)
+        && m.kind != FileKind::File
+    {
+        return Err(SetupError::NotAFile(starter.clone()));
+    }
+    let (dir_created, tightened_from) = private_dir(fs, &dir)?;
+    let context = match (selection, starter) {
+        // A file named by --context or the environment that does not exist yet is created there.
+        (_, Some(path)) => create_starter(fs, &path)?,
+        (Selection::Selected { path, rule }, None) => ContextSetup::Existing(path, rule),
+        (Selection::Ambiguous { candidates }, None) => ContextSetup::Ambiguous(candidates),
+        (Selection::Missing { .. }, None) => unreachable!("a missing file always has a starter path"),
+    };
     let graph = graph::init(fs, clock, &graph_root, false)?;
     Ok(SetupReport { dir, dir_created, tightened_from, context, graph_root, graph })
 }
@@ -138,5 +168,22 @@ mod tests {
         assert!(matches!(init(&fs, &Epoch, &sources()).unwrap().context, ContextSetup::Ambiguous(c) if c.len() == 2));
         let again = init(&fs, &Epoch, &sources()).unwrap();
         assert!(again.graph.created.is_empty() && again.tightened_from.is_none());
+    }
+
+    /// Found in review: these failed half-way, after writing the Career Context or tightening
+    /// the folder, and said neither.
+    #[test]
+    fn what_would_stop_the_setup_half_way_is_refused_before_any_change() {
+        let fs = MemoryFs::new();
+        let dir = Path::new("/home/p/.vitaecontext");
+        fs.create_dir_all(dir).unwrap();
+        fs.set_mode(dir, 0o755).unwrap();
+        fs.write_atomic(&dir.join("vitaegraph"), b"not a folder").unwrap();
+        assert!(matches!(init(&fs, &Epoch, &sources()), Err(SetupError::NotAFolder(p)) if p == dir.join("vitaegraph")));
+        fs.remove_file(&dir.join("vitaegraph")).unwrap();
+        fs.create_dir_all(&dir.join(CANONICAL_NAME)).unwrap();
+        assert!(matches!(init(&fs, &Epoch, &sources()), Err(SetupError::NotAFile(p)) if p == dir.join(CANONICAL_NAME)));
+        assert_eq!(fs.mode(dir).unwrap(), 0o755, "nothing was changed");
+        assert!(fs.metadata(&dir.join("vitaegraph")).is_err());
     }
 }

@@ -90,7 +90,11 @@ fn top(root: &CstRootNode) -> Result<Option<CstObject>, EditError> {
 /// and an edit made in the first went unseen while `register` said it was done (found in
 /// review).
 fn once(obj: &CstObject, key: &str) -> Result<(), EditError> {
-    let named = obj.properties().iter().filter(|p| p.name().and_then(|n| n.decoded_value().ok()).is_some_and(|n| n == key)).count();
+    let named = obj
+        .properties()
+        .iter()
+        .filter(|p| p.name().and_then(|n| n.decoded_value().ok()).is_some_and(|n| n == key))
+        .count();
     if named > 1 {
         return Err(EditError::Shape(format!(
             "`{key}` appears {named} times in one object, and clients read only the last: remove the others by hand, then run this again"
