@@ -980,7 +980,26 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
             let Some(raw) = named.filter(|r| r.starts_with('~') || Path::new(r).is_absolute()) else { continue };
             let path = domain::career::select::expand_path(raw, inputs.env.home.as_deref(), Path::new("/"));
             let problem = match fs.metadata(&path) {
-                Ok(m) if (m.kind == FileKind::Dir) == folder => continue,
+                Ok(m) if (m.kind == FileKind::Dir) == folder => {
+                    // This shell finds no Career Context, but the client's server is told of
+                    // one (found in review: the README's own `env` example got only "none
+                    // found"): say how to check that file.
+                    if !folder
+                        && let Some(none) = report
+                            .findings
+                            .iter_mut()
+                            .find(|f| f.code == DoctorCode::ContextNotFound.as_str() && !f.help.contains("entry names"))
+                    {
+                        let p = domain::clients::shell_quote(&path.display().to_string());
+                        none.help = format!(
+                            "The {name} entry names {}, which its server serves: run `vitaecontext doctor --context {p}` \
+                             to check that file. Or: {}",
+                            path.display(),
+                            DoctorCode::ContextNotFound.help()
+                        );
+                    }
+                    continue;
+                }
                 Ok(_) if folder => "is not a folder",
                 Ok(_) => "is not a file",
                 Err(e) if e.kind == FsErrorKind::NotFound => "does not exist",

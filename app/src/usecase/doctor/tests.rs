@@ -599,3 +599,29 @@ fn a_stale_index_of_an_invalid_graph_says_to_fix_the_errors_first() {
     assert!(stale.help.starts_with("Fix the errors above"), "{}", stale.help);
     assert!(codes(&r).contains(&"vitaecontext::graph::missing_id"), "{:?}", codes(&r));
 }
+
+/// Found in review: with the Career Context named only in a client's `env` block (the
+/// README's Cursor example), doctor said "none found" with no word of the client's file.
+#[test]
+fn no_context_here_points_at_the_one_a_client_names() {
+    let fs = healthy();
+    let mine = "/home/ada/cv/career-context.md";
+    write(&fs, mine, CONTEXT);
+    fs.remove_file(Path::new("/home/ada/.vitaecontext/career-context.md")).unwrap();
+    write(
+        &fs,
+        "/home/ada/.cursor/mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"vitaecontext": {{"command": "{EXE}", "env": {{"VITAECONTEXT_CAREER_CONTEXT": "{mine}"}}}}}}}}"#
+        ),
+    );
+    let r = doctor_on(&fs);
+    assert_eq!(codes(&r), ["vitaecontext::context::not_found"]);
+    assert!(
+        r.findings[0].help.starts_with(&format!(
+            "The cursor entry names {mine}, which its server serves: run `vitaecontext doctor --context {mine}`"
+        )),
+        "{}",
+        r.findings[0].help
+    );
+}
