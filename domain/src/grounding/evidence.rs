@@ -31,15 +31,24 @@ pub struct Passage {
     /// Folded words, for name lookups.
     pub words: Vec<String>,
     pub numbers: Vec<Number>,
+    /// Where the passage's own text starts in `text`, after the heading or title line.
+    pub body: usize,
+    /// Whether it is about one entry of the person's history (under an H3-H6 heading of the
+    /// Career Context, or a record), as opposed to the QUICK REFERENCE, the VERIFIED FACTS or a
+    /// section's own text, which are about the whole person.
+    pub in_entry: bool,
+    /// For a Career Context passage in an entry, the line indices of the entry's heading and
+    /// of the entries it is in.
+    pub entries: Vec<usize>,
 }
 
 impl Passage {
-    fn new(origin: Origin, text: String, lines: Vec<(usize, usize)>) -> Self {
+    fn new(origin: Origin, text: String, lines: Vec<(usize, usize)>, body: usize, in_entry: bool) -> Self {
         let ws = words(&text);
         let stems = ws.iter().filter(|w| is_content(w.text)).map(|w| stem(w.text)).collect();
         let nums = numbers(&text, &ws);
         let words = ws.iter().map(|w| fold(w.text)).collect();
-        Passage { origin, text, lines, stems, words, numbers: nums }
+        Passage { origin, text, lines, stems, words, numbers: nums, body, in_entry, entries: Vec::new() }
     }
 
     /// The file line of a byte offset of `text`, when known.
@@ -94,18 +103,44 @@ fn headings<'t>(lines: &[&'t str]) -> Vec<(usize, usize, &'t str)> {
 /// (`Backend Engineer [ROLE] - Harbourline Studio (2016-2018)`: `backend engineer` and
 /// `harbourline studio`; `cachewarden [PROJECT]`: `cachewarden`).
 ///
-/// A claim that names an entry is about that entry: a passage of another one, which names
-/// none of the entries the claim names, does not contradict it (`pipeline-lens has 5,000
-/// GitHub stars` is not contradicted by cachewarden's 1,300).
+/// A claim that names entries is about the one it names most fully: `Senior Software
+/// Engineer, Brightwave Analytics` is about the entry with both names, not another Senior
+/// Software Engineer role nor another Brightwave Analytics one. A passage of another entry
+/// neither supports nor contradicts its numbers and dates (found in review: `pipeline-lens
+/// has 5,000 GitHub stars` was contradicted by cachewarden's 1,300, and dates swapped between
+/// two roles of one title were supported).
 #[derive(Debug, Default)]
 pub struct EntryNames {
-    names: HashSet<Vec<String>>,
+    /// Each name, with the entries (heading line indices) that go by it.
+    names: HashMap<Vec<String>, Vec<usize>>,
     /// The lengths, in words, that names have.
     lengths: Vec<usize>,
 }
 
+/// The entries a claim names: those it names most fully, and the names it used for them.
+#[derive(Debug, Default)]
+pub struct Named<'n> {
+    pub entries: Vec<usize>,
+    pub names: Vec<&'n [String]>,
+}
+
+impl Named<'_> {
+    /// Whether the passage is about an entry the claim names: one of those entries' own, or a
+    /// record that uses one of their names. Anything goes when the claim names none.
+    pub fn covers(&self, p: &Passage) -> bool {
+        if self.entries.is_empty() {
+            return true;
+        }
+        if p.entries.is_empty() {
+            p.in_entry && self.names.iter().any(|n| p.find_name(n).is_some())
+        } else {
+            p.entries.iter().any(|e| self.entries.contains(e))
+        }
+    }
+}
+
 /// At most this many entry names are taken from one claim: a claim naming more is not about
-/// one thing, and each is looked for in every passage that could contradict the claim.
+/// one thing, and each is looked for in the records that could contradict the claim.
 pub const MAX_NAMED: usize = 8;
 /// An entry name is at most this many words (a longer title names nothing a claim would
 /// repeat whole).
@@ -114,8 +149,8 @@ const MAX_NAME_WORDS: usize = 12;
 impl EntryNames {
     pub fn new(text: &str) -> EntryNames {
         let lines: Vec<&str> = text.split('\n').collect();
-        let mut names = HashSet::new();
-        for (_, level, title) in headings(&lines) {
+        let mut names: HashMap<Vec<String>, Vec<usize>> = HashMap::new();
+        for (line, level, title) in headings(&lines) {
             if level < 3 {
                 continue;
             }
@@ -127,32 +162,46 @@ impl EntryNames {
             for part in [before, after] {
                 let ws = words(part.split('(').next().unwrap_or_default());
                 if ws.len() <= MAX_NAME_WORDS && ws.iter().any(|w| is_content(w.text)) {
-                    names.insert(ws.iter().map(|w| fold(w.text)).collect::<Vec<String>>());
+                    let entries = names.entry(ws.iter().map(|w| fold(w.text)).collect()).or_default();
+                    if entries.last() != Some(&line) {
+                        entries.push(line);
+                    }
                 }
             }
         }
-        let mut lengths: Vec<usize> = names.iter().map(Vec::len).collect();
+        let mut lengths: Vec<usize> = names.keys().map(Vec::len).collect();
         lengths.sort_unstable();
         lengths.dedup();
         EntryNames { names, lengths }
     }
 
-    /// The entry names found in a claim, given as its folded words: at most [`MAX_NAMED`].
-    pub fn named_in<'n>(&'n self, claim: &[String]) -> Vec<&'n [String]> {
-        let mut found: Vec<&[String]> = Vec::new();
-        for i in 0..claim.len() {
+    /// The entries a claim, given as its folded words, names most fully (at most
+    /// [`MAX_NAMED`] names are read).
+    pub fn named_in<'n>(&'n self, claim: &[String]) -> Named<'n> {
+        let mut found: Vec<(&[String], &[usize])> = Vec::new();
+        'words: for i in 0..claim.len() {
             for &n in &self.lengths {
-                if let Some(name) = claim.get(i..i + n).and_then(|w| self.names.get(w))
-                    && !found.contains(&name.as_slice())
+                if let Some((name, entries)) = claim.get(i..i + n).and_then(|w| self.names.get_key_value(w))
+                    && !found.iter().any(|(f, _)| *f == name.as_slice())
                 {
-                    found.push(name);
+                    found.push((name, entries));
                     if found.len() == MAX_NAMED {
-                        return found;
+                        break 'words;
                     }
                 }
             }
         }
-        found
+        let mut count: HashMap<usize, usize> = HashMap::new();
+        for (_, entries) in &found {
+            for &e in *entries {
+                *count.entry(e).or_default() += 1;
+            }
+        }
+        let most = count.values().copied().max().unwrap_or(0);
+        let mut entries: Vec<usize> = count.into_iter().filter(|&(_, c)| c == most).map(|(e, _)| e).collect();
+        entries.sort_unstable();
+        let names = found.iter().filter(|(_, es)| es.iter().any(|e| entries.contains(e))).map(|(n, _)| *n).collect();
+        Named { entries, names }
     }
 }
 
@@ -173,35 +222,58 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
             Some(*last)
         })
         .collect();
-    let context_of = |line_idx: usize| -> (String, Option<(usize, &str)>) {
+    // For each heading, the entry headings (H3-H6) it is in, outermost first, itself included
+    // when it is one: a thesis under its degree is about the degree too (found in review: `My
+    // MSc thesis at the University of Porto` was no longer contradicted by the thesis's own
+    // figure). At most four deep.
+    let mut stack: Vec<usize> = Vec::new();
+    let chains: Vec<Vec<usize>> = headings
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            while stack.last().is_some_and(|&t| headings[t].1 >= h.1) {
+                stack.pop();
+            }
+            if h.1 <= 2 {
+                stack.clear();
+            } else {
+                stack.push(k);
+            }
+            stack.clone()
+        })
+        .collect();
+    let context_of = |line_idx: usize| -> (String, &[usize]) {
         // A heading's own line is under that heading, not the one before it: found in review,
         // `### Backend Engineer [ROLE] - Harbourline Studio (2016-2018)` was read with the
         // entry above it, `(2018-2021)`, and a date was "contradicted" by the wrong entry.
         let before = headings.partition_point(|h| h.0 <= line_idx);
-        let Some(last) = before.checked_sub(1) else { return (String::new(), None) };
+        let Some(last) = before.checked_sub(1) else { return (String::new(), &[]) };
         let section = sections[last].map_or(String::new(), |i| headings[i].2.to_owned());
-        let entry = Some(&headings[last]).filter(|h| h.1 > 2).map(|h| (h.0, h.2));
-        (section, entry)
+        (section, chains[last].as_slice())
     };
     let mut out = Vec::new();
-    let push = |line_idx: usize, body: &str, body_line: usize, out: &mut Vec<Passage>| {
-        let (section, entry) = context_of(line_idx);
+    let push = |line_idx: usize, body: &str, body_line: usize, whole_person: bool, out: &mut Vec<Passage>| {
+        let (section, chain) = context_of(line_idx);
+        let in_entry = !chain.is_empty() && !whole_person;
         let origin = Origin::Context { file: file.to_owned(), section };
         let (mut s, mut map) = (String::new(), Vec::new());
-        if let Some((hl, title)) = entry
-            && hl + 1 != body_line
-        {
-            map.push((0, hl + 1));
-            s.push_str(title);
-            s.push('\n');
+        for &k in chain {
+            let (hl, _, title) = headings[k];
+            if hl + 1 != body_line {
+                map.push((s.len(), hl + 1));
+                s.push_str(title);
+                s.push('\n');
+            }
         }
         map.push((s.len(), body_line));
+        let body_at = s.len();
         s.push_str(body);
-        out.push(Passage::new(origin, s, map));
+        let entries = if in_entry { chain.iter().map(|&k| headings[k].0).collect() } else { Vec::new() };
+        out.push(Passage { entries, ..Passage::new(origin, s, map, body_at, in_entry) });
     };
     for c in split(text) {
         let body = &text[c.span.clone()];
-        push(c.line - 1, body, c.line, &mut out);
+        push(c.line - 1, body, c.line, false, &mut out);
     }
     // QUICK REFERENCE entries and VERIFIED FACTS, which the claim splitter skips.
     let mut in_quick = false;
@@ -215,7 +287,7 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
         if t.trim_start().starts_with("```") {
             fence = !fence;
             if let Some((li, body)) = entry.take() {
-                push(li, &body, li + 1, &mut out);
+                push(li, &body, li + 1, true, &mut out);
             }
             continue;
         }
@@ -227,7 +299,7 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
                 }
             } else {
                 if let Some((li, body)) = entry.take() {
-                    push(li, &body, li + 1, &mut out);
+                    push(li, &body, li + 1, true, &mut out);
                 }
                 entry = Some((i, t.replace('_', " ")));
             }
@@ -237,7 +309,7 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
         {
             let facts = facts.trim_end().trim_end_matches("-->");
             for pair in facts.split(',') {
-                push(i, &pair.trim().replace('_', " "), i + 1, &mut out);
+                push(i, &pair.trim().replace('_', " "), i + 1, true, &mut out);
             }
         }
     }
@@ -268,7 +340,7 @@ impl<'a> GraphEvidence<'a> {
                 && let Some(d) = self.searcher.document(id)
             {
                 let origin = Origin::Record { id: d.id.to_owned(), path: d.path.to_owned() };
-                let p = Passage::new(origin, format!("{}\n{}", d.title, d.text), Vec::new());
+                let p = Passage::new(origin, format!("{}\n{}", d.title, d.text), Vec::new(), d.title.len() + 1, true);
                 self.cache.insert(id.clone(), p);
             }
         }

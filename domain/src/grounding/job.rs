@@ -201,12 +201,17 @@ fn heading_level(line: &str) -> Option<Option<Level>> {
         "about you",
         "minimum",
         // Lead-ins found in review, each of which left a posting with no requirement found:
-        // "We are looking for:", "You will need:", "We want:", "Ideal candidate:".
+        // "We are looking for:", "You will need:", "We need:", "We want:", "Ideal candidate:".
+        // Whole phrases: "need" or "expect" alone also headed "What you can expect from us:"
+        // (benefits) and "Everything you need to know:" (found in a second review).
         "looking for",
-        "need",
+        "you will need",
+        "you'll need",
+        "we need",
         "we want",
         "ideal candidate",
-        "expect",
+        "what we expect",
+        "we expect",
     ];
     if nice.iter().any(|k| t.contains(k)) {
         Some(Some(Level::Nice))
@@ -488,6 +493,12 @@ About us: we ship parcels.
             let posting = format!("Platform team, Lisbon.\n\n{lead}\n\n- Bazel\n- COBOL\n");
             let found: Vec<Level> = requirements(&posting).into_iter().map(|r| r.2).collect();
             assert_eq!(found, [Level::Must, Level::Must], "{lead}");
+        }
+        // Benefits and practicalities are not requirements.
+        for lead in ["What you can expect from us:", "Everything you need to know:"] {
+            let posting = format!("## Requirements\n- Bazel\n\n{lead}\n\n- Equity\n- A conference budget\n");
+            let found: Vec<String> = requirements(&posting).into_iter().map(|r| posting[r.0].to_owned()).collect();
+            assert_eq!(found, ["- Bazel"], "{lead}");
         }
     }
 

@@ -12,11 +12,12 @@ pub mod evidence;
 pub mod job;
 pub mod text;
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 pub use claims::FactKind;
 use claims::{FactText, claim_words, facts, split};
-use evidence::{EntryNames, GraphEvidence, Origin, Passage, RECORDS_PER_QUERY, context_passages};
+use evidence::{EntryNames, GraphEvidence, Named, Origin, Passage, RECORDS_PER_QUERY, context_passages};
 use text::{fold, is_content, stem, stems_near, words};
 
 use crate::graph::search::Searcher;
@@ -168,19 +169,46 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
             let best = related.first().map_or(0, |r| r.0);
             let close = related.iter().take_while(|r| r.0 + 1 >= best).count();
             related.truncate(close.clamp(RELATED_MIN, RELATED_MAX));
-            // A passage that can contradict the claim is about what the claim names: when the
-            // claim names entries of the Career Context, one of them.
+            // When the claim names entries of the Career Context, a passage of another entry
+            // neither supports nor contradicts its numbers and dates (see [`Related`]).
             let named = entries.named_in(&ws.iter().map(|w| fold(w.text)).collect::<Vec<_>>());
             let related: Vec<Related> = related
                 .into_iter()
-                .map(|(overlap, p)| Related {
-                    overlap,
-                    same_subject: named.is_empty() || named.iter().any(|n| p.find_name(n).is_some()),
-                    passage: p.clone(),
+                .map(|(overlap, p)| {
+                    let same_subject = named.covers(p);
+                    Related { overlap, same_subject, may_support: same_subject || !p.in_entry, passage: p.clone() }
                 })
                 .collect();
-            let claimed: Vec<f64> = fact_texts.iter().flat_map(|f| f.numbers.iter().map(|n| n.value)).collect();
-            let in_claim = InClaim { ws: &ws, base: c.span.start, claimed: &claimed, related: &related };
+            let mut claimed: Vec<f64> = fact_texts.iter().flat_map(|f| f.numbers.iter().map(|n| n.value)).collect();
+            claimed.sort_by(f64::total_cmp);
+            // Each name as the name lookup reads it: without a sentence-initial first word
+            // (`My MSc` is `MSc`) when that may be only a capital.
+            let names: Vec<&[String]> = fact_texts
+                .iter()
+                .filter(|f| f.kind == FactKind::Name)
+                .map(|f| if f.optional_first && f.name.len() > 1 { &f.name[1..] } else { f.name.as_slice() })
+                .collect();
+            // The words inside each name, found by halves: words are in text order (a scan of
+            // every fact for each word was quadratic on a long claim).
+            let name_stems: HashSet<String> = fact_texts
+                .iter()
+                .filter(|f| f.kind == FactKind::Name)
+                .flat_map(|f| {
+                    let from = ws.partition_point(|w| c.span.start + w.span.start < f.span.start);
+                    let to = ws.partition_point(|w| c.span.start + w.span.start < f.span.end);
+                    ws[from..to].iter().map(|w| stem(w.text))
+                })
+                .collect();
+            let in_claim = InClaim {
+                names: &names,
+                name_stems: &name_stems,
+                text: &draft[c.span.clone()],
+                ws: &ws,
+                base: c.span.start,
+                claimed: &claimed,
+                related: &related,
+                named: &named,
+            };
             let mut facts: Vec<Fact> = fact_texts
                 .iter()
                 .map(|f| Fact {
@@ -221,29 +249,108 @@ pub(crate) fn evidence_at(p: &Passage, at: usize) -> Evidence {
 }
 
 /// A passage related to a claim: how many content words they share, and whether it is about
-/// what the claim names (see [`EntryNames`]).
+/// what the claim names. When the claim names entries of the Career Context ([`EntryNames`]),
+/// only a passage naming one of them is about the same thing (`same_subject`) and may
+/// contradict it; one that is about no entry at all (the QUICK REFERENCE, the VERIFIED FACTS) may
+/// still support it (`may_support`), but not one of another entry: Brightwave Health's dates do
+/// not support a claim about Brightwave Analytics (found in review, with 40 such swaps passing).
 struct Related {
     overlap: usize,
     same_subject: bool,
+    may_support: bool,
     passage: Passage,
 }
 
 /// The claim a fact is judged in.
 struct InClaim<'a> {
-    /// The claim's words, the claim starting at byte `base` of the draft.
+    /// The claim's text and words, the claim starting at byte `base` of the draft.
+    text: &'a str,
     ws: &'a [text::Word<'a>],
     base: usize,
     /// Every number of the claim, so that a passage's number the claim also states is never
     /// the "other value" of a contradiction (`from 41 to 15 minutes` is not contradicted by 41).
     claimed: &'a [f64],
+
     related: &'a [Related],
+    /// The Career Context entries the claim names.
+    named: &'a Named<'a>,
+    /// The claim's names (folded words) and the stems of their words.
+    names: &'a [&'a [String]],
+    name_stems: &'a HashSet<String>,
+}
+
+impl InClaim<'_> {
+    /// Whether the claim states `value` (by halves: `claimed` is sorted; a claim of 20,000
+    /// numbers made scans of it quadratic).
+    fn states(&self, value: f64) -> bool {
+        let i = self.claimed.partition_point(|&c| c < value - 1e-9);
+        self.claimed.get(i).is_some_and(|&c| (c - value).abs() < 1e-9)
+    }
+
+    /// Whether a passage may support a number or date of the claim (see [`Related`]).
+    fn may_support(&self, p: &Passage) -> bool {
+        !p.in_entry || self.named.covers(p)
+    }
+}
+
+/// How `text` (whose words are `ws`) states its number at byte `at`: as a value, a bound
+/// (`over 1,000`, `under 15 minutes`, `1,000+`) or an estimate (`about 60`). Found in review:
+/// `over 1,000 stars` was "contradicted" by 1,300.
+fn hedge_of(text: &str, ws: &[text::Word<'_>], at: usize) -> Hedge {
+    let Some(i) = text::word_at(ws, at) else { return Hedge::Exact };
+    let after = &text[ws[i].span.end..];
+    let before = text[..at].trim_end();
+    if after.starts_with('+') || after.starts_with("%+") || before.ends_with('>') {
+        return Hedge::AtLeast;
+    }
+    if before.ends_with('<') {
+        return Hedge::AtMost;
+    }
+    if before.ends_with('~') {
+        return Hedge::About;
+    }
+    let two: Vec<String> = ws[i.saturating_sub(2)..i].iter().map(|w| fold(w.text)).collect();
+    let last = two.last().map_or("", String::as_str);
+    let first = if two.len() == 2 { two[0].as_str() } else { "" };
+    match (first, last) {
+        ("more" | "greater", "than") | ("at", "least") | (_, "over" | "above" | "beyond" | "exceeding") => {
+            Hedge::AtLeast
+        }
+        ("less" | "fewer", "than") | ("at", "most") | ("up", "to") | (_, "under" | "below") => Hedge::AtMost,
+        (_, "about" | "around" | "approximately" | "roughly" | "nearly" | "almost" | "circa" | "approx" | "some") => {
+            Hedge::About
+        }
+        _ => Hedge::Exact,
+    }
+}
+
+/// How a claim states a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hedge {
+    Exact,
+    AtLeast,
+    AtMost,
+    /// Within a quarter of the value.
+    About,
+}
+
+impl Hedge {
+    /// Whether `found` in the files goes against `claimed` stated this way.
+    fn contradicted_by(self, claimed: f64, found: f64) -> bool {
+        match self {
+            Hedge::Exact => true,
+            Hedge::AtLeast => found < claimed,
+            Hedge::AtMost => found > claimed,
+            Hedge::About => (found - claimed).abs() > 0.25 * found.abs().max(claimed.abs()),
+        }
+    }
 }
 
 fn judge(f: &FactText, claim: &InClaim<'_>, context: &[Passage], graph: Option<&mut GraphEvidence<'_>>) -> FactStatus {
     match f.kind {
         FactKind::Name => judge_name(f, context, graph),
         FactKind::Number => judge_number(f, claim, context),
-        FactKind::Date => judge_date(f, claim.related),
+        FactKind::Date => judge_date(f, claim),
     }
 }
 
@@ -273,7 +380,7 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
 }
 
 fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactStatus {
-    let InClaim { ws, base, claimed, related } = *claim;
+    let InClaim { ws, base, related, .. } = *claim;
     let Some(n) = f.numbers.first() else { return FactStatus::Unsupported };
     // Units must agree when both numbers have one (`12 engineers` is not `12 minutes`); a
     // percentage is only ever matched by a percentage.
@@ -283,34 +390,75 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
         (None, Some(b)) => b != "%",
         (None, None) => true,
     };
-    for Related { passage: p, .. } in related {
+    for Related { passage: p, .. } in related.iter().filter(|r| r.may_support) {
         if let Some(m) = p.numbers.iter().find(|m| !m.year && m.same_value(n) && unit_ok(m)) {
             return FactStatus::Supported(evidence(p, m.span.start));
         }
     }
     if n.unit.is_some() {
-        for p in context {
+        for p in context.iter().filter(|p| claim.may_support(p)) {
             if let Some(m) = p.numbers.iter().find(|m| m.same_value(n) && m.unit == n.unit) {
                 return FactStatus::Supported(evidence(p, m.span.start));
             }
         }
-        // The other value must count the same thing: a word near it is near the claim's too.
+        let hedge = hedge_of(claim.text, ws, n.span.start - base);
+        // The other value must count the same thing: a word near it, in the passage's own
+        // text (not its heading), is near the claim's too; the claim's names, which say whom
+        // or what it is about and not what the number counts, are not such words (found in
+        // review: `Hired three engineers at Tideline Logistics` was contradicted by Tideline's
+        // 220-engineer monorepo).
         let unit = n.unit.as_deref();
-        let near = stems_near(ws, n.span.start - base, unit);
+        let mut near = stems_near(claim.text, ws, n.span.start - base, unit, 0);
+        near.retain(|s| !claim.name_stems.contains(s));
+        // The word before a number: `from 41` starts a change, `to 12` ends it, `by 29` is its
+        // size.
+        let word_before = |ws: &[text::Word<'_>], at: usize| {
+            text::word_at(ws, at).and_then(|i| i.checked_sub(1)).map(|i| fold(ws[i].text)).unwrap_or_default()
+        };
+        let claim_before = word_before(ws, n.span.start - base);
+        let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
         for r in related {
-            if r.overlap < CONTRADICTION_OVERLAP || !r.same_subject {
+            // A claim with names is contradicted only by a passage with one of them (found in
+            // review: `Cut CI time by 70%` was contradicted by the thesis's 60%).
+            let p = &r.passage;
+            if r.overlap < CONTRADICTION_OVERLAP
+                || !r.same_subject
+                || !(claim.names.is_empty() || claim.names.iter().any(|n| p.find_name(n).is_some()))
+            {
                 continue;
             }
-            let p = &r.passage;
             let pws = words(&p.text);
-            let other = |m: &&text::Number| {
-                !m.year
-                    && m.unit == n.unit
-                    && !claimed.iter().any(|c| (c - m.value).abs() < 1e-9)
-                    && !near.is_disjoint(&stems_near(&pws, m.span.start, unit))
-            };
-            if let Some(m) = p.numbers.iter().find(other) {
-                return FactStatus::Contradicted { evidence: evidence(p, m.span.start), found: number_text(p, m) };
+            for m in p.numbers.iter().filter(|m| !m.year && m.unit == n.unit && !claim.states(m.value)) {
+                let Some(around) = text::near_span(&pws, m.span.start, p.body) else { continue };
+                // The passage's numbers are in text order: those around `m` found by halves (a
+                // scan of them all for each was quadratic on a paragraph of numbers; found in
+                // review).
+                let first = p.numbers.partition_point(|k| k.span.start < around.start);
+                let last = p.numbers.partition_point(|k| k.span.start < around.end);
+                let nearby: Vec<&text::Number> = p.numbers[first..last].iter().filter(|k| !k.year).collect();
+                // The passage also states the claim's value beside it (`Mentored four engineers;
+                // two were promoted` for `two engineers promoted`), or gives a range or a
+                // change the claim shares no end of (`from 41 to 12 minutes` for `by 29
+                // minutes`, `under 15 minutes`): no contradiction (found in review).
+                let ranged = nearby.iter().filter(|k| k.unit == n.unit).count() >= 2
+                    && !nearby.iter().any(|k| claim.states(k.value));
+                if nearby.iter().any(|k| same(k.value, n.value)) || (ranged && claim_before == "by") {
+                    break;
+                }
+                // The start of a change is not what a claim's end value is compared with
+                // (`dropped to 15 minutes` against `from 41 to 12 minutes`: 12).
+                if word_before(&pws, m.span.start) == "from" && claim_before != "from" {
+                    continue;
+                }
+                if !near.is_disjoint(&stems_near(&p.text, &pws, m.span.start, unit, p.body)) {
+                    // Bound against bound (`under five` for `under three`) is a value copied
+                    // wrong; a bound against a value is judged by what it allows.
+                    let hedge = if hedge_of(&p.text, &pws, m.span.start) == hedge { Hedge::Exact } else { hedge };
+                    if !hedge.contradicted_by(n.value, m.value) {
+                        return FactStatus::Unsupported;
+                    }
+                    return FactStatus::Contradicted { evidence: evidence(p, m.span.start), found: number_text(p, m) };
+                }
             }
         }
     }
@@ -331,9 +479,10 @@ fn number_text(p: &Passage, m: &text::Number) -> String {
     s
 }
 
-fn judge_date(f: &FactText, related: &[Related]) -> FactStatus {
+fn judge_date(f: &FactText, claim: &InClaim<'_>) -> FactStatus {
+    let related = claim.related;
     let years: Vec<f64> = f.numbers.iter().map(|n| n.value).collect();
-    for Related { passage: p, .. } in related {
+    for Related { passage: p, .. } in related.iter().filter(|r| r.may_support) {
         let found: Vec<&text::Number> =
             years.iter().filter_map(|y| p.numbers.iter().find(|m| m.year && m.value == *y)).collect();
         if found.len() == years.len() {
@@ -344,7 +493,12 @@ fn judge_date(f: &FactText, related: &[Related]) -> FactStatus {
         && *overlap >= CONTRADICTION_OVERLAP
     {
         let theirs: Vec<&text::Number> = p.numbers.iter().filter(|m| m.year).collect();
-        if let Some(first) = theirs.first() {
+        // A year the claim gives something else (`a paper in 2023 and a talk in 2024`): the
+        // passage is about that other thing (found in review).
+        let elsewhere = |m: &&text::Number| !years.contains(&m.value) && claim.states(m.value);
+        if let Some(first) = theirs.first()
+            && !theirs.iter().any(elsewhere)
+        {
             let found = p.text[first.span.start..theirs[theirs.len().min(2) - 1].span.end].to_owned();
             return FactStatus::Contradicted { evidence: evidence(p, first.span.start), found };
         }

@@ -227,3 +227,78 @@ fn a_heading_line_is_read_under_its_own_heading() {
     let h2 = passages.iter().find(|p| p.text == "## EDUCATION").map(|p| &p.origin);
     assert!(matches!(h2, Some(Origin::Context { section, .. }) if section == "EDUCATION"), "{h2:?}");
 }
+
+fn contradicted(c: &Claim) -> Vec<&str> {
+    c.facts
+        .iter()
+        .filter_map(|f| match &f.status {
+            FactStatus::Contradicted { found, .. } => Some(found.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Found in a second review, each "contradicted" with advice to copy in a value about
+/// something else, or a true claim: none may be.
+#[test]
+fn no_contradiction_from_what_counts_something_else() {
+    let claims = run("\
+- Mentored two engineers to promotion to senior at Tideline Logistics.
+- Hired three engineers at Tideline Logistics.
+- Led a team of 12 engineers at Tideline Logistics.
+- Cut the median pipeline by 29 minutes.
+- Brought median CI time under 15 minutes for a 220-engineer monorepo.
+- Cut CI time by 70%.
+- Cut Bazel build time by 50%.
+- cachewarden has over 1,000 GitHub stars and three production users.
+- Kept the cache hit rate above 85%.
+- In 2023 I co-authored a paper on flaky tests at the Workshop on Build Systems, and in 2024 I gave a talk called Poisoned caches: when remote builds lie.
+");
+    for c in &claims {
+        assert!(contradicted(c).is_empty(), "{}: {:#?}", c.text, c.facts);
+    }
+}
+
+/// What still is a contradiction, and what no longer passes as supported.
+#[test]
+fn contradictions_of_the_named_entry_and_its_sub_entries() {
+    let claims = run("\
+- My MSc thesis at the University of Porto showed that content-addressed action caching cuts rebuild time by 50%.
+- Median CI pipeline time at Tideline Logistics dropped to 15 minutes.
+- cachewarden has over 2,000 GitHub stars.
+- Kept the cache hit rate under 80%.
+- At Quayside Payments I cut median pipeline time from 41 to 12 minutes.
+- pipeline-lens has 1,300 GitHub stars.
+");
+    let found: Vec<Vec<&str>> = claims.iter().map(contradicted).collect();
+    assert_eq!(found[..4], [vec!["60%"], vec!["12 minutes"], vec!["1,300 GitHub"], vec!["88%"]], "{claims:#?}");
+    // Tideline's figures and cachewarden's stars do not support claims about other entries.
+    for c in &claims[4..] {
+        assert_ne!(c.status, ClaimStatus::Supported, "{c:#?}");
+    }
+}
+
+/// Two roles with one title, at two employers: each claim is about the entry it names most
+/// fully, so swapped dates are contradicted by that entry's own.
+#[test]
+fn swapped_dates_of_two_roles_with_one_title_are_contradicted() {
+    let context = "\
+# Mira Okafor - Backend engineer
+
+## PROFESSIONAL EXPERIENCE
+
+### Senior Software Engineer [ROLE] - Brightwave Analytics (2020-2024)
+
+TL;DR: Led the query service.
+
+### Senior Software Engineer [ROLE] - Brightwave Health (2018-2020)
+
+TL;DR: Built the HL7 pipeline.
+";
+    let claims = check(
+        "- Senior Software Engineer, Brightwave Analytics (2018-2020).\n- Senior Software Engineer, Brightwave Health (2018-2020).\n",
+        Sources { context: Some(("cc.md", context)), graph: None },
+    );
+    assert_eq!(contradicted(&claims[0]), ["2020-2024"], "{:#?}", claims[0]);
+    assert_eq!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
+}

@@ -236,23 +236,52 @@ pub fn numbers(text: &str, words: &[Word<'_>]) -> Vec<Number> {
     out
 }
 
-/// How many words on each side of a number say what it counts.
+/// How many content words on each side of a number say what it counts, looked for at most
+/// [`NEAR_REACH`] words away: `from 41 to 12 minutes` leaves few content words within four.
 const NEAR: usize = 4;
+const NEAR_REACH: usize = 10;
 
-/// The content stems of the words within [`NEAR`] words of the number whose word starts at
-/// byte `at` of `text` (across line breaks: a paragraph wraps), other than numbers and the
-/// number's `unit`: what the number is said of. `led a team of 12 engineers at Quayside` and `tooling used daily by 140
+/// The index of the word that starts at byte `at`: words are in text order.
+pub fn word_at(ws: &[Word<'_>], at: usize) -> Option<usize> {
+    ws.binary_search_by_key(&at, |w| w.span.start).ok()
+}
+
+/// The content stems of the [`NEAR`] nearest content words on each side of the number whose
+/// word starts at byte `at` of `text`, in its sentence (across line breaks: a paragraph wraps;
+/// only words from byte `from` on), other than numbers and the number's `unit`: what the
+/// number is said of. `led a team of 12 engineers at Quayside` and `tooling used daily by 140
 /// engineers` count different things (none in common); `Mentored six engineers` and `Mentored
 /// four engineers` the same.
-pub fn stems_near(ws: &[Word<'_>], at: usize, unit: Option<&str>) -> std::collections::HashSet<String> {
-    let Some(i) = ws.iter().position(|w| w.span.start == at) else { return Default::default() };
-    (i.saturating_sub(NEAR)..(i + NEAR + 1).min(ws.len()))
-        .filter(|&j| j != i)
-        .map(|j| ws[j].text)
-        .filter(|w| is_content(w) && parse_number(w).is_none())
-        .map(stem)
-        .filter(|s| Some(s.as_str()) != unit)
-        .collect()
+pub fn stems_near(
+    text: &str,
+    ws: &[Word<'_>],
+    at: usize,
+    unit: Option<&str>,
+    from: usize,
+) -> std::collections::HashSet<String> {
+    let Some(i) = word_at(ws, at) else { return Default::default() };
+    let stem_of = |j: usize| -> Option<String> {
+        let w = ws[j].text;
+        let s = (ws[j].span.start >= from && is_content(w) && parse_number(w).is_none()).then(|| stem(w))?;
+        (Some(s.as_str()) != unit).then_some(s)
+    };
+    // A sentence ends between two words at `.`, `;`, `!` or `?` (found in review: `Cache hit
+    // rate reached 88%; median pipeline time` made the 88% about time).
+    let ends = |a: usize, b: usize| text[ws[a].span.end..ws[b].span.start].contains(['.', ';', '!', '?']);
+    let before =
+        (i.saturating_sub(NEAR_REACH)..i).rev().take_while(|&j| !ends(j, j + 1)).filter_map(stem_of).take(NEAR);
+    let after =
+        (i + 1..(i + 1 + NEAR_REACH).min(ws.len())).take_while(|&j| !ends(j - 1, j)).filter_map(stem_of).take(NEAR);
+    before.chain(after).collect()
+}
+
+/// The bytes the words within [`NEAR`] words of the number at byte `at` cover, from byte
+/// `from` on.
+pub fn near_span(ws: &[Word<'_>], at: usize, from: usize) -> Option<Range<usize>> {
+    let i = word_at(ws, at)?;
+    let lo = (i.saturating_sub(NEAR)..=i).find(|&j| ws[j].span.start >= from)?;
+    let hi = (i + NEAR).min(ws.len() - 1);
+    Some(ws[lo].span.start..ws[hi].span.end)
 }
 
 fn unit_of(word: &str) -> Option<String> {
