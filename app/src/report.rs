@@ -215,7 +215,9 @@ pub fn graph_finding(
         Some(line) => format!("{path}:{line}"),
         None => path.to_owned(),
     };
-    let mut help = d.note.map_or(Cow::Borrowed(d.code.help()), |note| Cow::Owned(format!("{note} {}", d.code.help())));
+    // A note says more than the code's help, which it would contradict (`add a --- line` then
+    // `start the file with a --- block`; found in review).
+    let mut help = Cow::Borrowed(d.note.unwrap_or(d.code.help()));
     let mut related = Vec::new();
     if let Some(other) = &d.other {
         let (here, there) = (located(&d.path, d.line), located(&other.path, other.line));

@@ -877,19 +877,43 @@ fn skill_problem(code: DoctorCode, path: &Path, text: &Arc<str>, p: Problem) -> 
     }
 }
 
-/// `vitaecontext register --client NAME` with the files an entry's arguments name, quoted.
+/// `vitaecontext register --client NAME` with the files an entry's arguments name, quoted:
+/// `--context`, `--root`, `--skills-config` and every `--skills` layer (found in review: the
+/// layers were dropped). A relative path is left out and said: `register` would read it from
+/// the folder it runs in, not the one the client starts the server in.
 fn register_again(name: &str, args: &[String]) -> String {
     let mut command = format!("vitaecontext register --client {name}");
+    let mut relative = Vec::new();
+    let mut add = |flag: &str, value: &str| {
+        let path = value.split_once('=').filter(|_| flag == "--skills").map_or(value, |(dir, _)| dir);
+        if path.starts_with('~') || Path::new(path).is_absolute() {
+            command.push_str(&format!(" {flag} {}", domain::clients::shell_quote(value)));
+        } else {
+            relative.push(format!("{flag} {value}"));
+        }
+    };
     for (flag, names) in [
         ("--context", &["--context", "--context-path"][..]),
         ("--root", &["--root", "--vitaegraph"]),
         ("--skills-config", &["--skills-config"]),
     ] {
         if let Some(value) = domain::clients::flag_value(args, names) {
-            command.push_str(&format!(" {flag} {}", domain::clients::shell_quote(value)));
+            add(flag, value);
         }
     }
-    format!("`{command}`")
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.strip_prefix("--skills=") {
+            Some(value) => add("--skills", value),
+            None if a == "--skills" => it.next().into_iter().for_each(|v| add("--skills", v)),
+            None => {}
+        }
+    }
+    if relative.is_empty() {
+        format!("`{command}`")
+    } else {
+        format!("`{command}` (with absolute paths for what the entry gives as {})", relative.join(", "))
+    }
 }
 
 /// Where a client's command lives: itself when absolute, else the first `$PATH` entry holding it.
@@ -946,21 +970,27 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
         // `register` again, with the files the entry names: without them the entry it writes
         // serves the default files (found in review).
         let again = register_again(name, &entry.args);
+        // Where our entry starts in the file: what a label points at is looked for from there
+        // on, not in another server's entry before it, nor at our own server name when the
+        // command is the bare `vitaecontext` (both found in review).
+        let entry_at = text.as_deref().map_or(0, |t| {
+            [":", " :", "]"]
+                .iter()
+                .find_map(|end| {
+                    let key = if *end == "]" { ".vitaecontext]".to_owned() } else { format!("\"vitaecontext\"{end}") };
+                    t.find(&key).map(|at| at + key.len())
+                })
+                .unwrap_or(0)
+        });
+        let in_entry =
+            move |t: &str, needle: &str| span_of(&t[entry_at..], needle).map(|r| r.start + entry_at..r.end + entry_at);
         let finding = |code: DoctorCode, message: String, label: &str| {
             let f = DoctorFinding::new(code, format!("{name}: {message}"), Some(config.clone()))
                 .with_help(code.help().replace("`vitaecontext register --client NAME`", &again).replace("NAME", name));
             match &text {
                 Some(t) => {
-                    // Looked for after the entry's `command` key: a bare `vitaecontext` is also
-                    // the server's own name, before it (found in review: the label was there).
                     let quoted = serde_json::to_string(&entry.command).unwrap_or_default();
-                    let from = ["\"vitaecontext\"", "vitaecontext]", "vitaecontext"]
-                        .iter()
-                        .find_map(|server| t.find(server))
-                        .and_then(|at| t[at..].find("command").map(|c| at + c))
-                        .unwrap_or(0);
-                    let after = |needle: &str| span_of(&t[from..], needle).map(|r| r.start + from..r.end + from);
-                    let span = after(&quoted).or_else(|| after(&entry.command)).or_else(|| span_of(t, &quoted));
+                    let span = in_entry(t, &quoted).or_else(|| in_entry(t, &entry.command));
                     f.at(t, span, label)
                 }
                 None => f,
@@ -1013,7 +1043,7 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
             .with_help(DoctorCode::ClientPathMissing.help().replace("NAME", name));
             if let Some(t) = &text {
                 let quoted = serde_json::to_string(raw).unwrap_or_default();
-                f = f.at(t, span_of(t, &quoted).or_else(|| span_of(t, raw)), "named here");
+                f = f.at(t, in_entry(t, &quoted).or_else(|| in_entry(t, raw)), "named here");
             }
             report.findings.push(f);
         }

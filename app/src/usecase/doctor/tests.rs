@@ -570,14 +570,14 @@ fn the_files_a_client_is_told_to_serve_are_checked() {
     write(
         &fs,
         "/home/ada/.cursor/mcp.json",
-        r#"{"mcpServers": {"vitaecontext": {"command": "/opt/old/vitaecontext", "args": ["mcp", "--root", "graph", "--context-path", "/home/ada/my cv.md"]}}}"#,
+        r#"{"mcpServers": {"vitaecontext": {"command": "/opt/old/vitaecontext", "args": ["mcp", "--root", "graph", "--context-path", "/home/ada/my cv.md", "--skills", "/home/ada/skills=20", "--skills=~/team"]}}}"#,
     );
     let r = doctor_on(&fs);
     assert_eq!(codes(&r), ["vitaecontext::client::path_missing", "vitaecontext::client::stale_path"]);
     assert!(
         r.findings[1]
             .help
-            .contains("`vitaecontext register --client cursor --context '/home/ada/my cv.md' --root graph`"),
+            .contains("`vitaecontext register --client cursor --context '/home/ada/my cv.md' --skills /home/ada/skills=20 --skills '~/team'` (with absolute paths for what the entry gives as --root graph)"),
         "{}",
         r.findings[1].help
     );
