@@ -49,6 +49,10 @@ pub fn index(
         // Findings are shown in full at start and when the graph is invalid; a valid re-index
         // only counts its warnings, so a graph with many stays one line per edit.
         move |r: Reindex| {
+            // A settling index that found nothing to write says nothing: it is a check.
+            if r.trigger == Trigger::Settle && r.result.as_ref().is_ok_and(|d| !d.written && d.validation.valid) {
+                return;
+            }
             if let Ok(done) = &r.result
                 && (r.trigger == Trigger::Start || !done.validation.valid)
                 && !(done.validation.errors.is_empty() && done.validation.warnings.is_empty())
@@ -101,6 +105,7 @@ pub fn describe(r: &Reindex) -> String {
         Trigger::Changes(n) => format!("graph: re-indexed after {n} changes"),
         Trigger::IndexRemoved => "graph: re-indexed after its index was removed".to_string(),
         Trigger::Retry => "graph: re-indexed after .generated/ changed since the failed index".to_string(),
+        Trigger::Settle => "graph: re-indexed to catch changes inside folders that moved".to_string(),
     };
     let took = format!("{:.1?}", r.took);
     match &r.result {

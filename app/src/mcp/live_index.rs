@@ -38,6 +38,7 @@ fn log(r: &Reindex) {
         Trigger::Changes(n) => format!("after {n} change(s)"),
         Trigger::IndexRemoved => "after its index was removed".to_string(),
         Trigger::Retry => "after .generated/ changed since the failed index".to_string(),
+        Trigger::Settle => "to catch changes inside folders that moved".to_string(),
     };
     match &r.result {
         Ok(done) if done.validation.valid => {
