@@ -265,20 +265,10 @@ fn each_batch_is_one_reindex_and_a_failed_one_does_not_end_the_watch() {
         [(MS, Act::Write(&record, invalid)), (MS * 1000, Act::Write(&record, fixed))],
     );
     let mut reports = Vec::new();
-    let ended = reindex_on_change(
-        &fs,
-        &*clock,
-        &root,
-        &mut events,
-        Timings::default(),
-        Expected::default(),
-        false,
-        &Quiet,
-        &mut |r| {
-            let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
-            reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), text));
-        },
-    );
+    let ended = watch_from_scratch(&fs, &clock, &root, &mut events, &mut |r| {
+        let text = fs.read(&search, u64::MAX).ok().map(|b| String::from_utf8_lossy(&b).contains("second"));
+        reports.push((r.trigger, r.result.map(|i| i.validation.valid).ok(), text));
+    });
     assert_eq!(reports, vec![(Trigger::Changes(1), Some(false), None), (Trigger::Changes(1), Some(true), Some(true))]);
     assert_eq!(ended, Ended::Stopped);
 }
@@ -585,6 +575,17 @@ fn a_retry_waits_for_access_not_for_names_made_in_generated() {
     assert!(was.differs(&now(|l| l.outputs = vec![None])), "an output removed");
 }
 
+/// `reindex_on_change` with the default timings, nothing indexed before and no failure.
+fn watch_from_scratch(
+    fs: &MemoryFs,
+    clock: &FakeClock,
+    root: &Path,
+    events: &mut dyn Events,
+    report: &mut dyn FnMut(Reindex),
+) -> Ended {
+    reindex_on_change(fs, clock, root, events, Timings::default(), Expected::default(), false, &Quiet, report)
+}
+
 /// The scripted events, and one write at `at` that no event reports.
 struct Unreported<'a> {
     script: Script,
@@ -611,21 +612,10 @@ fn with_an_unreported_edit(event: (Duration, Received)) -> Vec<(Trigger, u128, b
     let search = generated_dir(&root).join(domain::graph::SEARCH_INDEX_FILE);
     let mut events = Unreported { script: Script::new(&clock, [event]), write: Some((MS * 3000, &fs, &record)) };
     let mut reports = Vec::new();
-    reindex_on_change(
-        &fs,
-        &*clock,
-        &root,
-        &mut events,
-        Timings::default(),
-        Expected::default(),
-        false,
-        &Quiet,
-        &mut |r| {
-            let second =
-                fs.read(&search, u64::MAX).ok().is_some_and(|b| String::from_utf8_lossy(&b).contains("second"));
-            reports.push((r.trigger, clock.monotonic().as_millis() / 1000, second));
-        },
-    );
+    watch_from_scratch(&fs, &clock, &root, &mut events, &mut |r| {
+        let second = fs.read(&search, u64::MAX).ok().is_some_and(|b| String::from_utf8_lossy(&b).contains("second"));
+        reports.push((r.trigger, clock.monotonic().as_millis() / 1000, second));
+    });
     reports
 }
 
