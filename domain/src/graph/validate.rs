@@ -262,6 +262,13 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
     // keys are the known ids.
     let by_id: HashMap<&str, &Page> = records.iter().filter_map(|r| Some((r.id()?.as_str()?, *r))).collect();
     let mut seen: HashMap<&str, &Page> = HashMap::default();
+    // `id: true` and `id: false` are booleans, which 2.x's maps key by value like any id: two
+    // records with `id: true` are a duplicate, and `related_records: [true]` names one (found
+    // in review). They are never valid ids, so the graph is invalid either way.
+    let mut bools = BoolIds {
+        seen: [None, None],
+        exist: [false, true].map(|b| records.iter().any(|r| r.id() == Some(&FmValue::Bool(b)))),
+    };
 
     for page in pages.iter().copied() {
         if page.too_large {
@@ -300,7 +307,7 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
             continue;
         }
         if let Some(id_value) = page.id() {
-            check_record(page, id_value, &by_id, &mut seen, &mut out);
+            check_record(page, id_value, &by_id, &mut seen, &mut bools, &mut out);
         }
         for href in &page.links {
             match link_target(root, &page.path, href) {
@@ -348,11 +355,20 @@ pub fn validate<P: std::borrow::Borrow<Page>>(
     }
 }
 
+/// The records whose id is a boolean, by value (`false`, `true`).
+struct BoolIds<'a> {
+    /// The first record with each, in path order.
+    seen: [Option<&'a Page>; 2],
+    /// Whether any record has each.
+    exist: [bool; 2],
+}
+
 fn check_record<'a>(
     page: &'a Page,
     id_value: &FmValue,
     by_id: &HashMap<&str, &Page>,
     seen: &mut HashMap<&'a str, &'a Page>,
+    bools: &mut BoolIds<'a>,
     out: &mut Out,
 ) {
     let id = id_value.as_str();
@@ -374,6 +390,21 @@ fn check_record<'a>(
             None => {
                 seen.insert(id, page);
             }
+        }
+    }
+    if let FmValue::Bool(b) = *id_value {
+        match bools.seen[usize::from(b)] {
+            Some(first) => {
+                out.error(
+                    page,
+                    GraphCode::DuplicateId,
+                    Some("id"),
+                    format!("Duplicate id {b}; first used in {}", first.path),
+                );
+                let other = OtherPlace { path: first.path.clone(), line: first.line_of("id") };
+                out.errors.last_mut().expect("just pushed").other = Some(other);
+            }
+            None => bools.seen[usize::from(b)] = Some(page),
         }
     }
     for field in ["type", "title"] {
@@ -424,7 +455,8 @@ fn check_record<'a>(
         }
     }
     for related in FmValue::as_list(page.attr("related_records")) {
-        if related.as_str().is_some() && related.as_str() == id {
+        let same_bool = matches!((&related, id_value), (FmValue::Bool(a), FmValue::Bool(b)) if a == b);
+        if related.as_str().is_some() && related.as_str() == id || same_bool {
             out.error(
                 page,
                 GraphCode::SelfRecordReference,
@@ -433,7 +465,8 @@ fn check_record<'a>(
             );
             continue;
         }
-        if !related.as_str().is_some_and(|r| by_id.contains_key(r)) {
+        let known_bool = matches!(&related, FmValue::Bool(b) if bools.exist[usize::from(*b)]);
+        if !related.as_str().is_some_and(|r| by_id.contains_key(r)) && !known_bool {
             out.error(
                 page,
                 GraphCode::MissingRecordReference,
@@ -505,6 +538,36 @@ fn check_record<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As 2.x's maps key a boolean id by value (found in review).
+    #[test]
+    fn boolean_ids_are_keyed_by_value() {
+        let pages = [
+            Page::parse(
+                "awards/a.md",
+                "---\ntype: award\nid: true\ntitle: A\nrelated_records:\n  - true\n  - false\n---\n",
+            ),
+            Page::parse("awards/b.md", "---\ntype: award\nid: true\ntitle: B\n---\n"),
+        ];
+        let v = validate(Path::new("/g"), &pages, &|_| true);
+        let found: Vec<(&str, &str, &str)> = v
+            .errors
+            .iter()
+            .filter(|d| d.path.starts_with("awards/"))
+            .map(|d| (d.path.as_str(), d.code.as_str(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("awards/a.md", "invalid_id", "Invalid record id: true"),
+                ("awards/a.md", "missing_record_reference", "Unknown related record: false"),
+                ("awards/a.md", "self_record_reference", "A record cannot relate to itself"),
+                ("awards/b.md", "duplicate_id", "Duplicate id true; first used in awards/a.md"),
+                ("awards/b.md", "invalid_id", "Invalid record id: true"),
+            ],
+            "{found:#?}"
+        );
+    }
 
     #[test]
     fn a_percent_escape_is_two_hex_digits() {
