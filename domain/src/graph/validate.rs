@@ -375,18 +375,20 @@ fn check_record<'a>(
     if !id.is_some_and(is_valid_id) {
         out.error(page, GraphCode::InvalidId, Some("id"), format!("Invalid record id: {}", id_value.js_string()));
     }
+    // The later file with an id is the duplicate, naming the first.
+    let mut duplicate = |first: &Page, shown: &dyn std::fmt::Display| {
+        out.error(
+            page,
+            GraphCode::DuplicateId,
+            Some("id"),
+            format!("Duplicate id {shown}; first used in {}", first.path),
+        );
+        let other = OtherPlace { path: first.path.clone(), line: first.line_of("id") };
+        out.errors.last_mut().expect("just pushed").other = Some(other);
+    };
     if let Some(id) = page.id().and_then(FmValue::as_str) {
         match seen.get(id) {
-            Some(first) => {
-                out.error(
-                    page,
-                    GraphCode::DuplicateId,
-                    Some("id"),
-                    format!("Duplicate id {id}; first used in {}", first.path),
-                );
-                let other = OtherPlace { path: first.path.clone(), line: first.line_of("id") };
-                out.errors.last_mut().expect("just pushed").other = Some(other);
-            }
+            Some(first) => duplicate(first, &id),
             None => {
                 seen.insert(id, page);
             }
@@ -394,16 +396,7 @@ fn check_record<'a>(
     }
     if let FmValue::Bool(b) = *id_value {
         match bools.seen[usize::from(b)] {
-            Some(first) => {
-                out.error(
-                    page,
-                    GraphCode::DuplicateId,
-                    Some("id"),
-                    format!("Duplicate id {b}; first used in {}", first.path),
-                );
-                let other = OtherPlace { path: first.path.clone(), line: first.line_of("id") };
-                out.errors.last_mut().expect("just pushed").other = Some(other);
-            }
+            Some(first) => duplicate(first, &b),
             None => bools.seen[usize::from(b)] = Some(page),
         }
     }
