@@ -114,6 +114,7 @@ fn the_checker_is_measured_on_hand_labelled_drafts() {
     }
     let total: usize = confusion.values().sum();
     let mut table = format!("claims: {total}\n{:<14}{:>10}{:>8}{:>8}\n", "class", "precision", "recall", "n");
+    let mut worse = Vec::new();
     for &(class, min_p, min_r) in MIN_PRECISION_RECALL {
         let tp = confusion.get(&(class, class)).copied().unwrap_or(0);
         let predicted: usize = confusion.iter().filter(|((_, p), _)| *p == class).map(|(_, n)| n).sum();
@@ -121,9 +122,12 @@ fn the_checker_is_measured_on_hand_labelled_drafts() {
         let p = if predicted == 0 { 0.0 } else { tp as f64 / predicted as f64 };
         let r = if actual == 0 { 0.0 } else { tp as f64 / actual as f64 };
         table.push_str(&format!("{class:<14}{p:>10.2}{r:>8.2}{actual:>8}\n"));
-        assert!(p >= min_p && r >= min_r, "{class}: precision {p:.2} (min {min_p}), recall {r:.2} (min {min_r})");
+        if p < min_p || r < min_r {
+            worse.push(format!("{class}: precision {p:.2} (min {min_p}), recall {r:.2} (min {min_r})"));
+        }
     }
     eprintln!("{table}\nmisclassified:\n{}", wrong.join("\n"));
+    assert!(worse.is_empty(), "{}", worse.join("\n"));
 }
 
 #[test]

@@ -40,6 +40,11 @@ pub struct Passage {
     /// For a Career Context passage in an entry, the line indices of the entry's heading and
     /// of the entries it is in.
     pub entries: Vec<usize>,
+    /// Whether it says what the person wants rather than what they did: the GOALS AND
+    /// TARGETING section, or a QUICK REFERENCE key about targets or goals (`target_roles`).
+    /// Found in review: `I'm currently Head of Data Platform` was supported by the target
+    /// roles, and `Fintech experience` covered by "ideally in fintech".
+    pub goal: bool,
 }
 
 impl Passage {
@@ -48,7 +53,7 @@ impl Passage {
         let stems = ws.iter().filter(|w| is_content(w.text)).map(|w| stem(w.text)).collect();
         let nums = numbers(&text, &ws);
         let words = ws.iter().map(|w| fold(w.text)).collect();
-        Passage { origin, text, lines, stems, words, numbers: nums, body, in_entry, entries: Vec::new() }
+        Passage { origin, text, lines, stems, words, numbers: nums, body, in_entry, entries: Vec::new(), goal: false }
     }
 
     /// The file line of a byte offset of `text`, when known.
@@ -205,6 +210,24 @@ impl EntryNames {
     }
 }
 
+/// Whether an H2 is the section about what the person wants (formats.md: `goals and
+/// targeting`), by its normalized name.
+fn is_goal_section(title: &str) -> bool {
+    let name: String = title.chars().filter(|c| !matches!(c, '`' | '*' | '_')).collect();
+    name.split_whitespace().collect::<Vec<_>>().join(" ").eq_ignore_ascii_case("goals and targeting")
+}
+
+/// Whether a QUICK REFERENCE entry (`key: value`, its `_` read as spaces) is about what the
+/// person wants: a key that starts with `target`, or names a goal, a wish or a preference.
+fn is_goal_key(entry: &str) -> bool {
+    let Some((key, _)) = entry.split_once(':') else { return false };
+    let key = key.trim().to_ascii_lowercase();
+    key.starts_with("target")
+        || key
+            .split(' ')
+            .any(|w| matches!(w, "goal" | "goals" | "desired" | "seeking" | "wanted" | "preferred" | "next"))
+}
+
 /// The Career Context as passages.
 pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
     let lines: Vec<&str> = text.split('\n').collect();
@@ -254,6 +277,7 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
     let mut out = Vec::new();
     let push = |line_idx: usize, body: &str, body_line: usize, whole_person: bool, out: &mut Vec<Passage>| {
         let (section, chain) = context_of(line_idx);
+        let goal = is_goal_section(&section) || (whole_person && is_goal_key(body));
         let in_entry = !chain.is_empty() && !whole_person;
         let origin = Origin::Context { file: file.to_owned(), section };
         let (mut s, mut map) = (String::new(), Vec::new());
@@ -269,7 +293,7 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
         let body_at = s.len();
         s.push_str(body);
         let entries = if in_entry { chain.iter().map(|&k| headings[k].0).collect() } else { Vec::new() };
-        out.push(Passage { entries, ..Passage::new(origin, s, map, body_at, in_entry) });
+        out.push(Passage { entries, goal, ..Passage::new(origin, s, map, body_at, in_entry) });
     };
     for c in split(text) {
         let body = &text[c.span.clone()];

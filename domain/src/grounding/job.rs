@@ -381,7 +381,14 @@ fn find_term(
 /// The coverage of each requirement of `posting`, and the supported keywords that `packet` (the
 /// text the assistant already has) does not mention.
 pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch {
-    let context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
+    // What the person wants covers no requirement (see `Passage::goal`).
+    let context: Vec<Passage> = sources
+        .context
+        .map(|(file, text)| context_passages(file, text))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| !p.goal)
+        .collect();
     let context_first: Vec<HashMap<String, usize>> = context.iter().map(first_stems).collect();
     let mut graph = sources.graph.map(GraphEvidence::new);
     let packet_stems: std::collections::HashSet<String> = words(packet).iter().map(|w| stem(w.text)).collect();

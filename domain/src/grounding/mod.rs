@@ -139,9 +139,36 @@ const RELATED_MAX: usize = 24;
 /// The content words a passage must share with a claim before it can contradict it.
 const CONTRADICTION_OVERLAP: usize = 2;
 
+/// Words that make a claim about what the person wants, which the GOALS AND TARGETING section
+/// and the target QUICK REFERENCE keys may support (`Seeking a Staff Platform Engineer role`).
+const ASPIRATION: &[&str] = &[
+    "seeking",
+    "seek",
+    "looking",
+    "open",
+    "want",
+    "wants",
+    "aspire",
+    "aspiring",
+    "target",
+    "targeting",
+    "next",
+    "hoping",
+    "interested",
+    "goal",
+    "goals",
+    "pursue",
+    "pursuing",
+    "applying",
+    "apply",
+    "application",
+];
+
 /// Every claim of `draft` with its facts and verdict, in draft order.
 pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
-    let context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
+    let all_context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
+    // What the person wants supports only a claim about what they want (see `Passage::goal`).
+    let done_context: Vec<Passage> = all_context.iter().filter(|p| !p.goal).cloned().collect();
     let entries = sources.context.map(|(_, text)| EntryNames::new(text)).unwrap_or_default();
     let mut graph = sources.graph.map(GraphEvidence::new);
     split(draft)
@@ -149,6 +176,14 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
         .map(|c| {
             let fact_texts = facts(draft, &c);
             let ws = claim_words(draft, &c);
+            // A draft's H1 is its headline (`# Rowan Vale - Staff Platform Engineer`): it
+            // positions the person for the role they want.
+            let headline = draft[c.span.clone()].starts_with("# ");
+            let context = if headline || ws.iter().any(|w| ASPIRATION.contains(&fold(w.text).as_str())) {
+                &all_context
+            } else {
+                &done_context
+            };
             let stems: Vec<String> = {
                 let mut s: Vec<String> = ws.iter().filter(|w| is_content(w.text)).map(|w| stem(w.text)).collect();
                 s.sort();
@@ -215,7 +250,7 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
                     kind: f.kind,
                     text: draft[f.span.clone()].to_owned(),
                     span: f.span.clone(),
-                    status: judge(f, &in_claim, &context, graph.as_mut()),
+                    status: judge(f, &in_claim, context, graph.as_mut()),
                 })
                 .collect();
             // A contradiction needs the same subject: when a name of the claim is not in the
@@ -390,14 +425,46 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
         (None, Some(b)) => b != "%",
         (None, None) => true,
     };
+    // In a passage of several numbers (`Kafka (9 yrs), Rust (4 yrs), Terraform (5 yrs)`), the
+    // one with the claim's value must be of something the claim names: found in review, `Rust
+    // (5 years)` was supported by Terraform's five.
+    // A list is numbers of one unit; the claim stating the number beside this one (`8-12 TB`)
+    // also ties it to the claim.
+    let claim_stems = text::word_stems(ws);
+    let of_the_claim = |p: &Passage, m: &text::Number| {
+        let listed: Vec<&text::Number> = p.numbers.iter().filter(|k| !k.year && k.unit == m.unit).collect();
+        if m.unit.is_none() || listed.len() < 2 {
+            return true;
+        }
+        let i = listed.iter().position(|k| k.span == m.span).unwrap_or(0);
+        let beside = [i.checked_sub(1), Some(i + 1)].into_iter().flatten().filter_map(|j| listed.get(j));
+        if beside.into_iter().any(|k| {
+            p.text[m.span.end.min(k.span.end)..m.span.start.max(k.span.start)].len() <= 12 && claim.states(k.value)
+        }) {
+            return true;
+        }
+        text::lead_stems(&p.text, &words(&p.text), m.span.start, p.body)
+            .iter()
+            .any(|s| claim_stems.binary_search(s).is_ok())
+    };
     for Related { passage: p, .. } in related.iter().filter(|r| r.may_support) {
-        if let Some(m) = p.numbers.iter().find(|m| !m.year && m.same_value(n) && unit_ok(m)) {
+        if let Some(m) = p.numbers.iter().find(|m| !m.year && m.same_value(n) && unit_ok(m) && of_the_claim(p, m)) {
             return FactStatus::Supported(evidence(p, m.span.start));
+        }
+    }
+    // `four years at Quillfeather Health` against its entry's `(2018-2022)`: a span of years
+    // of the entry the claim names.
+    if n.unit.as_deref() == Some("year") && !claim.named.entries.is_empty() {
+        for Related { passage: p, .. } in related.iter().filter(|r| r.same_subject) {
+            let years: Vec<&text::Number> = p.numbers.iter().filter(|m| m.year).collect();
+            if let Some(pair) = years.windows(2).find(|w| (w[1].value - w[0].value - n.value).abs() < 1e-9) {
+                return FactStatus::Supported(evidence(p, pair[0].span.start));
+            }
         }
     }
     if n.unit.is_some() {
         for p in context.iter().filter(|p| claim.may_support(p)) {
-            if let Some(m) = p.numbers.iter().find(|m| m.same_value(n) && m.unit == n.unit) {
+            if let Some(m) = p.numbers.iter().find(|m| m.same_value(n) && m.unit == n.unit && of_the_claim(p, m)) {
                 return FactStatus::Supported(evidence(p, m.span.start));
             }
         }
@@ -409,7 +476,13 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
         // 220-engineer monorepo).
         let unit = n.unit.as_deref();
         let mut near = stems_near(claim.text, ws, n.span.start - base, unit, 0);
-        near.retain(|s| !claim.name_stems.contains(s));
+        // A name between the number and its unit says what is counted (`3.1k GitHub stars`),
+        // not whom the claim is about: it stays.
+        let qualifier = text::word_at(ws, n.span.start - base)
+            .and_then(|i| ws.get(i + 1))
+            .filter(|w| w.text.starts_with(char::is_uppercase))
+            .map(|w| stem(w.text));
+        near.retain(|s| !claim.name_stems.contains(s) || qualifier.as_ref() == Some(s));
         // The word before a number: `from 41` starts a change, `to 12` ends it, `by 29` is its
         // size.
         let word_before = |ws: &[text::Word<'_>], at: usize| {
@@ -467,14 +540,22 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
 
 fn number_text(p: &Passage, m: &text::Number) -> String {
     let mut s = p.text[m.span.clone()].to_owned();
+    if let Some(c) =
+        p.text[..m.span.start].chars().next_back().filter(|c| m.unit.as_deref() == Some(c.encode_utf8(&mut [0; 4])))
+    {
+        s.insert(0, c);
+    }
     if p.text[m.span.end..].starts_with('%') {
         s.push('%');
-    } else if let Some(u) = &m.unit
-        && let Some(w) = text::words(&p.text[m.span.end..]).first()
-        && stem(w.text) == *u
-    {
-        s.push(' ');
-        s.push_str(w.text);
+    } else if let Some(u) = &m.unit {
+        // The unit word, and the name before it that the unit passed over (`1,300 GitHub
+        // stars`).
+        let rest = &p.text[m.span.end..];
+        let after = text::words(rest);
+        let upto = after.iter().take(2).position(|w| text::unit_of(w.text).as_ref() == Some(u));
+        if let Some(last) = upto.filter(|&i| i == 0 || after[0].text.starts_with(char::is_uppercase)) {
+            s.push_str(&rest[..after[last].span.end]);
+        }
     }
     s
 }

@@ -271,7 +271,7 @@ fn contradictions_of_the_named_entry_and_its_sub_entries() {
 - pipeline-lens has 1,300 GitHub stars.
 ");
     let found: Vec<Vec<&str>> = claims.iter().map(contradicted).collect();
-    assert_eq!(found[..4], [vec!["60%"], vec!["12 minutes"], vec!["1,300 GitHub"], vec!["88%"]], "{claims:#?}");
+    assert_eq!(found[..4], [vec!["60%"], vec!["12 minutes"], vec!["1,300 GitHub stars"], vec!["88%"]], "{claims:#?}");
     // Tideline's figures and cachewarden's stars do not support claims about other entries.
     for c in &claims[4..] {
         assert_ne!(c.status, ClaimStatus::Supported, "{c:#?}");
@@ -301,4 +301,111 @@ TL;DR: Built the HL7 pipeline.
     );
     assert_eq!(contradicted(&claims[0]), ["2020-2024"], "{:#?}", claims[0]);
     assert_eq!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
+}
+
+/// A person whose files write units glued and short, and who wants roles they never held.
+const UNITS_AND_GOALS: &str = "\
+# Marisol Test - Data platform engineer
+
+## QUICK REFERENCE
+```yaml
+name: Marisol Test
+target_roles:
+  - Head of Data Platform
+```
+
+## GOALS AND TARGETING
+
+- Next: Principal Data Engineer or Head of Data Platform, ideally in fintech.
+
+## PROFESSIONAL EXPERIENCE
+
+### Staff Data Engineer [ROLE] - Brightwater Freight (2022-2025)
+
+- Cut p99 end-to-end latency to 80ms with Flink.
+- Throughput 3x on the same hardware.
+- Snowflake spend cut $2.4M a year via clustering.
+- Incident MTTR 3 h -> 45 min after runbooks.
+
+### Data Engineer [ROLE] - Quillfeather Health (2018-2022)
+
+- Moved the warehouse to Snowflake.
+
+### tidepool [PROJECT] (2021)
+
+- A Rust CDC connector with 1.3k GitHub stars.
+
+## SKILLS INDEX
+
+- Kafka (9 yrs), Rust (4 yrs), Terraform (5 yrs)
+";
+
+fn run_units_and_goals(draft: &str) -> Vec<Claim> {
+    check(draft, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None })
+}
+
+/// Found in review: `60ms` and `5x` were not read as numbers, so a changed value passed as
+/// supported; `80 ms`, `three times` and `$2.4 million` did not meet the file's `80ms`, `3x`
+/// and `$2.4M`.
+#[test]
+fn units_written_another_way_are_the_same_value() {
+    let claims = run_units_and_goals(
+        "Cut p99 end-to-end latency to 80 ms with Flink.\n\
+         Tripled throughput: three times on the same hardware.\n\
+         Cut Snowflake spend by $2.4 million a year.\n\
+         Brought incident MTTR from 3 hours to 45 minutes.\n",
+    );
+    for c in &claims {
+        assert_eq!(c.status, ClaimStatus::Supported, "{c:#?}");
+    }
+    let claims = run_units_and_goals(
+        "Cut p99 end-to-end latency to 60ms with Flink.\nThroughput 5x on the same hardware.\nCut Snowflake spend by £2.4M a year.\n",
+    );
+    assert_eq!(contradicted(&claims[0]), ["80ms"], "{:#?}", claims[0]);
+    assert_eq!(contradicted(&claims[1]), ["3x"], "{:#?}", claims[1]);
+    assert_ne!(claims[2].status, ClaimStatus::Supported, "pounds are not dollars: {:#?}", claims[2]);
+}
+
+/// Found in review: the target roles supported `I'm currently Head of Data Platform`. What the
+/// person wants supports only a claim about what they want (or a draft's headline).
+#[test]
+fn goals_support_only_claims_about_goals() {
+    let claims = run_units_and_goals(
+        "I'm currently Head of Data Platform at Brightwater Freight.\n\
+         Seeking a Head of Data Platform role.\n\
+         # Marisol Test - Head of Data Platform\n",
+    );
+    assert_ne!(claims[0].status, ClaimStatus::Supported, "{:#?}", claims[0]);
+    assert_eq!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
+    assert_eq!(claims[2].status, ClaimStatus::Supported, "{:#?}", claims[2]);
+    let posting = "## Requirements\n- Fintech experience\n- Flink in production\n";
+    let m = job::match_job(posting, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None }, "");
+    let coverage: Vec<(&str, job::Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
+    assert_eq!(
+        coverage,
+        [("- Fintech experience", job::Coverage::Missing), ("- Flink in production", job::Coverage::Covered)]
+    );
+}
+
+/// Found in review: in a list of numbers of one unit, `Rust (5 years)` was supported by
+/// Terraform's five. The number must be of something the claim names.
+#[test]
+fn a_number_in_a_list_is_of_its_own_item() {
+    let claims = run_units_and_goals("Rust (4 years).\nRust (5 years).\nKafka (9 years), Terraform (5 years).\n");
+    assert_eq!(claims[0].status, ClaimStatus::Supported, "{:#?}", claims[0]);
+    assert_ne!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
+    assert_eq!(claims[2].status, ClaimStatus::Supported, "{:#?}", claims[2]);
+}
+
+/// A span of years is the entry's dates (`four years at Quillfeather Health`, 2018-2022), and a
+/// name between a number and its unit (`3.1k GitHub stars`) says what is counted.
+#[test]
+fn years_at_an_entry_and_named_units() {
+    let claims = run_units_and_goals(
+        "Spent four years at Quillfeather Health.\n\nSpent six years at Quillfeather Health.\n\ntidepool has 3.1k GitHub stars.\n\ntidepool has 1,300 stars.\n",
+    );
+    assert_eq!(claims[0].status, ClaimStatus::Supported, "{:#?}", claims[0]);
+    assert_ne!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
+    assert_eq!(contradicted(&claims[2]), ["1.3k GitHub stars"], "{:#?}", claims[2]);
+    assert_eq!(claims[3].status, ClaimStatus::Supported, "{:#?}", claims[3]);
 }
