@@ -186,14 +186,21 @@ fn get_prompt_serves_every_prompt_to_clients_without_prompts() {
     let call = |s: &mut Server, args: Value| s.ok("tools/call", json!({"name": "get_prompt", "arguments": args}));
     let r = call(&mut s, json!({"name": "cv_tailoring", "arguments": {"targetRole": "Staff Engineer"}}));
     assert!(r.get("isError").is_none() && r["content"][0]["text"].as_str().unwrap().contains("Staff Engineer"), "{r}");
-    let r = call(&mut s, json!({"name": "cv_tailoring"}));
-    assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("targetRole"), "{r}");
-    let r = call(&mut s, json!({}));
-    assert_eq!(
-        (r["isError"].clone(), r["content"][0]["text"].clone()),
-        (json!(true), json!("Missing required argument: \"name\""))
-    );
+    // Bad arguments are -32602, as `prompts/get` answers them (contract, errors section).
+    let err = |s: &mut Server, args: Value| s.err("tools/call", json!({"name": "get_prompt", "arguments": args}));
+    for (args, says) in [
+        (json!({"name": "cv_tailoring"}), "targetRole"),
+        (json!({}), "Missing required argument: \"name\""),
+        (json!({"name": 5}), "Argument \"name\" expected string, got number"),
+        (json!({"name": "nope"}), "nope"),
+        (json!({"name": "commit-conventions"}), "commit-conventions"),
+        (json!({"name": "debugging-expert", "arguments": {"context": 5}}), "expected string"),
+        (json!({"name": "debugging-expert", "extra": 1}), "Unexpected argument: \"extra\""),
+    ] {
+        let e = err(&mut s, args.clone());
+        assert_eq!(e["code"], -32602, "{args}: {e}");
+        assert!(e["message"].as_str().unwrap().contains(says), "{args}: {e}");
+    }
     let r = call(&mut s, json!({"name": "debugging-expert", "arguments": {"context": "x"}}));
     assert_eq!(
         r["content"][0]["text"],

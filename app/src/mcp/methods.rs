@@ -412,7 +412,7 @@ impl Methods {
             return (tool.call)(self, call.take_arguments()).map(|r| r.into_value(revision));
         }
         if self.prompt_tools && call.name == domain::skills::GET_PROMPT {
-            return Ok(prompts::get_prompt_tool_call(self, call.take_arguments()).into_value(revision));
+            return prompts::get_prompt_tool_call(self, call.take_arguments()).map(|r| r.into_value(revision));
         }
         match self.skills() {
             Some(set) => {

@@ -186,46 +186,48 @@ pub fn get_prompt_tool_definition(m: &Methods) -> Value {
     })
 }
 
-/// `get_prompt {name, arguments}`: the rendered prompt text, with the same argument checks as
-/// `prompts/get`, reported as an `isError` result a model can act on (in skill-central's words
-/// for the tool's own arguments, as for any tool skill).
-pub fn get_prompt_tool_call(m: &Methods, args: Map<String, Value>) -> ToolResult {
+/// `get_prompt {name, arguments}`: the rendered prompt text. Its arguments are checked as
+/// `prompts/get` checks its params, and a problem is -32602 as there: the contract's errors
+/// section names invalid prompt names and arguments, and `get_prompt` is this server's own
+/// tool, not a tool skill (until a review found it, it answered `isError` results, as tool
+/// skills do).
+pub fn get_prompt_tool_call(m: &Methods, args: Map<String, Value>) -> Result<ToolResult, RpcError> {
     let type_name = |v: &Value| skills::value_from_json(v).type_name();
     let name = match args.get("name") {
         Some(Value::String(n)) => n.clone(),
-        None | Some(Value::Null) => return ToolResult::error("Missing required argument: \"name\"".into()),
+        None | Some(Value::Null) => return Err(RpcError::invalid_params("Missing required argument: \"name\"")),
         Some(other) => {
-            return ToolResult::error(format!("Argument \"name\" expected string, got {}", type_name(other)));
+            return Err(RpcError::invalid_params(format!(
+                "Argument \"name\" expected string, got {}",
+                type_name(other)
+            )));
         }
     };
     let arguments = match args.get("arguments") {
         None | Some(Value::Null) => None,
         Some(Value::Object(a)) => Some(a.clone()),
         Some(other) => {
-            return ToolResult::error(format!("Argument \"arguments\" expected object, got {}", type_name(other)));
+            return Err(RpcError::invalid_params(format!(
+                "Argument \"arguments\" expected object, got {}",
+                type_name(other)
+            )));
         }
     };
     if let Some(extra) = args.keys().find(|k| !matches!(k.as_str(), "name" | "arguments")) {
-        return ToolResult::error(format!("Unexpected argument: \"{extra}\""));
+        return Err(RpcError::invalid_params(format!("Unexpected argument: \"{extra}\"")));
     }
     if let Some(prompt) = PromptName::parse(&name) {
-        return match career_prompt(m, prompt, arguments.unwrap_or_default()) {
-            Ok(text) => ToolResult::ok(text),
-            Err(e) => ToolResult::error(e.message),
-        };
+        return career_prompt(m, prompt, arguments.unwrap_or_default()).map(ToolResult::ok);
     }
-    let Some(set) = m.skills() else {
-        return ToolResult::error(named(&name).unwrap_err().message);
-    };
+    let Some(set) = m.skills() else { return Err(named(&name).unwrap_err()) };
     let packets = m.packets();
-    if name == COMPOSE {
-        return match set.compose_arguments(&skills::args_from_json(arguments.as_ref()), &packets) {
-            Ok(c) => ToolResult::ok(c.text),
-            Err(e) => ToolResult::error(e.message()),
-        };
-    }
-    let outcome = skills::call_get_prompt(&set, Some(&args), &packets);
-    if outcome.is_error() { ToolResult::error(outcome.text()) } else { ToolResult::ok(outcome.text()) }
+    let args = skills::args_from_json(arguments.as_ref());
+    let text = if name == COMPOSE {
+        set.compose_arguments(&args, &packets).map(|c| c.text)
+    } else {
+        set.render_prompt(&name, &args, &packets)
+    };
+    text.map(ToolResult::ok).map_err(skill_error)
 }
 
 /// The person's target roles, from the QUICK REFERENCE, when the file can be read.

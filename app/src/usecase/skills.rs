@@ -489,36 +489,6 @@ pub fn tool_list(set: &SkillSet) -> Vec<Value> {
         .collect()
 }
 
-/// Calls `get_prompt` with its raw arguments: `name` must be a string, `arguments` an object.
-pub fn call_get_prompt(
-    set: &SkillSet,
-    args: Option<&Map<String, Value>>,
-    packet: &dyn Fn(Surface) -> String,
-) -> ToolOutcome {
-    let args = args.cloned().unwrap_or_default();
-    let name = match args.get("name") {
-        Some(Value::String(n)) => n.clone(),
-        None | Some(Value::Null) => return ToolOutcome::Invalid(vec!["Missing required argument: \"name\"".into()]),
-        Some(other) => {
-            return ToolOutcome::Invalid(vec![format!(
-                "Argument \"name\" expected string, got {}",
-                value_from_json(other).type_name()
-            )]);
-        }
-    };
-    let prompt_args = match args.get("arguments") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(m)) => args_from_json(Some(m)),
-        Some(other) => {
-            return ToolOutcome::Invalid(vec![format!(
-                "Argument \"arguments\" expected object, got {}",
-                value_from_json(other).type_name()
-            )]);
-        }
-    };
-    set.call_get_prompt(&name, &prompt_args, packet)
-}
-
 /// `prompts/get` on a prompt skill or `skills:compose`: the whole result
 /// (`{description, messages: [{role: user, content: {type: text, text}}]}`), or the error to
 /// answer with -32602. The MCP layer asks its built-in prompts first.

@@ -393,23 +393,6 @@ impl SkillSet {
         }))
     }
 
-    /// The `get_prompt` tool (`--prompt-tools`): a prompt skill rendered, with unknown names and
-    /// missing arguments as `isError` outcomes instead of protocol errors.
-    pub fn call_get_prompt(
-        &self,
-        name: &str,
-        args: &[(String, Value)],
-        packet: &dyn Fn(Surface) -> String,
-    ) -> ToolOutcome {
-        match self.render_prompt(name, args, packet) {
-            Ok(text) => ToolOutcome::Text(text),
-            Err(SkillError::MissingArguments(names)) => {
-                ToolOutcome::Invalid(SkillError::MissingArguments(names).message().lines().map(str::to_owned).collect())
-            }
-            Err(e) => ToolOutcome::Invalid(vec![e.message()]),
-        }
-    }
-
     /// `skills:compose` with the arguments as given: `tags` (absent means none), every
     /// argument a string.
     pub fn compose_arguments(

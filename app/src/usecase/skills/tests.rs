@@ -308,17 +308,6 @@ fn a_broken_config_is_a_warning_and_the_flag_layers_still_load() {
     assert!(skills.snapshot().get("x").is_some());
 }
 
-#[test]
-fn get_prompt_checks_its_own_arguments() {
-    let set = fixture_set();
-    let call = |v: Value| call_get_prompt(&set, v.as_object(), &no_packet);
-    assert_eq!(call(json!({})).text(), "Missing required argument: \"name\"");
-    assert_eq!(call(json!({"name": 3})).text(), "Argument \"name\" expected string, got number");
-    assert!(call(json!({"name": "nope"})).is_error());
-    assert!(call(json!({"name": "commit-conventions"})).is_error(), "a tool skill is not a prompt");
-    assert!(call(json!({"name": "debugging-expert", "arguments": {"x": "y"}})).text().starts_with("You are"));
-}
-
 /// One change to a layer tree.
 #[derive(Debug, Clone)]
 enum Op {
