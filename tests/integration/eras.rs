@@ -169,6 +169,18 @@ fn server_discover_describes_the_modern_era() {
     let e = s.err("server/discover", json!({"_meta": envelope("2025-11-25")}));
     assert_eq!(e["code"], -32022);
     assert_eq!(e["data"]["supported"], d["supportedVersions"], "-32022 names the list discover gives");
+    // An unknown version is -32022 whatever else `_meta` holds: a later revision may shape it
+    // otherwise, and its client falls back only on -32022 (found in review: -32602).
+    for meta in [
+        json!({"io.modelcontextprotocol/protocolVersion": "2099-01-01"}),
+        json!({"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": "x"}),
+        json!({"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": "x"}),
+    ] {
+        let e = s.err("server/discover", json!({"_meta": meta}));
+        assert_eq!((e["code"].clone(), e["data"]["requested"].clone()), (json!(-32022), json!("2099-01-01")), "{meta}");
+    }
+    let e = s.err("tools/list", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
+    assert_eq!(e["code"], -32602, "the served version still needs its capabilities: {e}");
 }
 
 #[test]

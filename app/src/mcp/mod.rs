@@ -554,9 +554,9 @@ fn listen<H: Handler>(id: Id, params: &Map<String, Value>, session: &Session, me
 /// The revision a request's 2026-07-28 envelope names: `None` without
 /// `_meta["io.modelcontextprotocol/protocolVersion"]` (a handshake-era request; legacy `_meta`
 /// only ever holds `progressToken`), else the checks of 2026-07-28 basic/index ("Per-request
-/// protocol fields") in order: both required keys present and the version a string (-32602),
-/// then a version this server serves per request (-32022, naming the supported list in
-/// `error.data`, the same list `server/discover` gives).
+/// protocol fields"): the version a string (-32602) that this server serves per request
+/// (-32022, naming the supported list in `error.data`, the same list `server/discover` gives),
+/// then the other keys (-32602).
 fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcError> {
     use revision::meta;
     let envelope = match params.get("_meta") {
@@ -566,6 +566,16 @@ fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcE
         Some(_) => return Err(RpcError::invalid_params("_meta must be an object")),
     };
     let Some(version) = envelope.get(meta::PROTOCOL_VERSION) else { return Ok(None) };
+    // A version this server does not serve is -32022 whatever else the envelope holds: a later
+    // revision may shape `_meta` otherwise, and its client falls back only on -32022 (2026-07-28
+    // basic/versioning: the server MUST answer an unimplemented version with it; found in
+    // review, a `_meta` without `clientCapabilities` got -32602, which reads as a legacy server).
+    let Value::String(version) = version else {
+        return Err(RpcError::invalid_params(format!("_meta {:?} must be a string", meta::PROTOCOL_VERSION)));
+    };
+    let Some(revision) = Revision::parse(version).filter(|r| Revision::MODERN.contains(r)) else {
+        return Err(RpcError::unsupported_protocol_version(version, &Revision::MODERN.map(Revision::as_str)));
+    };
     match envelope.get(meta::CLIENT_CAPABILITIES) {
         Some(Value::Object(_)) => {}
         Some(_) => {
@@ -581,13 +591,7 @@ fn modern_revision(params: &Map<String, Value>) -> Result<Option<Revision>, RpcE
     if let Some(info) = envelope.get(meta::CLIENT_INFO) {
         implementation(info).map_err(|e| RpcError::invalid_params(format!("_meta {:?} {e}", meta::CLIENT_INFO)))?;
     }
-    let Value::String(version) = version else {
-        return Err(RpcError::invalid_params(format!("_meta {:?} must be a string", meta::PROTOCOL_VERSION)));
-    };
-    match Revision::parse(version).filter(|r| Revision::MODERN.contains(r)) {
-        Some(r) => Ok(Some(r)),
-        None => Err(RpcError::unsupported_protocol_version(version, &Revision::MODERN.map(Revision::as_str))),
-    }
+    Ok(Some(revision))
 }
 
 /// Checks an `Implementation` (`clientInfo`) where it is given: an object whose `name` and
