@@ -212,3 +212,25 @@ fn a_copied_layer_set_works_from_any_folder() {
     assert_eq!(v["layer"], "02-workflows");
     assert_eq!(v["priority"], 20);
 }
+
+/// A symlink in a layer is skipped, as skill-central's walker skips it. Found in review: a
+/// `SKILL.md` linked to a file outside the layer was served as a prompt, and a link to a skill
+/// of the same layer made that skill conflict with itself and vanish.
+#[test]
+fn symlinks_in_a_layer_are_skipped() {
+    let home = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (layer, outside) = (tmp.path().join("layer"), tmp.path().join("outside"));
+    fs::create_dir_all(layer.join("linked-skill")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(layer.join("ok.yaml"), "id: ok\ntype: prompt\nprompt: fine\n").unwrap();
+    fs::write(outside.join("SKILL.md"), "---\nname: leak\ndescription: d\n---\nSECRET-OUTSIDE\n").unwrap();
+    fs::write(outside.join("other.yaml"), "id: other\ntype: prompt\nprompt: SECRET-OUTSIDE\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("SKILL.md"), layer.join("linked-skill/SKILL.md")).unwrap();
+    std::os::unix::fs::symlink(outside.join("other.yaml"), layer.join("other.yaml")).unwrap();
+    std::os::unix::fs::symlink(layer.join("ok.yaml"), layer.join("again.yaml")).unwrap();
+    let (code, out, err) = run(&["skills", "list", "--json", "--skills", layer.to_str().unwrap()], home.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(ids(&out), ["ok"], "{out}");
+    assert!(!out.contains("SECRET") && !err.contains("conflict"), "{out}\n{err}");
+}

@@ -156,19 +156,13 @@ impl Cache {
                 continue;
             }
             let path = dir.join(&e.name);
-            // A symlink counts as what it points to, but a linked folder is not entered
-            // (no loops, and a layer stays the tree its owner sees).
-            let kind = match e.kind {
-                FileKind::Symlink => match fs.metadata(&path) {
-                    Ok(m) if m.kind == FileKind::File => FileKind::File,
-                    _ => continue,
-                },
-                k => k,
-            };
-            match kind {
+            // A symlink is skipped, as skill-central's walker skips it: a layer is the files
+            // in its folder, and a link could serve a file from outside it (found in review:
+            // `SKILL.md -> /elsewhere/notes.md` was served as a prompt) or one skill twice.
+            match e.kind {
                 FileKind::Dir => {
                     let skill_md = path.join("SKILL.md");
-                    if fs.metadata(&skill_md).is_ok_and(|m| m.kind == FileKind::File) {
+                    if fs.symlink_metadata(&skill_md).is_ok_and(|m| m.kind == FileKind::File) {
                         // An Agent Skills folder: one skill; its other files are its resources.
                         children.push(Child::File(skill_md, SkillFormat::SkillMd));
                     } else {
@@ -188,9 +182,11 @@ impl Cache {
         changed
     }
 
-    /// Reads and parses a file again only when its stamp changed. Returns whether it did.
-    fn file(&mut self, fs: &dyn FileSystem, path: &Path, format: SkillFormat) -> bool {
-        let meta = fs.metadata(path);
+    /// Reads and parses a file of the layer at `root` again only when its stamp changed.
+    /// Returns whether it did. It is read beneath the layer's root, no symlink followed: a
+    /// file swapped for a link after the listing is not read through it.
+    fn file(&mut self, fs: &dyn FileSystem, root: &Path, path: &Path, format: SkillFormat) -> bool {
+        let meta = fs.symlink_metadata(path);
         let stamp = meta.as_ref().map_or(0, |m| m.stamp);
         let generation = self.generation;
         if let Some(f) = self.files.get_mut(path)
@@ -200,7 +196,10 @@ impl Cache {
             f.seen = generation;
             return false;
         }
-        let parsed = match read_text(fs, path, MAX_SKILL_BYTES) {
+        let read = fs
+            .read_beneath(root, path.strip_prefix(root).unwrap_or(path), MAX_SKILL_BYTES)
+            .map(|(b, _)| String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
+        let parsed = match read {
             Err(e) if e.kind == FsErrorKind::TooLarge => Err(Skipped {
                 file: path.display().to_string(),
                 line: None,
@@ -214,17 +213,17 @@ impl Cache {
     }
 
     /// Checks one folder and everything below it; returns whether anything changed.
-    fn walk(&mut self, fs: &dyn FileSystem, dir: &Path, stamp: u128) -> bool {
+    fn walk(&mut self, fs: &dyn FileSystem, root: &Path, dir: &Path, stamp: u128) -> bool {
         let mut changed = self.list(fs, dir, stamp);
         // Taken out and put back, so that a check does not copy the listing.
         let children = self.dirs.get_mut(dir).map(|d| std::mem::take(&mut d.children)).unwrap_or_default();
         for child in &children {
             match child {
                 Child::Dir(sub) => match fs.metadata(sub) {
-                    Ok(m) if m.kind == FileKind::Dir => changed |= self.walk(fs, sub, m.stamp),
+                    Ok(m) if m.kind == FileKind::Dir => changed |= self.walk(fs, root, sub, m.stamp),
                     _ => changed = true,
                 },
-                Child::File(path, format) => changed |= self.file(fs, path, *format),
+                Child::File(path, format) => changed |= self.file(fs, root, path, *format),
             }
         }
         if let Some(d) = self.dirs.get_mut(dir) {
@@ -242,7 +241,7 @@ impl Cache {
             if let Ok(m) = fs.metadata(&layer.root)
                 && m.kind == FileKind::Dir
             {
-                changed |= self.walk(fs, &layer.root, m.stamp);
+                changed |= self.walk(fs, &layer.root, &layer.root, m.stamp);
             }
         }
         let before = (self.dirs.len(), self.files.len());
