@@ -49,7 +49,8 @@ impl SkillFormat {
 pub fn parse_skill(format: SkillFormat, text: &str) -> Result<Skill, Vec<Problem>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let (root, body) = match format {
-        SkillFormat::Yaml | SkillFormat::Json => (document(text, 0, 0)?, None),
+        SkillFormat::Yaml => (document(text, 0, 0)?, None),
+        SkillFormat::Json => (document(&json_surrogates(text), 0, 0)?, None),
         SkillFormat::SkillMd => {
             let (fm, fm_start, line_base, body) = split_front_matter(text).ok_or_else(|| {
                 vec![Problem::whole(
@@ -60,6 +61,55 @@ pub fn parse_skill(format: SkillFormat, text: &str) -> Result<Skill, Vec<Problem
         }
     };
     skill_from(&root, format, body)
+}
+
+/// A JSON text with its UTF-16 surrogate escapes made YAML's: a pair (`\ud83d\udc1b`, which
+/// Python's `json.dump` writes for an emoji) becomes one `\U0001f41b`, a lone one `\ufffd` as
+/// `JSON.parse` would leave it unprintable. YAML reads `\u` as a code point and refused them, so
+/// a valid `.json` skill that skill-central loads was skipped (found in review). A finding
+/// after a pair is labelled two bytes early per pair before it.
+fn json_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\\u") {
+        return text.into();
+    }
+    let unit = |s: &str| -> Option<u16> {
+        let hex = s.strip_prefix("\\u")?.get(..4)?;
+        if !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        match unit(rest) {
+            Some(high @ 0xD800..=0xDBFF) => match unit(&rest[6..]) {
+                Some(low @ 0xDC00..=0xDFFF) => {
+                    let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                    out.push_str(&format!("\\U{c:08x}"));
+                    rest = &rest[12..];
+                }
+                _ => {
+                    out.push_str("\\ufffd");
+                    rest = &rest[6..];
+                }
+            },
+            Some(0xDC00..=0xDFFF) => {
+                out.push_str("\\ufffd");
+                rest = &rest[6..];
+            }
+            _ => {
+                // Any other escape is copied whole, so that `\\` is not read as the start of one.
+                let len = rest[1..].chars().next().map_or(1, |c| 1 + c.len_utf8());
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 fn document(text: &str, base: usize, line_base: usize) -> Result<Node, Vec<Problem>> {

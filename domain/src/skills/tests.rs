@@ -73,6 +73,19 @@ fn json_skills_parse_too() {
     assert_eq!(sk.tool_schema().to_json(), r#"{"type":"object","properties":{"a":{"type":"integer"}}}"#);
 }
 
+/// Python's `json.dump` writes an emoji as a surrogate pair; skill-central's `JSON.parse`
+/// reads it. Found in review: the file was skipped as "not valid YAML".
+#[test]
+fn json_surrogate_escapes_are_read_as_json_reads_them() {
+    let sk = parse_skill(
+        SkillFormat::Json,
+        r#"{"id": "py-emoji", "type": "prompt", "description": "Debug \ud83d\udc1b \\ud83d", "prompt": "Fix \ud83d\udc1b \udc1b\u00e9"}"#,
+    )
+    .unwrap();
+    assert_eq!(sk.description, "Debug 🐛 \\ud83d", "an escaped backslash is not an escape");
+    assert_eq!(sk.prompt.as_deref(), Some("Fix 🐛 \u{fffd}é"));
+}
+
 #[test]
 fn both_languages_render_as_skill_central_does() {
     let sk = yaml("id: x\ntype: prompt\nprompt: Hi\nprompt_zh: 你好\n");
