@@ -34,6 +34,14 @@ pub enum NewRecordError {
     Tag(String),
 }
 
+/// A character that ends a front matter line as 2.x reads it: a line break, or one of the
+/// characters JavaScript's `.` does not match (U+2028, U+2029), or another control
+/// character. Found in review: `--title $'Build\u2028Lead'` wrote a record 2.x's rules (and
+/// ours) read with no title, and the next `graph index` removed the index.
+fn breaks_a_line(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')
+}
+
 impl NewRecord {
     /// Checks the request; `title` defaults to the slug in words (`build-cache` -> `Build cache`).
     pub fn new(
@@ -55,7 +63,7 @@ impl NewRecord {
             _ => {}
         }
         let title = match title {
-            Some(t) if t.trim().is_empty() || t.contains(['\n', '\r']) => return Err(NewRecordError::Title),
+            Some(t) if t.trim().is_empty() || t.chars().any(breaks_a_line) => return Err(NewRecordError::Title),
             Some(t) => t.trim().to_owned(),
             None => {
                 let words = slug.replace('-', " ");
@@ -64,7 +72,9 @@ impl NewRecord {
             }
         };
         let tags: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
-        if let Some(bad) = tags.iter().find(|t| t.contains([',', '[', ']', '"', '\'', '\n', '\r', '#'])) {
+        if let Some(bad) =
+            tags.iter().find(|t| t.contains([',', '[', ']', '"', '\'', '#']) || t.chars().any(breaks_a_line))
+        {
             return Err(NewRecordError::Tag(bad.clone()));
         }
         Ok(Self { kind, slug: slug.to_owned(), title, parent: parent.map(str::to_owned), tags })
@@ -184,6 +194,14 @@ mod tests {
             assert_eq!(page.attr("title").and_then(FmValue::as_str), Some("Rust: the hard parts"));
             assert_eq!(page.attr("parent").and_then(FmValue::as_str), parent.as_deref());
             assert!(kind.is_canonical_path(&r.path()), "{}", r.path());
+        }
+    }
+
+    #[test]
+    fn a_title_or_tag_that_breaks_a_line_is_refused() {
+        for bad in ["Build\u{2028}Lead", "Build\u{2029}Lead", "a\nb", "a\rb", "a\u{85}b", "tab\there"] {
+            assert!(NewRecord::new(RecordType::Award, "a", Some(bad), None, &[]).is_err(), "{bad:?}");
+            assert!(NewRecord::new(RecordType::Award, "a", None, None, &[bad.to_owned()]).is_err(), "{bad:?}");
         }
     }
 
