@@ -28,8 +28,9 @@ pub fn init(
         text.push_str(&format!("Created {} (readable by you only)\n", r.dir.display()));
     } else if let Some(old) = r.tightened_from {
         text.push_str(&format!(
-            "Tightened {} from {old:04o} to 0700: it holds personal data, so only you may read it\n",
-            r.dir.display()
+            "Tightened {} from {old:04o} to {:04o}: it holds personal data, so only you may read it\n",
+            r.dir.display(),
+            old & 0o7700
         ));
     }
     let context = match &r.context {

@@ -64,6 +64,11 @@ pub enum RegisterError {
     Edit { path: PathBuf, text: String, error: EditError },
     #[error("could not write {}: {}", .0.path.display(), .0.detail)]
     Write(FsError),
+    #[error(
+        "{} is a symlink to {}, which does not exist: create that file (it may be `{{}}`) or remove the link, then run register again",
+        .link.display(), .target.display()
+    )]
+    DanglingLink { link: PathBuf, target: PathBuf },
 }
 
 fn location(client: Client, env: &Env) -> Result<PathBuf, RegisterError> {
@@ -85,7 +90,16 @@ fn read_config(fs: &dyn FileSystem, path: &Path) -> Result<Option<(String, PathB
             let target = fs.canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
             Ok(Some((text, target)))
         }
-        Err(e) if e.kind == FsErrorKind::NotFound => Ok(None),
+        // A link to no file: writing a new file in its place would cut the link to the
+        // user's dotfiles (found in review), and writing where it points may be a folder that
+        // is not there; the user says which.
+        Err(e) if e.kind == FsErrorKind::NotFound => match fs.symlink_metadata(path) {
+            Ok(m) if m.kind == FileKind::Symlink => Err(RegisterError::DanglingLink {
+                link: path.to_path_buf(),
+                target: fs.read_link(path).unwrap_or_default(),
+            }),
+            _ => Ok(None),
+        },
         Err(e) => Err(RegisterError::Read(e)),
     }
 }
@@ -287,6 +301,18 @@ mod tests {
         let p = plan(&fs, &env(), Client::Cursor, &Action::Register(entry())).unwrap();
         assert!(matches!(apply(&fs, &FixedClock, &p), Err(RegisterError::Write(_))));
         assert_eq!(text(&fs, "/home/ada/.cursor/mcp.json"), "{}\n");
+    }
+
+    #[test]
+    fn a_dangling_symlinked_config_is_refused_and_kept() {
+        let fs = MemoryFs::new();
+        fs.create_dir_all(Path::new("/home/ada/.cursor")).unwrap();
+        fs.symlink("/home/ada/dotfiles/mcp.json", Path::new("/home/ada/.cursor/mcp.json")).unwrap();
+        let err = plan(&fs, &env(), Client::Cursor, &Action::Remove).unwrap_err();
+        assert!(matches!(err, RegisterError::DanglingLink { .. }), "{err}");
+        assert!(err.to_string().contains("/home/ada/dotfiles/mcp.json"), "{err}");
+        let link = fs.symlink_metadata(Path::new("/home/ada/.cursor/mcp.json")).unwrap();
+        assert_eq!(link.kind, FileKind::Symlink);
     }
 
     #[test]

@@ -99,7 +99,9 @@ fn private_dir(fs: &dyn FileSystem, dir: &Path) -> Result<(bool, Option<u32>), S
         Ok(_) => {
             let mode = fs.mode(dir)?;
             if mode & 0o077 != 0 {
-                fs.set_mode(dir, mode & 0o700)?;
+                // Only the group's and others' bits go: a sticky or setgid bit stays (found in
+                // review: a `~/.vitaecontext` linked to a shared folder lost its sticky bit).
+                fs.set_mode(dir, mode & 0o7700)?;
                 return Ok((false, Some(mode)));
             }
             Ok((false, None))
@@ -168,6 +170,10 @@ mod tests {
         assert!(matches!(init(&fs, &Epoch, &sources()).unwrap().context, ContextSetup::Ambiguous(c) if c.len() == 2));
         let again = init(&fs, &Epoch, &sources()).unwrap();
         assert!(again.graph.created.is_empty() && again.tightened_from.is_none());
+        // Only the group's and others' bits go; the sticky bit stays.
+        fs.set_mode(dir, 0o1777).unwrap();
+        assert_eq!(init(&fs, &Epoch, &sources()).unwrap().tightened_from, Some(0o1777));
+        assert_eq!(fs.mode(dir).unwrap(), 0o1700);
     }
 
     /// Found in review: these failed half-way, after writing the Career Context or tightening
