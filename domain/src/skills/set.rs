@@ -53,10 +53,12 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The description to list: the file's, or a generated one when it is blank.
+    /// The description to list: the file's, or a generated one when it is blank. The model
+    /// reads it, so it names no layer: a `--skills DIR` layer is named by its path, which put a
+    /// local path in the model's context (found in review).
     pub fn description(&self) -> String {
         if self.skill.description.trim().is_empty() {
-            format!("{} ({} skill from layer {})", self.skill.name, self.skill.kind.as_str(), self.origin.layer)
+            format!("{} ({} skill)", self.skill.name, self.skill.kind.as_str())
         } else {
             self.skill.description.clone()
         }

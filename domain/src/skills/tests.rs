@@ -319,7 +319,7 @@ fn prompts_render_arguments_and_the_persons_own_facts() {
         text, "For SRE {{career_context}} (): <packet cv> / <packet general> / {{career_context.nope}} / {{other}}",
         "argument text is never re-read; unknown placeholders stay"
     );
-    assert_eq!(set.get("p").unwrap().description(), "p (prompt skill from layer l)");
+    assert_eq!(set.get("p").unwrap().description(), "p (prompt skill)");
 }
 
 /// skill-central replaces `{{key}}` for any argument name: one in another script, with an
