@@ -76,6 +76,16 @@ pub struct JobMatch {
 
 /// Words of requirement phrasing that say nothing about the person.
 const GENERIC: &[&str] = &[
+    // Wording of requirements written in prose (found in review: "We need deep expertise in
+    // Spark ... is essential" left `need` and `essential` "not found").
+    "need",
+    "needs",
+    "needed",
+    "essential",
+    "expected",
+    "know",
+    "fluent",
+    "fluency",
     "experience",
     "experienced",
     "strong",
@@ -262,7 +272,55 @@ pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)
         let level = if says_nice(text) { Level::Nice } else { level };
         out.push((c.span, c.line, level));
     }
+    if out.is_empty() {
+        // A posting written in prose (found in review: "You will have at least 12 years of
+        // experience ... We need deep expertise in Spark and Databricks" gave "No requirements
+        // were found"): its sentences that ask for something are its requirements.
+        for c in split(posting) {
+            let text = &posting[c.span.clone()];
+            if heading_level(text).is_none() && asks_for_something(text) {
+                let level = if says_nice(text) { Level::Nice } else { Level::Must };
+                out.push((c.span, c.line, level));
+            }
+        }
+    }
     out
+}
+
+/// Whether a sentence of a posting in prose asks something of the candidate.
+fn asks_for_something(text: &str) -> bool {
+    let t = text.to_lowercase();
+    [
+        "experience",
+        "you will have",
+        "you have",
+        "you should",
+        "you must",
+        "must have",
+        "must be",
+        "required",
+        "requires",
+        "essential",
+        "expected",
+        "we need",
+        "needs a",
+        "knowledge of",
+        "proficien",
+        "fluent",
+        "degree",
+        "years of",
+        "familiar",
+        "expertise",
+        "comfortable with",
+        "a plus",
+        "nice to have",
+        "ideally",
+        "bonus",
+        "preferred",
+        "looking for",
+    ]
+    .iter()
+    .any(|k| t.contains(k))
 }
 
 /// The key terms of a requirement: names first (as written), then content words.
@@ -507,6 +565,29 @@ About us: we ship parcels.
             let found: Vec<String> = requirements(&posting).into_iter().map(|r| posting[r.0].to_owned()).collect();
             assert_eq!(found, ["- Bazel"], "{lead}");
         }
+    }
+
+    /// A posting in prose (found in review: "No requirements were found"): the sentences
+    /// that ask for something, a plus or nice to have ones as nice-to-haves.
+    #[test]
+    fn a_posting_in_prose_has_its_asking_sentences_read() {
+        let posting = "# Head of Data Platform - Calloway\n\nCalloway is hiring a Head of Data Platform to lead 4 teams. \
+            You will have at least 12 years of experience building data platforms. We need deep expertise in Spark, \
+            and experience with Airflow is essential. A PhD is a plus.\n\nNice to have: Vue.js.\n";
+        let found: Vec<(String, Level)> =
+            requirements(posting).into_iter().map(|(s, _, l)| (posting[s].trim().to_owned(), l)).collect();
+        assert_eq!(
+            found,
+            [
+                ("You will have at least 12 years of experience building data platforms.".to_owned(), Level::Must),
+                ("We need deep expertise in Spark, and experience with Airflow is essential.".to_owned(), Level::Must),
+                ("A PhD is a plus.".to_owned(), Level::Nice),
+                ("Nice to have: Vue.js.".to_owned(), Level::Nice),
+            ]
+        );
+        let terms: Vec<String> =
+            key_terms(posting, requirements(posting)[1].0.clone(), 3).into_iter().map(|t| t.1).collect();
+        assert!(!terms.iter().any(|t| ["need", "essential", "expertise"].contains(&t.as_str())), "{terms:?}");
     }
 
     #[test]
