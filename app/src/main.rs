@@ -22,12 +22,17 @@ use commands::{Failure, Outcome};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    logging::init(cli.log_level);
+    let serving = matches!(cli.command, Command::Mcp(_));
+    logging::init(cli.log_level, if serving { logging::Delivery::Lossy } else { logging::Delivery::Direct });
     let _ = miette::set_hook(Box::new(|_| {
         Box::new(miette::MietteHandlerOpts::new().color(report::stderr_color()).build())
     }));
     let json = cli.command.wants_json();
-    match run(cli) {
+    let outcome = run(cli);
+    if serving {
+        logging::flush(std::time::Duration::from_millis(500));
+    }
+    match outcome {
         Ok(code) => code,
         Err(failure) => {
             if json {

@@ -95,3 +95,54 @@ fn a_flood_with_stdout_unread_stays_bounded_and_every_request_is_answered() {
     ids.sort_unstable();
     assert!(ids.iter().copied().eq(0..=N), "every id answered exactly once: {} answers", ids.len());
 }
+
+/// A client that pipes stderr and never reads it still gets every answer: log lines past the
+/// queue are dropped, never waited for (found in review: the server stopped answering once
+/// 64 KB of warnings about refused reads had filled the pipe). Each read of a record whose
+/// path leads outside the root logs a warning.
+#[test]
+fn a_stderr_nobody_reads_never_stops_the_answers() {
+    const N: usize = 3000;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("vg");
+    std::fs::create_dir_all(root.join(".generated")).expect("mkdir");
+    std::fs::write(dir.path().join("secret.md"), "outside").expect("write");
+    let graph = r#"{"version":"1","source":"x","nodes":[{"id":"award:evil","type":"Award","label":"e","path":"../secret.md","parent":null,"tags":[]}],"edges":[]}"#;
+    std::fs::write(root.join(".generated/graph.json"), graph).expect("write graph.json");
+    let mut cmd = Cmd::new(["mcp".as_ref(), "--root".as_ref(), root.as_os_str()]);
+    let mut child = cmd
+        .cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn vitaecontext");
+    // Held open, never read.
+    let _stderr = child.stderr.take().expect("stderr");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let writer = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        all.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n");
+        for id in 1..=N {
+            all.extend_from_slice(
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"resources/read\",\"params\":{{\"uri\":\"vitaegraph://record/award:evil\"}}}}\n")
+                    .as_bytes(),
+            );
+        }
+        stdin.write_all(&all).expect("write requests");
+        stdin
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let lines: Vec<String> = BufReader::new(stdout).lines().map_while(Result::ok).collect();
+        let _ = tx.send(lines);
+    });
+    let stdin = writer.join().expect("writer");
+    drop(stdin);
+    let lines = rx.recv_timeout(Duration::from_secs(60)).expect("the server stopped answering");
+    assert_eq!(lines.len(), N + 1);
+    assert!(lines.iter().skip(1).all(|l| l.contains("\"error\"") && !l.contains("outside")), "{}", lines[1]);
+    let _ = child.kill();
+    let _ = child.wait();
+}
