@@ -329,6 +329,9 @@ struct State {
     checked_at: Option<Duration>,
     warned: HashSet<String>,
     loaded: bool,
+    /// Whether the config has parsed since the server started: then one that no longer parses
+    /// keeps the layers it named last.
+    config_parsed: bool,
 }
 
 /// The skills a running server serves, kept fresh by [`Skills::snapshot`].
@@ -367,6 +370,7 @@ impl Skills {
             checked_at: None,
             warned: HashSet::new(),
             loaded: false,
+            config_parsed: false,
         };
         let me = Skills { fs, clock, sources, interval, state: Mutex::new(state) };
         me.snapshot();
@@ -395,7 +399,17 @@ impl Skills {
         if changed || config_stamp != st.config_stamp {
             st.config_stamp = config_stamp;
             let layers = match resolve_layers(fs, &self.sources) {
-                Ok(l) => l,
+                Ok(l) => {
+                    st.config_parsed |= self.sources.config.is_some();
+                    l
+                }
+                // A config being saved (half written) or mistyped while the server runs keeps
+                // the layers it named last, rather than serving none of its skills until it
+                // parses again (found in review: every skill vanished, with `list_changed`).
+                Err(e @ ConfigError::Invalid { .. }) if st.config_parsed => {
+                    config_warning = Some(format!("{e}; the layers it named before are served until it parses again"));
+                    st.layers.clone()
+                }
                 Err(e) => {
                     config_warning = Some(e.to_string());
                     resolve_layers(fs, &SkillSources { config: None, ..self.sources.clone() }).unwrap_or_default()

@@ -308,6 +308,26 @@ fn a_broken_config_is_a_warning_and_the_flag_layers_still_load() {
     assert!(skills.snapshot().get("x").is_some());
 }
 
+/// A config that stops parsing while the server runs (saved half-written, mistyped) keeps
+/// the layers it named last; one removed drops them.
+#[test]
+fn a_config_that_stops_parsing_keeps_its_layers_until_it_parses_again() {
+    let fs = Arc::new(MemoryFs::new());
+    fs.create_dir_all(Path::new("/team")).unwrap();
+    fs.write_atomic(Path::new("/team/t.yaml"), skill_yaml("t", "team").as_bytes()).unwrap();
+    fs.write_atomic(Path::new("/c.yaml"), b"layers:\n  - {name: team, path: /team, priority: 10}\n").unwrap();
+    let sources = SkillSources { config: Some("/c.yaml".into()), config_named: true, dirs: Vec::new() };
+    let clock = Arc::new(FakeClock::default());
+    let skills = Skills::new(Arc::clone(&fs) as Arc<dyn FileSystem>, Arc::clone(&clock) as Arc<dyn Clock>, sources);
+    assert!(skills.snapshot().get("t").is_some());
+    fs.write_atomic(Path::new("/c.yaml"), b"layers:\n  - {name: team, pa").unwrap();
+    clock.advance(RECHECK_INTERVAL);
+    assert!(skills.snapshot().get("t").is_some(), "the half-written config keeps its layers");
+    fs.remove_file(Path::new("/c.yaml")).unwrap();
+    clock.advance(RECHECK_INTERVAL);
+    assert!(skills.snapshot().get("t").is_none(), "a removed config takes its layers away");
+}
+
 /// One change to a layer tree.
 #[derive(Debug, Clone)]
 enum Op {
