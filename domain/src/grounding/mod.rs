@@ -563,12 +563,51 @@ fn number_text(p: &Passage, m: &text::Number) -> String {
 fn judge_date(f: &FactText, claim: &InClaim<'_>) -> FactStatus {
     let related = claim.related;
     let years: Vec<f64> = f.numbers.iter().map(|n| n.value).collect();
+    // The month the claim gives each year (`in June 2021`), if any. A passage with the same
+    // years in the claim's months supports it first; else one that gives a year another month
+    // contradicts it (found in review: `Joined Lanternfish Bank in June 2021` was supported
+    // by `March 2021`); else the years alone support it.
+    let months: Vec<Option<u8>> =
+        f.numbers.iter().map(|n| text::month_before(claim.text, claim.ws, n.span.start - claim.base)).collect();
+    let mut other_month: Option<FactStatus> = None;
+    let mut years_only: Option<FactStatus> = None;
     for Related { passage: p, .. } in related.iter().filter(|r| r.may_support) {
-        let found: Vec<&text::Number> =
-            years.iter().filter_map(|y| p.numbers.iter().find(|m| m.year && m.value == *y)).collect();
-        if found.len() == years.len() {
+        // The year in the passage's own text before one in its headings (which carry the
+        // entry's dates, without months).
+        let found: Vec<&text::Number> = years
+            .iter()
+            .filter_map(|y| {
+                let mut same = p.numbers.iter().filter(|m| m.year && m.value == *y);
+                let first = same.clone().next();
+                same.find(|m| m.span.start >= p.body).or(first)
+            })
+            .collect();
+        if found.len() != years.len() {
+            continue;
+        }
+        if months.iter().all(Option::is_none) {
             return FactStatus::Supported(evidence(p, found[0].span.start));
         }
+        let pws = words(&p.text);
+        let theirs: Vec<Option<u8>> = found.iter().map(|m| text::month_before(&p.text, &pws, m.span.start)).collect();
+        if theirs.iter().zip(&months).all(|(t, c)| c.is_none() || t == c) {
+            return FactStatus::Supported(evidence(p, found[0].span.start));
+        }
+        if let Some((m, _)) =
+            found.iter().zip(theirs.iter().zip(&months)).find(|(_, (t, c))| c.is_some() && t.is_some() && t != c)
+        {
+            let i = text::word_at(&pws, m.span.start).unwrap_or(0);
+            let start = pws[i.saturating_sub(1)].span.start;
+            other_month.get_or_insert_with(|| FactStatus::Contradicted {
+                evidence: evidence(p, start),
+                found: p.text[start..m.span.end].to_owned(),
+            });
+        } else {
+            years_only.get_or_insert_with(|| FactStatus::Supported(evidence(p, found[0].span.start)));
+        }
+    }
+    if let Some(status) = other_month.or(years_only) {
+        return status;
     }
     if let Some(Related { overlap, passage: p, .. }) = related.iter().find(|r| r.same_subject)
         && *overlap >= CONTRADICTION_OVERLAP

@@ -326,6 +326,7 @@ target_roles:
 - Throughput 3x on the same hardware.
 - Snowflake spend cut $2.4M a year via clustering.
 - Incident MTTR 3 h -> 45 min after runbooks.
+- Joined the tracking team in March 2022.
 
 ### Data Engineer [ROLE] - Quillfeather Health (2018-2022)
 
@@ -408,4 +409,17 @@ fn years_at_an_entry_and_named_units() {
     assert_ne!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
     assert_eq!(contradicted(&claims[2]), ["1.3k GitHub stars"], "{:#?}", claims[2]);
     assert_eq!(claims[3].status, ClaimStatus::Supported, "{:#?}", claims[3]);
+}
+
+/// Found in review: `Joined Lanternfish Bank in June 2021` was supported by `March 2021`.
+#[test]
+fn a_month_given_with_a_year_must_be_the_files_month() {
+    let claims = run_units_and_goals(
+        "Joined the tracking team at Brightwater Freight in March 2022.\n\n\
+         Joined the tracking team at Brightwater Freight in June 2022.\n\n\
+         Joined the tracking team at Brightwater Freight in 2022.\n",
+    );
+    assert_eq!(claims[0].status, ClaimStatus::Supported, "{:#?}", claims[0]);
+    assert_eq!(contradicted(&claims[1]), ["March 2022"], "{:#?}", claims[1]);
+    assert_eq!(claims[2].status, ClaimStatus::Supported, "{:#?}", claims[2]);
 }

@@ -347,6 +347,39 @@ pub fn stems_near(
     before.chain(after).collect()
 }
 
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The month (1-12) named by the word just before the number at byte `at` (`June 2021`,
+/// `Sept 2021`, `Mar. 2021`): the full name, or its first three letters, or `sept`.
+pub fn month_before(text: &str, ws: &[Word<'_>], at: usize) -> Option<u8> {
+    let i = word_at(ws, at)?.checked_sub(1)?;
+    let between = &text[ws[i].span.end..at];
+    if !between.trim_start_matches('.').trim().is_empty() {
+        return None;
+    }
+    let w = fold(ws[i].text);
+    let w = w.trim_end_matches('.');
+    let n = MONTHS
+        .iter()
+        .position(|m| *m == w || (w.len() == 3 && m.starts_with(w)) || (w == "sept" && *m == "september"))?;
+    // `may` alone is a verb as often as a month; only `May 2021` reads as one, which is what
+    // this asks (the word right before a year).
+    u8::try_from(n + 1).ok()
+}
+
 /// How many words before a number say what it is of, in a list of numbers.
 const LEAD: usize = 2;
 
