@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::text::{Number, Word, fold, numbers, words};
+use super::text::{Number, Word, fold, month_of, numbers, words};
 
 /// One sentence or list item of a draft.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,36 +163,19 @@ fn sentences(draft: &str, block: Range<usize>) -> Vec<Range<usize>> {
 }
 
 const NAME_JOINERS: &[&str] = &["of", "for", "&", "de", "da"];
+/// A capitalised word that names nothing a file would hold: a month ([`month_of`]) or one of
+/// [`NOT_NAMES`].
+fn not_a_name(word: &str) -> bool {
+    let f = fold(word);
+    NOT_NAMES.contains(&f.as_str()) || month_of(&f).is_some()
+}
+
 const NOT_NAMES: &[&str] = &[
     "i",
     "i'm",
     "i've",
     "i'd",
     "i'll",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
     "monday",
     "tuesday",
     "wednesday",
@@ -267,7 +250,7 @@ pub fn facts(draft: &str, claim: &ClaimText) -> Vec<FactText> {
     let mut k = 0;
     while k < ws.len() {
         let w = &ws[k];
-        let capital = is_capitalised(w.text) && !NOT_NAMES.contains(&fold(w.text).as_str());
+        let capital = is_capitalised(w.text) && !not_a_name(w.text);
         if !capital {
             if is_code_like(w.text) && !w.text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
                 out.push(fact(
@@ -286,7 +269,7 @@ pub fn facts(draft: &str, claim: &ClaimText) -> Vec<FactText> {
         let mut j = k + 1;
         while j < ws.len() && !ws[j].after_break {
             let t = ws[j].text;
-            if is_capitalised(t) && !NOT_NAMES.contains(&fold(t).as_str()) {
+            if is_capitalised(t) && !not_a_name(t) {
                 end = j;
                 j += 1;
             } else if NAME_JOINERS.contains(&fold(t).as_str())

@@ -362,22 +362,23 @@ const MONTHS: [&str; 12] = [
     "december",
 ];
 
-/// The month (1-12) named by the word just before the number at byte `at` (`June 2021`,
-/// `Sept 2021`, `Mar. 2021`): the full name, or its first three letters, or `sept`.
+/// The month (1-12) a folded word names: the full name, its first three letters, or `sept`.
+pub fn month_of(folded: &str) -> Option<u8> {
+    let n = MONTHS.iter().position(|m| {
+        *m == folded || (folded.len() == 3 && m.starts_with(folded)) || (folded == "sept" && *m == "september")
+    })?;
+    u8::try_from(n + 1).ok()
+}
+
+/// The month named by the word just before the number at byte `at` (`June 2021`, `Sept
+/// 2021`, `Mar. 2021`). `may` alone is a verb as often as a month; only `May 2021`, the word
+/// right before a year, reads as one here.
 pub fn month_before(text: &str, ws: &[Word<'_>], at: usize) -> Option<u8> {
     let i = word_at(ws, at)?.checked_sub(1)?;
-    let between = &text[ws[i].span.end..at];
-    if !between.trim_start_matches('.').trim().is_empty() {
+    if !text[ws[i].span.end..at].trim_start_matches('.').trim().is_empty() {
         return None;
     }
-    let w = fold(ws[i].text);
-    let w = w.trim_end_matches('.');
-    let n = MONTHS
-        .iter()
-        .position(|m| *m == w || (w.len() == 3 && m.starts_with(w)) || (w == "sept" && *m == "september"))?;
-    // `may` alone is a verb as often as a month; only `May 2021` reads as one, which is what
-    // this asks (the word right before a year).
-    u8::try_from(n + 1).ok()
+    month_of(fold(ws[i].text).trim_end_matches('.'))
 }
 
 /// How many words before a number say what it is of, in a list of numbers.
