@@ -218,14 +218,13 @@ fn is_goal_section(title: &str) -> bool {
 }
 
 /// Whether a QUICK REFERENCE entry (`key: value`, its `_` read as spaces) is about what the
-/// person wants: a key that starts with `target`, or names a goal, a wish or a preference.
+/// person wants: a key that starts with `target`, or names a goal or a wish (not
+/// `preferred_name`, which is a fact; found in review).
 fn is_goal_key(entry: &str) -> bool {
     let Some((key, _)) = entry.split_once(':') else { return false };
     let key = key.trim().to_ascii_lowercase();
     key.starts_with("target")
-        || key
-            .split(' ')
-            .any(|w| matches!(w, "goal" | "goals" | "desired" | "seeking" | "wanted" | "preferred" | "next"))
+        || key.split(' ').any(|w| matches!(w, "goal" | "goals" | "desired" | "seeking" | "wanted" | "next"))
 }
 
 /// The Career Context as passages.

@@ -327,6 +327,7 @@ target_roles:
 - Snowflake spend cut $2.4M a year via clustering.
 - Incident MTTR 3 h -> 45 min after runbooks.
 - Joined the tracking team in March 2022.
+- Cut the nightly load from 90 min to 30 min.
 
 ### Data Engineer [ROLE] - Quillfeather Health (2018-2022)
 
@@ -422,4 +423,18 @@ fn a_month_given_with_a_year_must_be_the_files_month() {
     assert_eq!(claims[0].status, ClaimStatus::Supported, "{:#?}", claims[0]);
     assert_eq!(contradicted(&claims[1]), ["March 2022"], "{:#?}", claims[1]);
     assert_eq!(claims[2].status, ClaimStatus::Supported, "{:#?}", claims[2]);
+}
+
+/// Found in the audit of the rules above: a change's size without `by` is not contradicted by
+/// its ends, a decade is no number of seconds, and two neighbouring years are not a span.
+#[test]
+fn change_sizes_decades_and_year_spans() {
+    let claims = run_units_and_goals(
+        "The nightly load dropped 60 min at Brightwater Freight.\n\n\
+         Learned to code in the 1990s.\n\n\
+         Spent four years at Brightwater Freight.\n",
+    );
+    assert_ne!(claims[0].status, ClaimStatus::Contradicted, "{:#?}", claims[0]);
+    assert_eq!(claims[1].status, ClaimStatus::NoCheckableFacts, "{:#?}", claims[1]);
+    assert_ne!(claims[2].status, ClaimStatus::Supported, "2022-2025 is three years: {:#?}", claims[2]);
 }

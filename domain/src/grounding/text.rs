@@ -222,6 +222,9 @@ fn parse_glued(w: &str) -> Option<(f64, bool, Option<&'static str>)> {
         "k" => (1e3, None),
         "m" | "mn" => (1e6, None),
         "bn" => (1e9, None),
+        // One letter glued to a number is a unit only as `x` or `h`: `1990s`, `90s` and `3D`
+        // are a decade and a dimension, not seconds and days (found in review).
+        "s" | "d" | "y" => return None,
         _ => (1.0, Some(known_unit(suffix)?)),
     };
     let digits = digits.trim_end_matches('+');
@@ -373,12 +376,17 @@ pub fn month_of(folded: &str) -> Option<u8> {
 /// The month named by the word just before the number at byte `at` (`June 2021`, `Sept
 /// 2021`, `Mar. 2021`). `may` alone is a verb as often as a month; only `May 2021`, the word
 /// right before a year, reads as one here.
-pub fn month_before(text: &str, ws: &[Word<'_>], at: usize) -> Option<u8> {
-    let i = word_at(ws, at)?.checked_sub(1)?;
-    if !text[ws[i].span.end..at].trim_start_matches('.').trim().is_empty() {
-        return None;
-    }
-    month_of(fold(ws[i].text).trim_end_matches('.'))
+pub fn month_before(text: &str, at: usize) -> Option<u8> {
+    month_word_before(text, at).map(|(_, m)| m)
+}
+
+/// [`month_before`], with the byte where the month's word starts. Only the text just before
+/// the number is read: no tokenizing of the whole text per number.
+pub fn month_word_before(text: &str, at: usize) -> Option<(usize, u8)> {
+    let before = text.get(..at)?.trim_end().trim_end_matches('.');
+    let start = before.char_indices().rev().find(|(_, c)| !c.is_alphabetic()).map_or(0, |(i, c)| i + c.len_utf8());
+    let word = &before[start..];
+    (3..=9).contains(&word.len()).then(|| month_of(&fold(word)).map(|m| (start, m))).flatten()
 }
 
 /// How many words before a number say what it is of, in a list of numbers.
