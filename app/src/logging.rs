@@ -11,7 +11,11 @@ use crate::cli::LogLevel;
 pub const STARTUP: &str = "vitaecontext::startup";
 
 /// How many log lines wait for stderr before new ones are dropped (in [`Delivery::Lossy`]).
-const QUEUED_LINES: usize = 1024;
+const QUEUED_LINES: usize = 4096;
+
+/// How long a line waits for room in a full queue before it is dropped, while the writer is
+/// still making progress; once a wait ran out, lines are dropped at once until it writes again.
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// How the log reaches stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +33,8 @@ static QUEUE: std::sync::OnceLock<std::sync::mpsc::SyncSender<Vec<u8>>> = std::s
 static DROPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 static QUEUED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// `WRITTEN` plus one when a wait for room ran out (0: the writer keeps up).
+static STALLED_AT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// One log line's writer in [`Delivery::Lossy`]: the line is queued whole, or dropped.
 struct Queued(Vec<u8>);
@@ -50,14 +56,37 @@ impl Drop for Queued {
         if line.is_empty() {
             return;
         }
-        match QUEUE.get().map(|q| q.try_send(line)) {
-            Some(Ok(())) => {
+        let Some(queue) = QUEUE.get() else { return };
+        let mut line = match queue.try_send(line) {
+            Ok(()) => {
                 QUEUED.fetch_add(1, SeqCst);
+                return;
             }
-            _ => {
-                DROPPED.fetch_add(1, SeqCst);
+            Err(std::sync::mpsc::TrySendError::Full(line)) => line,
+            Err(std::sync::mpsc::TrySendError::Disconnected(_)) => return,
+        };
+        // A burst faster than stderr takes it (thousands of warnings at start-up, stderr a
+        // file): wait a little. A stderr nobody reads: wait once, then drop until it moves
+        // (found in review: a burst lost lines although stderr was a file).
+        let stalled = STALLED_AT.load(SeqCst);
+        if stalled == 0 || WRITTEN.load(SeqCst) + 1 > stalled {
+            let start = std::time::Instant::now();
+            while start.elapsed() < PATIENCE {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                match queue.try_send(line) {
+                    Ok(()) => {
+                        QUEUED.fetch_add(1, SeqCst);
+                        STALLED_AT.store(0, SeqCst);
+                        return;
+                    }
+                    Err(std::sync::mpsc::TrySendError::Full(back)) => line = back,
+                    Err(std::sync::mpsc::TrySendError::Disconnected(_)) => return,
+                }
             }
+            STALLED_AT.store(WRITTEN.load(SeqCst) + 1, SeqCst);
         }
+        drop(line);
+        DROPPED.fetch_add(1, SeqCst);
     }
 }
 
@@ -74,7 +103,7 @@ fn start_writer() {
         for line in rx {
             let dropped = DROPPED.swap(0, SeqCst);
             if dropped > 0 {
-                let _ = writeln!(err, "({dropped} log line(s) dropped: stderr was not being read)");
+                let _ = writeln!(err, "({dropped} log line(s) dropped: stderr was not read fast enough)");
             }
             let _ = err.write_all(&line);
             WRITTEN.fetch_add(1, SeqCst);
