@@ -107,7 +107,11 @@ fn read_config(fs: &dyn FileSystem, path: &Path) -> Result<Option<(String, PathB
 /// What `action` would do to `client`'s configuration; reads, writes nothing.
 pub fn plan(fs: &dyn FileSystem, env: &Env, client: Client, action: &Action) -> Result<Plan, RegisterError> {
     let path = location(client, env)?;
-    let current = read_config(fs, &path)?;
+    let current = match read_config(fs, &path) {
+        // Nothing to remove from a file that is not there, link or not.
+        Err(RegisterError::DanglingLink { .. }) if matches!(action, Action::Remove) => None,
+        other => other?,
+    };
     let before = current.as_ref().map(|(t, _)| t.clone());
     let target = current.map_or_else(|| path.clone(), |(_, t)| t);
     let text = before.as_deref().unwrap_or("");
@@ -308,7 +312,8 @@ mod tests {
         let fs = MemoryFs::new();
         fs.create_dir_all(Path::new("/home/ada/.cursor")).unwrap();
         fs.symlink("/home/ada/dotfiles/mcp.json", Path::new("/home/ada/.cursor/mcp.json")).unwrap();
-        let err = plan(&fs, &env(), Client::Cursor, &Action::Remove).unwrap_err();
+        assert!(!plan(&fs, &env(), Client::Cursor, &Action::Remove).unwrap().changes(), "nothing to remove");
+        let err = plan(&fs, &env(), Client::Cursor, &Action::Register(entry())).unwrap_err();
         assert!(matches!(err, RegisterError::DanglingLink { .. }), "{err}");
         assert!(err.to_string().contains("/home/ada/dotfiles/mcp.json"), "{err}");
         let link = fs.symlink_metadata(Path::new("/home/ada/.cursor/mcp.json")).unwrap();
