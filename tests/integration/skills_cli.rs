@@ -227,6 +227,8 @@ fn symlinks_in_a_layer_are_skipped() {
     fs::write(outside.join("SKILL.md"), "---\nname: leak\ndescription: d\n---\nSECRET-OUTSIDE\n").unwrap();
     fs::write(outside.join("other.yaml"), "id: other\ntype: prompt\nprompt: SECRET-OUTSIDE\n").unwrap();
     std::os::unix::fs::symlink(outside.join("SKILL.md"), layer.join("linked-skill/SKILL.md")).unwrap();
+    // The folder's resources are not skills of their own.
+    fs::write(layer.join("linked-skill/data.yaml"), "id: helper-data\ntype: prompt\nprompt: x\n").unwrap();
     std::os::unix::fs::symlink(outside.join("other.yaml"), layer.join("other.yaml")).unwrap();
     std::os::unix::fs::symlink(layer.join("ok.yaml"), layer.join("again.yaml")).unwrap();
     let (code, out, err) = run(&["skills", "list", "--json", "--skills", layer.to_str().unwrap()], home.path());

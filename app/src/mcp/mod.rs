@@ -378,7 +378,12 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
                             Some(&id),
                             &RpcError::invalid_request("initialize must not be part of a JSON-RPC batch; send it alone"),
                         )),
-                        None if bytes > MAX_BATCH_ANSWER_BYTES && v.get("method").is_some() => {
+                        // Past the cap a request is answered without being run; anything else (a
+                        // notification, an invalid member) is handled as before, at no cost.
+                        None if bytes > MAX_BATCH_ANSWER_BYTES
+                            && v.get("method").is_some_and(Value::is_string)
+                            && v.get("id").and_then(Id::from_value).is_some() =>
+                        {
                             v.get("id").and_then(Id::from_value).map(|id| {
                                 jsonrpc::failure(
                                     Some(&id),

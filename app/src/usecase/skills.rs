@@ -162,7 +162,14 @@ impl Cache {
             match e.kind {
                 FileKind::Dir => {
                     let skill_md = path.join("SKILL.md");
-                    if fs.symlink_metadata(&skill_md).is_ok_and(|m| m.kind == FileKind::File) {
+                    let skill_md_kind = fs.symlink_metadata(&skill_md).map(|m| m.kind);
+                    if skill_md_kind == Ok(FileKind::Symlink) {
+                        // An Agent Skills folder whose SKILL.md is a link: skipped whole, not
+                        // walked as a plain folder, which would serve its resource files as
+                        // skills (found in review).
+                        continue;
+                    }
+                    if skill_md_kind == Ok(FileKind::File) {
                         // An Agent Skills folder: one skill; its other files are its resources.
                         children.push(Child::File(skill_md, SkillFormat::SkillMd));
                     } else {
