@@ -366,12 +366,30 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
         // 3 MB frame took 709 MB, and 100,000 aborted the server (found in review).
         Value::Array(items) => {
             let (session, methods, sink) = (Arc::clone(session), Arc::clone(methods), Arc::clone(sink));
+            // Every request's cancel flag is in place before the first member runs, so that a
+            // `notifications/cancelled` read while earlier members run reaches one not yet
+            // started (admitted one by one, a later member had no flag to set until it ran).
+            let flags: Vec<Option<(String, Arc<AtomicBool>)>> = items
+                .iter()
+                .map(|v| {
+                    let id = batched_request(v)?;
+                    let flag = Arc::new(AtomicBool::new(false));
+                    session.in_flight().insert(id.key(), Arc::clone(&flag));
+                    Some((id.key(), flag))
+                })
+                .collect();
             tasks.spawn(async move {
                 let _permit = permit;
                 let mut answers: Vec<Vec<u8>> = Vec::new();
                 let mut bytes = 0;
-                for v in items {
+                for (v, flag) in items.into_iter().zip(flags) {
+                    let cancelled = flag.as_ref().is_some_and(|(_, f)| f.load(Ordering::SeqCst));
                     let answer = match batched_initialize(&v) {
+                        // Cancelled before its turn: neither run nor answered.
+                        _ if cancelled => {
+                            tracing::debug!("a batch member cancelled before it ran is not answered");
+                            None
+                        }
                         // 2025-03-26 basic/lifecycle: "The initialize request MUST NOT be part
                         // of a JSON-RPC batch"; the session stays uninitialized.
                         Some(id) => Some(jsonrpc::failure(
@@ -394,8 +412,18 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
                                 )
                             })
                         }
-                        None => admit(v, &session, &methods).response(&session).await,
+                        None => {
+                            let flag = flag.as_ref().map(|(_, f)| Arc::clone(f));
+                            admit(v, &session, &methods, flag).response(&session).await
+                        }
                     };
+                    // A member that did not run (refused, answered at once) leaves no flag behind.
+                    if let Some((key, flag)) = flag {
+                        let mut running = session.in_flight();
+                        if running.get(&key).is_some_and(|f| Arc::ptr_eq(f, &flag)) {
+                            running.remove(&key);
+                        }
+                    }
                     if let Some(answer) = answer {
                         match serde_json::to_vec(&answer) {
                             Ok(b) => {
@@ -421,7 +449,7 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
                 }
             });
         }
-        single => match admit(single, session, methods) {
+        single => match admit(single, session, methods, None) {
             Admitted::Ready(None) => {}
             Admitted::Ready(Some(response)) => send(&**sink, response).await,
             running => {
@@ -443,6 +471,12 @@ fn names_a_modern_revision(member: &Value) -> bool {
     member.get("params").and_then(|p| p.get("_meta")).and_then(|m| m.get(revision::meta::PROTOCOL_VERSION)).is_some()
 }
 
+/// The id of a batch member that is a request (not `initialize`, which a batch refuses).
+fn batched_request(member: &Value) -> Option<Id> {
+    let method = member.get("method")?.as_str()?;
+    (method != "initialize").then(|| member.get("id").and_then(Id::from_value)).flatten()
+}
+
 /// The id of a batch member that is an `initialize` request.
 fn batched_initialize(member: &Value) -> Option<Id> {
     if member.get("method").and_then(Value::as_str) != Some("initialize") {
@@ -452,7 +486,13 @@ fn batched_initialize(member: &Value) -> Option<Id> {
 }
 
 /// Decides what one message gets, in arrival order; starts the work of a request.
-fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admitted {
+/// `cancelled`: the flag a batch put in place for this request before it ran, if any.
+fn admit<H: Handler>(
+    value: Value,
+    session: &Session,
+    methods: &Arc<H>,
+    cancelled: Option<Arc<AtomicBool>>,
+) -> Admitted {
     let (id, method, params) = match jsonrpc::classify(value) {
         Message::Invalid { id, error } => return Admitted::Ready(Some(jsonrpc::failure(id.as_ref(), &error))),
         Message::Response => {
@@ -524,7 +564,7 @@ fn admit<H: Handler>(value: Value, session: &Session, methods: &Arc<H>) -> Admit
         }));
     }
     let Some(method) = methods.method(&method) else { return refuse(RpcError::method_not_found(&method)) };
-    let cancelled = Arc::new(AtomicBool::new(false));
+    let cancelled = cancelled.unwrap_or_default();
     session.in_flight().insert(id.key(), Arc::clone(&cancelled));
     let methods = Arc::clone(methods);
     let handle = run_limited(&session.handlers, &cancelled, move || methods.call(revision, method, params));

@@ -311,6 +311,30 @@ async fn batches_stay_answered_in_2024_11_05_and_2025_03_26() {
     }
 }
 
+/// Members run one after the other; a cancellation read while an earlier one runs still
+/// reaches a member that has not started (found in review: it was ignored, and answered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_member_cancelled_before_it_runs_is_neither_run_nor_answered() {
+    let mut h = start();
+    h.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}));
+    h.recv().await;
+    h.send(json!([
+        {"jsonrpc":"2.0","id":1,"method":"wait","params":{"gate":"a"}},
+        {"jsonrpc":"2.0","id":2,"method":"wait","params":{"gate":"b"}},
+        {"jsonrpc":"2.0","id":3,"method":"fast"}
+    ]));
+    h.entered(&["a"]).await;
+    h.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}));
+    // Frames are admitted in order: once 9 is answered, the cancellation has been seen.
+    h.send(json!({"jsonrpc":"2.0","id":9,"method":"fast"}));
+    assert_eq!(h.recv().await["id"], 9);
+    h.gates.open("a");
+    let r = h.recv().await;
+    let ids: Vec<&Value> = r.as_array().expect("a batch answer").iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [&json!(1), &json!(3)], "{r}");
+    assert!(h.entered.try_recv().is_err(), "the cancelled member ran");
+}
+
 /// 2025-03-26 basic/lifecycle: "The initialize request MUST NOT be part of a JSON-RPC batch";
 /// 2026-07-28 has no batches: a batch naming it is refused whole, whatever the session.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
