@@ -19,6 +19,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::{Durable, err};
+use crate::sync_behind::write_synced;
 
 /// A folder held open by its handle (`O_RDONLY | O_DIRECTORY`, so it can be listed and synced).
 pub(crate) struct OpenDir {
@@ -155,10 +156,11 @@ impl OpenDir {
             self.fresh(SET_TEMP_SUFFIX, |name| rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o600)))?;
         let mut file = File::from(fd);
         let target_path = self.path.join(target);
-        change.write_content(&mut file).map_err(|e| err(&target_path, e))?;
-        if durable == Durable::Synced {
-            file.sync_all().map_err(|e| err(&target_path, e))?;
-        }
+        let written = match durable {
+            Durable::Synced => write_synced(&mut file, |out| change.write_content(out)),
+            Durable::Cache => change.write_content(&mut file),
+        };
+        written.map_err(|e| err(&target_path, e))?;
         Ok(made)
     }
 

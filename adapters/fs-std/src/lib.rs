@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod held_dir;
+mod sync_behind;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
@@ -413,7 +414,6 @@ fn staged(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, FsError>
     staged_with(path, &|out: &mut dyn io::Write| out.write_all(bytes), Durable::Synced)
 }
 
-/// A synced temporary file beside `path` holding what `content` writes.
 /// Whether a staged file is synced to the disk before it is renamed into place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Durable {
@@ -422,6 +422,7 @@ enum Durable {
     Cache,
 }
 
+/// A temporary file beside `path` holding what `content` writes (synced when `durable`).
 fn staged_with(
     path: &Path,
     content: &dyn Fn(&mut dyn io::Write) -> io::Result<()>,
@@ -443,10 +444,11 @@ fn staged_with(
             let e = err(&dir, io::Error::from(e.kind()));
             FsError::new(e.kind, e.path, format!("cannot create a file in this folder: {}", e.detail))
         })?;
-    content(&mut tmp).map_err(|e| err(path, e))?;
-    if durable == Durable::Synced {
-        tmp.as_file().sync_all().map_err(|e| err(path, e))?;
-    }
+    let written = match durable {
+        Durable::Synced => sync_behind::write_synced(tmp.as_file_mut(), content),
+        Durable::Cache => content(&mut tmp),
+    };
+    written.map_err(|e| err(path, e))?;
     Ok(tmp)
 }
 
