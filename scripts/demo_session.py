@@ -1,7 +1,8 @@
 """A plain MCP session over stdio (standard library only), for the demo.
 
-It initializes, lists everything the server offers, reads each resource, calls each tool with
-no arguments and gets each prompt with placeholder-free sample arguments, printing each answer.
+It initializes, lists everything the server offers, reads each resource, calls each tool (with
+sample arguments where it needs some) and gets each prompt with placeholder-free sample
+arguments, printing each answer.
 """
 
 import json
@@ -41,6 +42,15 @@ def listing(method, key):
 
 
 SAMPLE_ARGS = {"targetRole": "Staff Software Engineer", "focus": "developer tooling"}
+# A draft with one true, one changed and one invented claim, and a short posting, about the
+# FICTIONAL example person.
+TOOL_ARGS = {
+    "check_claims": {"draft": "- Cut CI time by 71% at Tideline Logistics.\n"
+                              "- Raised the Bazel cache hit rate to 95%.\n"
+                              "- Led the Kubernetes migration at Google."},
+    "match_job": {"posting": "Requirements:\n- 5+ years of platform engineering\n- Rust\n"
+                             "Nice to have:\n- Kubernetes operators"},
+}
 
 show("initialize", call("initialize", {"protocolVersion": "2024-11-05", "capabilities": {},
                                        "clientInfo": {"name": "vitaecontext-demo", "version": "1"}}))
@@ -53,7 +63,7 @@ print(f"\n{len(resources)} resources, {len(templates)} resource templates, {len(
 for r in resources[:12]:
     show(f"resources/read {r['uri']}", call("resources/read", {"uri": r["uri"]}))
 for t in tools:
-    show(f"tools/call {t['name']}", call("tools/call", {"name": t["name"], "arguments": {}}))
+    show(f"tools/call {t['name']}", call("tools/call", {"name": t["name"], "arguments": TOOL_ARGS.get(t["name"], {})}))
 for p in prompts:
     args = {a["name"]: SAMPLE_ARGS[a["name"]] for a in p.get("arguments", []) if a["name"] in SAMPLE_ARGS}
     show(f"prompts/get {p['name']}", call("prompts/get", {"name": p["name"], "arguments": args}))
