@@ -163,3 +163,34 @@ fn a_generated_file_the_server_would_not_read_is_unreadable() {
     assert!(message.contains("search-index.json could not be read") && message.contains("larger than"), "{message}");
     assert_eq!(v["graph"]["index"], "unknown");
 }
+
+/// Found by a newcomer's review: with `--root`, the advice to index named no root, so following
+/// it indexed the default graph and the warning stayed; with `.generated` a symlink, the
+/// advice was `graph index`, which refuses to write through one.
+#[test]
+fn index_advice_names_the_root_given_and_a_linked_generated_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let root = h.join("my graph");
+    copy_dir(&example("vitaegraph"), &root);
+    let _ = fs::remove_dir_all(root.join(".generated"));
+    let root_arg = root.to_str().unwrap();
+    let finding = |v: &Value, code: &str| -> Value {
+        let found = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == code).cloned();
+        found.unwrap_or_else(|| panic!("no {code}: {v:#}"))
+    };
+    let (_, v) = json(h, &["--root", root_arg]);
+    let advice = finding(&v, "vitaecontext::graph::index_missing")["help"].as_str().unwrap().to_owned();
+    assert!(advice.contains(&format!("`vitaecontext graph index --root '{root_arg}'`")), "{advice}");
+    // The advice works: the index it writes is the one doctor looks at.
+    let (st, _, err) = run(h, &["graph", "index", "--root", root_arg]);
+    assert!(st.success(), "{err}");
+    let (_, v) = json(h, &["--root", root_arg]);
+    assert_eq!(v["graph"]["index"], "current", "{v:#}");
+    fs::rename(root.join(".generated"), root.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink("elsewhere", root.join(".generated")).unwrap();
+    let (_, v) = json(h, &["--root", root_arg]);
+    let unreadable = finding(&v, "vitaecontext::graph::index_unreadable");
+    assert!(unreadable["message"].as_str().unwrap().contains("is a symbolic link"), "{v:#}");
+    assert!(unreadable["help"].as_str().unwrap().contains("Put the folder itself at"), "{v:#}");
+}

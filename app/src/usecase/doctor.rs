@@ -322,6 +322,22 @@ impl graph::Progress for Quiet {
 }
 
 fn check_graph(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report: &mut Report) {
+    let before = report.findings.len();
+    graph_findings(fs, clock, sources, report);
+    // A root given by `--root` is given to the advice too: without it, `graph index` indexes
+    // the default root (found in review: doctor kept warning after its advice was followed).
+    if sources.root_flag.is_some()
+        && let Some(root) = sources.graph_root()
+    {
+        let command =
+            format!("`vitaecontext graph index --root {}", domain::clients::shell_quote(&root.to_string_lossy()));
+        for finding in &mut report.findings[before..] {
+            finding.help = finding.help.replace("`vitaecontext graph index", &command);
+        }
+    }
+}
+
+fn graph_findings(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, report: &mut Report) {
     let (rule, explicit) = match (&sources.root_flag, &sources.root_env) {
         (Some(_), _) => ("chosen by --root", true),
         (None, Some(_)) => ("chosen by VITAEGRAPH_ROOT", true),
@@ -578,6 +594,22 @@ fn generated_unreadable(generated: &Path, name: &str, e: &FsError) -> DoctorFind
             Some(file),
         )
         .with_help("Move or remove that folder, then run `vitaecontext graph index`.".to_owned());
+    }
+    // Neither the server nor `graph index` follows a link there: indexing again cannot help
+    // (found in review: the advice was `graph index`, which refuses to write through it).
+    if e.kind == FsErrorKind::Loop {
+        return DoctorFinding::new(
+            DoctorCode::GraphIndexUnreadable,
+            format!(
+                "{} or {name} in it is a symbolic link, which neither the server nor `graph index` follows",
+                generated.display()
+            ),
+            Some(file),
+        )
+        .with_help(format!(
+            "Put the folder itself at {} (or remove the link), then run `vitaecontext graph index`.",
+            generated.display()
+        ));
     }
     let finding = DoctorFinding::new(
         DoctorCode::GraphIndexUnreadable,
