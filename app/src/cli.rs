@@ -441,7 +441,9 @@ pub enum GraphCommand {
     },
     /// Validate, then write .generated/graph.json, search-index.json and diagnostics.json
     /// (atomically, byte-identical on reruns). An invalid graph removes the stale graph and
-    /// search index and writes only diagnostics.json.
+    /// search index and writes only diagnostics.json. Beside them, .generated/search-index.bin
+    /// holds the search structures for the server to load at once (a cache: one that is missing
+    /// or does not match search-index.json is ignored).
     ///
     /// Incremental: .generated/manifest.bin remembers what each file held, so a rerun parses
     /// only the records that changed, and .generated/documents.bin where each search document

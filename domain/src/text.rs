@@ -151,6 +151,16 @@ pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// `n` and `noun`, in the plural unless `n` is 1: `1 claim`, `3 claims`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// The indefinite article for `word`: `an` before a vowel letter, else `a`.
+pub fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) { "an" } else { "a" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -109,12 +109,14 @@ pub fn init(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, force: bo
         ))
     })?;
     out(&describe_init(&root, &report));
-    err(&format!(
-        "Next: add a record with `vitaecontext graph add project my-project --title \"My project\"{}`, \
-         then run `vitaecontext graph index{}`.\n",
-        root_flag(sources),
-        root_flag(sources)
-    ));
+    // The example record only for a graph that has just been made: in one that was there,
+    // `project:my-project` may be taken (found in review: the advice then failed).
+    let add = if report.kept.is_empty() {
+        format!("`vitaecontext graph add project my-project --title \"My project\"{}`", root_flag(sources))
+    } else {
+        format!("`vitaecontext graph add TYPE SLUG --title \"...\"{}` (see `graph add --help`)", root_flag(sources))
+    };
+    err(&format!("Next: add a record with {add}, then run `vitaecontext graph index{}`.\n", root_flag(sources)));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -158,7 +160,16 @@ pub fn add(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, a: AddArgs
         .and_then(|()| usecase::add(fs, &root, &record))
         .map_err(|e| match e {
             GraphError::Fs(f) if f.kind == ports::fs::FsErrorKind::AlreadyExists => Failure::failed(miette!(
-                help = "choose another slug, or edit the file that is there",
+                // A thesis is `thesis.md` in its degree's folder whatever its slug: another slug
+                // cannot help there (found in review).
+                help = if f.path.to_string_lossy().contains(a.slug) {
+                    "choose another slug, or edit the file that is there".to_owned()
+                } else {
+                    format!(
+                        "a {} record has this path whatever its slug, one per parent: edit the file that is there",
+                        a.kind
+                    )
+                },
                 "{} already exists; nothing was written",
                 f.path.display()
             )),

@@ -78,7 +78,7 @@ pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Optio
             .iter()
             .map(|(s, n)| format!("{n} {}", s.as_str().replace('_', " ")))
             .collect();
-        out(&format!("{} claims in {path}: {}\n", claims.len(), counts.join(", ")));
+        out(&format!("{} in {path}: {}\n", domain::text::count(claims.len(), "claim"), counts.join(", ")));
         if let Some(s) = surface {
             err(&format!(
                 "the {s} packet (`vitaecontext context summary --for {s}`) holds the facts meant for this surface\n"

@@ -222,7 +222,9 @@ pub fn show(fs: &dyn FileSystem, sources: &Sources, id: &str, json: bool) -> Out
         t.push_str("  arguments:\n");
         for a in &s.arguments {
             let req = if a.required { "required" } else { "optional" };
-            t.push_str(&format!("    - {} ({req}) {}\n", a.name, a.description));
+            // A description that says so already is not told twice (found in review).
+            let description = a.description.strip_suffix(&format!(" ({req})")).unwrap_or(&a.description);
+            t.push_str(&format!("    - {} ({req}) {description}\n", a.name));
         }
     }
     if s.kind == SkillType::Tool {

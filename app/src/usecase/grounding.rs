@@ -185,7 +185,7 @@ pub fn claims_text(claims: &[Claim], surface: Option<Surface>, notes: &[String])
     let mut out = String::from("# Claim check\n\n");
     let counts: Vec<String> =
         grounding::counts(claims).iter().map(|(s, n)| format!("{n} {}", s.as_str().replace('_', " "))).collect();
-    out.push_str(&format!("{} claims: {}.\n", claims.len(), counts.join(", ")));
+    out.push_str(&format!("{}: {}.\n", domain::text::count(claims.len(), "claim"), counts.join(", ")));
     for n in notes {
         out.push_str(&format!("Note: {n}\n"));
     }
@@ -208,8 +208,9 @@ pub fn claims_text(claims: &[Claim], surface: Option<Surface>, notes: &[String])
         }
     }
     let fine = claims.iter().filter(|c| c.status == ClaimStatus::Supported).count();
+    let (fine, are) = (domain::text::count(fine, "claim"), if fine == 1 { "is" } else { "are" });
     out.push_str(&format!(
-        "\n{fine} claim(s) are supported by the person's files; claims without numbers, dates or names are not checked.\n"
+        "\n{fine} {are} supported by the person's files; claims without numbers, dates or names are not checked.\n"
     ));
     if let Some(s) = surface {
         out.push_str(&format!(

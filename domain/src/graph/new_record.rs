@@ -23,7 +23,7 @@ pub enum NewRecordError {
     #[error("a {kind} record needs --parent, the id of its {parent} record (for example `{parent}:msc-cs`)")]
     ParentMissing { kind: RecordType, parent: RecordType },
     #[error(
-        "--parent {given:?} is not a {parent} id; a {kind} record lives inside its {parent} record (`{parent}:<slug>`)"
+        "--parent {given:?} is not {} {parent} id; a {kind} record lives inside its {parent} record (`{parent}:<slug>`)", crate::text::article(.parent.as_str())
     )]
     ParentType { kind: RecordType, parent: RecordType, given: String },
     #[error("--parent {0:?} is not a record id (`type:slug`, for example `experience:acme`)")]
