@@ -122,6 +122,29 @@ fn summary_prints_or_writes_the_packet_and_never_overwrites_without_force() {
     let (st, _, _) = Cmd::new(forced).output();
     assert_eq!(st.code(), Some(0));
     assert_eq!(fs::read_to_string(&target).unwrap(), written);
+
+    // Never onto the Career Context it is made from, even with --force, by its path or a link
+    // to it (found in review: the person's file was replaced by its packet, with no backup).
+    let context = dir.path().join("career-context.md");
+    fs::copy(&file, &context).unwrap();
+    let link = dir.path().join("link.md");
+    std::os::unix::fs::symlink(&context, &link).unwrap();
+    for output in [&context, &link] {
+        let (st, _, err) = Cmd::new([
+            "context",
+            "summary",
+            context.to_str().unwrap(),
+            "--for",
+            "cv",
+            "--output",
+            output.to_str().unwrap(),
+            "--force",
+        ])
+        .output();
+        assert_eq!(st.code(), Some(2), "{err}");
+        assert!(err.contains("is the Career Context this packet"), "{err}");
+        assert_eq!(fs::read(&context).unwrap(), fs::read(&file).unwrap());
+    }
 }
 
 #[test]

@@ -151,6 +151,15 @@ pub fn summary(fs: &dyn FileSystem, sources: &Sources, a: SummaryArgs<'_>) -> Ou
     let output =
         a.output.map(|o| career::select::expand_path(&o.to_string_lossy(), sources.home.as_deref(), &sources.cwd));
     if let Some(o) = &output {
+        // The packet in place of the file it is cut from would lose the person's writing, and
+        // `--force` is about replacing an old packet (found in review: it did, with no backup).
+        if fs.canonicalize(o).is_ok_and(|o| fs.canonicalize(&path).is_ok_and(|p| p == o)) {
+            return Err(Failure::usage(miette!(
+                help = "write the packet to another file, for example cv-packet.md",
+                "{} is the Career Context this packet is made from; nothing was written",
+                o.display()
+            )));
+        }
         write_output(fs, o, packet.content.as_bytes(), a.force, false, None)?;
     }
     if a.json {
