@@ -32,7 +32,7 @@ fn main() -> ExitCode {
     if serving {
         logging::flush(std::time::Duration::from_millis(500));
     }
-    match outcome {
+    let code = match outcome {
         Ok(code) => code,
         Err(failure) => {
             if json {
@@ -41,6 +41,13 @@ fn main() -> ExitCode {
             commands::err(&format!("{:?}\n", failure.report));
             failure.exit_code()
         }
+    };
+    match commands::stdout_error() {
+        Some(e) if code == ExitCode::SUCCESS => {
+            commands::err(&format!("error: could not write the output to stdout: {e}\n"));
+            ExitCode::FAILURE
+        }
+        _ => code,
     }
 }
 

@@ -233,3 +233,18 @@ fn init_writes_a_private_starter_once() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["path"], other.to_str().unwrap());
 }
+
+/// Found in review: `context summary > packet.md` on a full disk exited 0 with nothing said,
+/// leaving a cut packet. A failed write to stdout is exit 1 with the reason.
+#[test]
+fn a_report_that_cannot_be_written_to_stdout_fails() {
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    let run = std::process::Command::new(crate::util::bin())
+        .args(["context", "summary", example("career-context.md").to_str().unwrap()])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(err.contains("could not write the output to stdout"), "{err}");
+}

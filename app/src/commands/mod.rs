@@ -14,7 +14,28 @@ use std::process::ExitCode;
 
 /// Prints on stdout; a closed stdout (`| head`) is not an error worth a panic.
 pub fn out(text: &str) {
-    let _ = std::io::stdout().write_all(text.as_bytes());
+    if let Err(e) = std::io::stdout().write_all(text.as_bytes()) {
+        stdout_failed(e);
+    }
+}
+
+/// The first error writing stdout met, other than a reader that stopped reading (`| head`).
+static STDOUT_ERROR: std::sync::Mutex<Option<std::io::Error>> = std::sync::Mutex::new(None);
+
+fn stdout_failed(e: std::io::Error) {
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        STDOUT_ERROR.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(e);
+    }
+}
+
+/// Flushes stdout; the first error writing it met, if any. A report that did not reach its
+/// file (`> packet.md` on a full disk) is a failure, not a success with a cut file (found in
+/// review: every command exited 0 on `/dev/full`).
+pub fn stdout_error() -> Option<std::io::Error> {
+    if let Err(e) = std::io::stdout().flush() {
+        stdout_failed(e);
+    }
+    STDOUT_ERROR.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
 }
 
 /// Prints on stderr.
