@@ -118,10 +118,29 @@ pub fn findings(path: &str, content: &str, v: &Validation) -> Vec<Finding> {
     v.errors.iter().chain(&v.warnings).map(|d| finding_at(path, &shared, &line_starts, d, v)).collect()
 }
 
-/// One Career Context diagnostic of `v` (the validation of `content`) as a finding.
-pub fn context_finding(path: &str, content: &str, d: &Diagnostic, v: &Validation) -> Finding {
-    let text: Arc<str> = Arc::from(content.replace("\r\n", "\n").as_str());
-    finding_at(path, &text, &line_starts(&text), d, v)
+/// A Career Context's text as its findings show it, made once for all of them (made for each,
+/// `doctor` took time in the square of the file's length: 65 s for 16,000 findings).
+pub struct ContextText {
+    content: Arc<str>,
+    text: Arc<str>,
+    line_starts: Vec<usize>,
+}
+
+impl ContextText {
+    pub fn new(content: &Arc<str>) -> ContextText {
+        let text: Arc<str> = Arc::from(content.replace("\r\n", "\n").as_str());
+        ContextText { content: Arc::clone(content), line_starts: line_starts(&text), text }
+    }
+
+    /// Whether this is the text of `content` (the same shared string).
+    pub fn is_of(&self, content: &Arc<str>) -> bool {
+        Arc::ptr_eq(&self.content, content)
+    }
+}
+
+/// One Career Context diagnostic of `v` (the validation of `text`) as a finding.
+pub fn context_finding(path: &str, text: &ContextText, d: &Diagnostic, v: &Validation) -> Finding {
+    finding_at(path, &text.text, &text.line_starts, d, v)
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
@@ -279,16 +298,29 @@ pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool)
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
     let mut out = String::new();
-    for d in items {
-        let _ = if shows_a_long_line(d) {
+    for (i, d) in items.iter().enumerate() {
+        let _ = if i >= MAX_WITH_SOURCE || shows_a_long_line(d) {
             handler.render_report(&mut out, &Bare(d))
         } else {
             handler.render_report(&mut out, d)
         };
         out.push('\n');
     }
+    if items.len() > MAX_WITH_SOURCE {
+        out.push_str(&format!(
+            "The {} findings after the first {MAX_WITH_SOURCE} are shown without their source lines; --json gives each \
+             with its line.\n",
+            items.len() - MAX_WITH_SOURCE
+        ));
+    }
     out
 }
+
+/// The findings rendered with their source lines. Each looks its lines up from the start of
+/// its file, so a file with a finding on every line took time in the square of its length
+/// (found in review: 16,000 findings of a 405 KB draft took 134 s, and 0.25 s with --json);
+/// past this many, a finding is its message, code and help.
+const MAX_WITH_SOURCE: usize = 200;
 
 /// The longest source line a finding is shown with. miette's graphical handler panics on a
 /// line of more than 65,535 characters ("Formatting argument out of range", found in review:
@@ -347,7 +379,7 @@ pub struct ClaimFinding {
     message: String,
     help: String,
     severity: miette::Severity,
-    source: NamedSource<String>,
+    source: NamedSource<Arc<str>>,
     labels: Vec<(SourceSpan, String)>,
 }
 
@@ -380,6 +412,9 @@ impl miette::Diagnostic for ClaimFinding {
 /// One finding per claim that is contradicted, unsupported or partly supported, in draft order.
 pub fn claim_findings(path: &str, draft: &str, claims: &[domain::grounding::Claim]) -> Vec<ClaimFinding> {
     use domain::grounding::{ClaimStatus, FactStatus, advice};
+    // One copy of the draft for every finding (a copy each was 6.5 GB of copying for 16,000
+    // findings of a 405 KB draft).
+    let draft: Arc<str> = Arc::from(draft);
     claims
         .iter()
         .filter(|c| {
@@ -415,7 +450,7 @@ pub fn claim_findings(path: &str, draft: &str, claims: &[domain::grounding::Clai
                 message: format!("line {}: claim is {what}", c.line),
                 help: advice(c).to_owned(),
                 severity: if c.status.is_problem() { miette::Severity::Error } else { miette::Severity::Warning },
-                source: NamedSource::new(path, draft.to_owned()),
+                source: NamedSource::new(path, Arc::clone(&draft)),
                 labels,
             }
         })
@@ -466,11 +501,12 @@ mod tests {
     /// Each case renders only the finding it is about.
     fn rendered(text: &str, code: Code) -> String {
         let v = validate(text, FileFacts::default());
+        let shown = ContextText::new(&Arc::from(text));
         let f: Vec<Finding> = v
             .errors
             .iter()
             .filter(|d| d.code == code)
-            .map(|d| context_finding("career-context.md", text, d, &v))
+            .map(|d| context_finding("career-context.md", &shown, d, &v))
             .collect();
         assert!(!f.is_empty(), "{code:?} is reported");
         render(&f, 100, false)

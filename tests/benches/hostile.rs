@@ -14,7 +14,9 @@
 //! contradiction rules changed) and of 200 claims against a Career Context holding a
 //! paragraph of 8,000 numbers (14 s then); then `graph validate` of a record whose
 //! `related_records` is one line of 40,000 unknown ids (7 s and 666 MB: each finding rendered
-//! that line). A request over `BOUND`
+//! that line); then `check`, `context validate` and `doctor` rendering 16,000 findings for a
+//! person (134 s, 162 s and 65 s: each finding looked its lines up in its own copy of the
+//! file). A request over `BOUND`
 //! fails the bench. Run with `scripts/bench` (`BENCH=hostile`).
 
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
@@ -162,6 +164,35 @@ fn main() {
     println!("{:<48} {took:>10.3?}", "graph validate, one line of 40,000 unknown ids");
     if took > BOUND {
         slow.push("graph validate".to_owned());
+    }
+
+    // A finding on every line, rendered for a person (stop 36's review: each finding looked its
+    // lines up from the start of a copy of the file; 134 s, 162 s and 65 s at 16,000).
+    let draft = home.join("findings.md");
+    let claims: String = (0..16_000).map(|i| format!("- Gain of {i}% in {}.\n", 1900 + i % 100)).collect();
+    std::fs::write(&draft, claims).expect("write");
+    let roles = home.join("roles.md");
+    let headings: String = (0..16_000).map(|i| format!("### Role {i} [ROLE] - Org (2020-2010)\n")).collect();
+    std::fs::write(&roles, text.clone() + &headings).expect("write");
+    let draft_arg = draft.as_os_str();
+    let roles_arg = roles.as_os_str();
+    let runs: [(&str, Vec<&OsStr>); 3] = [
+        (
+            "check, 16,000 findings",
+            vec!["check".as_ref(), draft_arg, "--context".as_ref(), ctx, "--root".as_ref(), root_arg],
+        ),
+        ("context validate, 16,000 findings", vec!["context".as_ref(), "validate".as_ref(), roles_arg]),
+        ("doctor, 16,000 findings", vec!["doctor".as_ref(), "--context".as_ref(), roles_arg]),
+    ];
+    for (what, args) in runs {
+        let start = Instant::now();
+        let out = std::process::Command::new(&bin).args(args).env("HOME", home).output().expect(what);
+        let took = start.elapsed();
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        println!("{what:<48} {took:>10.3?}");
+        if took > BOUND {
+            slow.push(what.to_owned());
+        }
     }
     assert!(slow.is_empty(), "over {BOUND:?}: {slow:?}");
 }

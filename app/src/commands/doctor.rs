@@ -33,7 +33,8 @@ pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, inputs: &Inputs<'_>, json: bo
 pub fn render(report: &Report, width: usize, color: bool) -> String {
     let mut text = info(report);
     text.push('\n');
-    let findings: Vec<Finding> = report.findings.iter().map(finding).collect();
+    let mut context: Option<report::ContextText> = None;
+    let findings: Vec<Finding> = report.findings.iter().map(|f| finding(f, &mut context)).collect();
     text.push_str(&report::render_all(&findings, width, color));
     let (errors, warnings) = (report.count(Severity::Error), report.count(Severity::Warning));
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
@@ -92,12 +93,19 @@ fn info(r: &Report) -> String {
 }
 
 /// A finding as `report.rs` renders it: the domain's own diagnostics through their renderers.
-fn finding(f: &DoctorFinding) -> Finding {
+/// `context`: the Career Context text the last context finding was shown with.
+fn finding(f: &DoctorFinding, context: &mut Option<report::ContextText>) -> Finding {
     let path = f.file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     let warning = f.severity == Severity::Warning;
     match &f.source {
         Source::Context { text, validation, diagnostic } => {
-            report::context_finding(&path, text, diagnostic, validation)
+            let shown = match context.take() {
+                Some(shown) if shown.is_of(text) => shown,
+                _ => report::ContextText::new(text),
+            };
+            let finding = report::context_finding(&path, &shown, diagnostic, validation);
+            *context = Some(shown);
+            finding
         }
         Source::Graph { diagnostic, text, other_text } => {
             report::graph_finding(diagnostic, warning, text.clone(), other_text.clone())
