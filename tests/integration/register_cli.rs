@@ -262,3 +262,23 @@ fn skills_choices_pass_through_with_absolute_paths() {
         "Gemini CLI offers prompts, so no --prompt-tools"
     );
 }
+
+/// Found in a newcomer's review: registering again without the flags dropped the entry's
+/// `--context` and `--root`, and said only "Registered". It still replaces them (the command
+/// line says what the entry holds), and now says what was dropped.
+#[test]
+fn registering_again_without_the_paths_says_which_it_drops() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let context = h.join("my context.md");
+    let (st, _, err) =
+        run(h, &["register", "--client", "cursor", "--context", context.to_str().unwrap(), "--root", "/srv/graph"]);
+    assert!(st.success(), "{err}");
+    let (st, _, err) = run(h, &["register", "--client", "cursor"]);
+    assert!(st.success(), "{err}");
+    assert!(err.contains(&format!("the entry had --context '{}'", context.display())), "{err}");
+    assert!(err.contains("the entry had --root /srv/graph"), "{err}");
+    let (st, _, err) = run(h, &["register", "--client", "cursor", "--root", "/srv/graph"]);
+    assert!(st.success(), "{err}");
+    assert!(!err.contains("Note:"), "nothing the entry had is dropped: {err}");
+}

@@ -106,7 +106,32 @@ fn report(plan: &Plan, action: &Action, applied: &usecase::Applied) {
     if let Some(b) = &applied.backup {
         err(&format!("Backup of the previous file: {}\n", b.display()));
     }
+    if let Action::Register(entry) = action {
+        for dropped in dropped_paths(plan, entry) {
+            err(&format!("Note: the entry had {dropped}; this one does not (pass it again to keep it).\n"));
+        }
+    }
     err(&format!("Restart {client} to load the change.\n"));
+}
+
+/// The paths the entry replaced gave the server that `entry` does not (found in review:
+/// `register --client cursor` again, without its flags, dropped `--context` and `--root` and
+/// said only "Registered"), as `--flag value`.
+fn dropped_paths(plan: &Plan, entry: &Entry) -> Vec<String> {
+    let Some(Ok(Some(old))) = plan.before.as_deref().map(|text| clients::find(plan.client, text)) else {
+        return Vec::new();
+    };
+    [
+        ("--context", &["--context", "--context-path"][..]),
+        ("--root", &["--root", "--vitaegraph"]),
+        ("--skills-config", &["--skills-config"]),
+    ]
+    .into_iter()
+    .filter(|(_, names)| clients::flag_value(&entry.args, names).is_none())
+    .filter_map(|(flag, names)| {
+        clients::flag_value(&old.args, names).map(|v| format!("{flag} {}", clients::shell_quote(v)))
+    })
+    .collect()
 }
 
 /// `vitaecontext mcp` with the person's choices, paths made absolute, and `--prompt-tools` for
