@@ -151,6 +151,19 @@ fn check_exits_1_and_labels_the_exact_spans() {
     assert_eq!(v["claims"][0]["facts"][0]["evidence"]["file"], "career-context.md", "{v}");
     let (code, _, err) = person.cli("check", &tmp.path().join("missing.md"), &[]);
     assert_eq!(code, 2, "{err}");
+    // Found in review: a binary file was checked as thousands of claims, and Latin-1 silently.
+    let binary = tmp.path().join("photo.md");
+    fs::write(&binary, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR 2019 55%").unwrap();
+    for command in ["check", "match"] {
+        let (code, out, err) = person.cli(command, &binary, &[]);
+        assert_eq!((code, out.as_str()), (2, ""), "{command}: {err}");
+        assert!(err.contains("is not text (it holds NUL bytes)"), "{command}: {err}");
+    }
+    let latin = tmp.path().join("latin.md");
+    fs::write(&latin, b"- Designed flaky-test quarantine that removed 1,900 reruns a week (caf\xe9).\n").unwrap();
+    let (code, out, err) = person.cli("check", &latin, &["--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("is not UTF-8 text; its invalid bytes were read as U+FFFD"), "{err}");
 }
 
 #[test]
