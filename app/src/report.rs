@@ -469,7 +469,7 @@ mod tests {
         let draft = "- Cut report time by 60% at Babbage Engines.\n- Founded Acme Corp in 2012.\n";
         let claims = domain::grounding::check(
             draft,
-            domain::grounding::Sources { context: Some(("career-context.md", context)), graph: None },
+            domain::grounding::Sources { context: Some(("career-context.md", context)), ..Default::default() },
         );
         insta::assert_snapshot!(render_all(&claim_findings("draft.md", draft, &claims), 100, false));
     }

@@ -15,6 +15,7 @@ mod graph_cli;
 mod graph_mcp;
 mod graph_names;
 mod grounding;
+mod grounding_corpus;
 mod lifecycle;
 mod prompts_wiki;
 mod protocol_errors;

@@ -402,6 +402,7 @@ fn check_claims() -> Tool {
             let CheckClaimsArgs { draft, surface } = params::parse(args)?;
             required_text("draft", &draft, MAX_DRAFT_BYTES)?;
             let mut files = Files::gather(m.career_context(), m.graph(), m.fs());
+            files.year_now = Some(crate::usecase::grounding::year_now(&fs_std::SystemClock::default()));
             let claims = files.answer(m.graph(), m.fs(), |f| f.check(&draft));
             let text = grounding::claims_text(&claims, surface, &files.notes);
             Ok(ToolResult::ok(text).with_structured(grounding::claims_json(&claims)))
@@ -433,6 +434,7 @@ fn match_job() -> Tool {
             let MatchJobArgs { posting } = params::parse(args)?;
             required_text("posting", &posting, MAX_DRAFT_BYTES)?;
             let mut files = Files::gather(m.career_context(), m.graph(), m.fs());
+            files.year_now = Some(crate::usecase::grounding::year_now(&fs_std::SystemClock::default()));
             let result = files.answer(m.graph(), m.fs(), |f| f.match_job(&posting));
             Ok(ToolResult::ok(grounding::job_text(&result, &files.notes)).with_structured(grounding::job_json(&result)))
         },

@@ -22,6 +22,18 @@ pub struct Loaded {
     pub path: PathBuf,
     pub text: String,
     pub validation: Validation,
+    /// The fact model `check` reads, built on first use and kept with this version of the
+    /// file (a `Loaded` is cached per version, so every check of it shares one model).
+    facts: std::sync::OnceLock<std::sync::Arc<domain::grounding::facts::FactModel>>,
+}
+
+impl Loaded {
+    /// The file's fact model, built once (`file_name` is cited as the evidence's file).
+    pub fn facts(&self, file_name: &str) -> std::sync::Arc<domain::grounding::facts::FactModel> {
+        self.facts
+            .get_or_init(|| std::sync::Arc::new(domain::grounding::facts::FactModel::of_context(file_name, &self.text)))
+            .clone()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +73,7 @@ pub fn in_git_worktree(fs: &dyn FileSystem, path: &Path) -> bool {
 pub fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, LoadError> {
     let text = read_text(fs, path)?;
     let validation = career::validate(&text, FileFacts { in_git_worktree: in_git_worktree(fs, path) });
-    Ok(Loaded { path: path.to_path_buf(), text, validation })
+    Ok(Loaded { path: path.to_path_buf(), text, validation, facts: Default::default() })
 }
 
 pub fn file_name(path: &Path) -> String {

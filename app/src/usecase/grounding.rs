@@ -8,6 +8,7 @@ use domain::career::Surface;
 use domain::graph::search::Searcher;
 use domain::grounding::evidence::Origin;
 use domain::grounding::job::{self, Coverage, JobMatch, Level};
+use domain::grounding::typed::{Assertion, Verdict};
 use domain::grounding::{self, Claim, ClaimStatus, Evidence, FactStatus};
 use ports::fs::FileSystem;
 use serde_json::{Map, Value, json};
@@ -27,6 +28,14 @@ pub struct Files {
     pub notes: Vec<String>,
     /// Why no Career Context was read, in a few words; `None` when one was.
     pub context_unread: Option<String>,
+    /// The current year, for entries that run to the present (`2021-present` is five years in
+    /// 2026).
+    pub year_now: Option<i32>,
+}
+
+/// The calendar year (UTC) the clock is in.
+pub fn year_now(clock: &dyn ports::Clock) -> i32 {
+    humantime::format_rfc3339_seconds(clock.now()).to_string().get(..4).and_then(|y| y.parse().ok()).unwrap_or(2026)
 }
 
 impl Files {
@@ -79,7 +88,12 @@ impl Files {
     pub fn check(&self, draft: &str) -> Vec<Claim> {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
-        grounding::check(draft, grounding::Sources { context, graph: self.searcher.as_deref() })
+        let model = self.context.as_ref().map(|l| l.facts(name.as_deref().unwrap_or_default()));
+        let sources = grounding::Sources { context, graph: self.searcher.as_deref(), year_now: self.year_now };
+        match model {
+            Some(m) => grounding::check_with(draft, sources, &m),
+            None => grounding::check(draft, sources),
+        }
     }
 
     /// What `answer` makes of these files. When a text of the search sidecar failed its check
@@ -146,7 +160,11 @@ pub fn claims_json(claims: &[Claim]) -> Value {
                     v
                 })
                 .collect();
-            json!({ "text": c.text, "line": c.line, "status": c.status.as_str(), "facts": facts })
+            let assertions: Vec<Value> = c.assertions.iter().map(assertion_json).collect();
+            json!({
+                "text": c.text, "line": c.line, "status": c.status.as_str(), "facts": facts,
+                "assertions": assertions,
+            })
         })
         .collect();
     let mut counts = Map::new();
@@ -154,6 +172,36 @@ pub fn claims_json(claims: &[Claim]) -> Value {
         counts.insert(s.as_str().into(), json!(n));
     }
     json!({ "claims": claims_v, "counts": counts })
+}
+
+/// One typed assertion: `{"kind", "text", "status", "explain", "evidence", "found"?}`.
+fn assertion_json(a: &Assertion) -> Value {
+    let mut v = json!({ "kind": a.kind.as_str(), "text": a.text, "status": a.verdict.as_str(), "explain": a.explain });
+    match &a.verdict {
+        Verdict::Supported(e) => v["evidence"] = evidence_json(e),
+        Verdict::Contradicted { evidence, found } => {
+            v["evidence"] = evidence_json(evidence);
+            v["found"] = json!(found);
+        }
+        Verdict::Unsupported => v["evidence"] = Value::Null,
+    }
+    v
+}
+
+/// What an assertion needing attention is, in words: `title "Head of Department": a more
+/// senior title than the files give: Deputy Head of Department at ... (cc.md:31)`.
+pub fn assertion_problem(a: &Assertion) -> Option<String> {
+    match &a.verdict {
+        Verdict::Supported(_) => None,
+        Verdict::Unsupported => Some(format!("{} {:?}: {}", a.kind.as_str().replace('_', " "), a.text, a.explain)),
+        Verdict::Contradicted { evidence, .. } => Some(format!(
+            "{} {:?}: {} ({})",
+            a.kind.as_str().replace('_', " "),
+            a.text,
+            a.explain,
+            evidence_place(evidence)
+        )),
+    }
 }
 
 /// One line of a claim for a person or a model: the claim, shortened to one line.
@@ -201,7 +249,16 @@ pub fn claims_text(claims: &[Claim], surface: Option<Surface>, notes: &[String])
         out.push_str(&format!("\n## {title}\n\n"));
         for c in these {
             out.push_str(&format!("- Line {}: {}\n", c.line, one_line(&c.text, 160)));
-            for p in c.facts.iter().filter_map(fact_problem) {
+            for p in c.assertions.iter().filter_map(assertion_problem) {
+                out.push_str(&format!("  - {p}\n"));
+            }
+            // A fact an assertion already explained is not said twice.
+            let explained = |f: &grounding::Fact| {
+                c.assertions.iter().any(|a| {
+                    !matches!(a.verdict, Verdict::Supported(_)) && f.span.start < a.span.end && a.span.start < f.span.end
+                })
+            };
+            for p in c.facts.iter().filter(|f| !explained(f)).filter_map(fact_problem) {
                 out.push_str(&format!("  - {p}\n"));
             }
             out.push_str(&format!("  - What to do: {}.\n", grounding::advice(c)));
@@ -230,7 +287,7 @@ impl Files {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
         let packet = self.context.as_ref().and_then(|l| career::packet_of(l, Surface::Cv).ok()).unwrap_or_default();
-        job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref() }, &packet)
+        job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref(), year_now: self.year_now }, &packet)
     }
 }
 

@@ -111,6 +111,11 @@ pub fn split(draft: &str) -> Vec<ClaimText> {
     out
 }
 
+/// Whether a claim's text starts a list item (`- `, `* `, `1. `).
+pub fn is_list_item(text: &str) -> bool {
+    list_marker(text.trim_start()).is_some()
+}
+
 /// The marker of a list item (`- `, `* `, `+ `, `1. `, `1) `), if the line is one.
 fn list_marker(trimmed: &str) -> Option<usize> {
     for m in ["- ", "* ", "+ ", "• "] {

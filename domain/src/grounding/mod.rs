@@ -9,8 +9,10 @@
 
 pub mod claims;
 pub mod evidence;
+pub mod facts;
 pub mod job;
 pub mod text;
+pub mod typed;
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -121,6 +123,8 @@ pub struct Claim {
     pub line: usize,
     pub status: ClaimStatus,
     pub facts: Vec<Fact>,
+    /// The claim read as typed assertions about the files' entities, each with its verdict.
+    pub assertions: Vec<typed::Assertion>,
 }
 
 /// The person's files, as the checker reads them.
@@ -129,6 +133,9 @@ pub struct Sources<'a> {
     /// The Career Context: file name and text.
     pub context: Option<(&'a str, &'a str)>,
     pub graph: Option<&'a Searcher>,
+    /// The current year, for entries that run to the present; `None` reads it as the latest
+    /// year the Career Context gives.
+    pub year_now: Option<i32>,
 }
 
 /// How many related passages a number or date is looked for in: the passages sharing the
@@ -166,34 +173,76 @@ const ASPIRATION: &[&str] = &[
 
 /// Every claim of `draft` with its facts and verdict, in draft order.
 pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
+    let model = sources.context.map(|(file, text)| facts::FactModel::of_context(file, text)).unwrap_or_default();
+    check_with(draft, sources, &model)
+}
+
+/// [`check`] with the Career Context's fact model already built (it is built once per file
+/// version and shared).
+pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -> Vec<Claim> {
     let all_context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
     // What the person wants supports only a claim about what they want (see `Passage::goal`).
     let done_context: Vec<Passage> = all_context.iter().filter(|p| !p.goal).cloned().collect();
     let entries = sources.context.map(|(_, text)| EntryNames::new(text)).unwrap_or_default();
     let mut graph = sources.graph.map(GraphEvidence::new);
+    let year_now = sources.year_now.unwrap_or_else(|| {
+        model.entities.iter().filter_map(|e| e.dates.start.max(e.dates.end_year(0))).max().unwrap_or(2000)
+    });
+    // The entity a heading of the draft is about, for the items and paragraphs under it; and
+    // the one the previous sentence was about, for the next sentence of its paragraph.
+    let mut under_heading: typed::Subject = None;
+    let mut subject: typed::Subject = None;
+    let mut last_end = 0;
     split(draft)
         .into_iter()
         .map(|c| {
             let fact_texts = facts(draft, &c);
             let ws = claim_words(draft, &c);
+            let claim_text = &draft[c.span.clone()];
             // A draft's H1 is its headline (`# Rowan Vale - Staff Platform Engineer`): it
             // positions the person for the role they want.
-            let headline = draft[c.span.clone()].starts_with("# ");
-            let context = if headline || ws.iter().any(|w| ASPIRATION.contains(&fold(w.text).as_str())) {
-                &all_context
-            } else {
-                &done_context
-            };
+            let headline = claim_text.starts_with("# ");
+            let aspiring = ws.iter().any(|w| ASPIRATION.contains(&fold(w.text).as_str()));
+            let context = if headline || aspiring { &all_context } else { &done_context };
+            // A new part of the draft (`## Education`) is about something else.
+            if claim_text.starts_with("# ") || claim_text.starts_with("## ") {
+                under_heading = None;
+            }
             let stems: Vec<String> = {
                 let mut s: Vec<String> = ws.iter().filter(|w| is_content(w.text)).map(|w| stem(w.text)).collect();
                 s.sort();
                 s.dedup();
                 s
             };
-            let record_ids = match (&mut graph, fact_texts.is_empty()) {
-                (Some(g), false) => g.search(&draft[c.span.clone()], RECORDS_PER_QUERY),
+            let record_ids = match &mut graph {
+                Some(g) if !fact_texts.is_empty() => g.search(claim_text, RECORDS_PER_QUERY),
                 _ => Vec::new(),
             };
+            let typed_judge = typed::Judge {
+                model,
+                records: record_ids
+                    .iter()
+                    .filter_map(|id| graph.as_ref().and_then(|g| g.get(id)))
+                    .filter_map(record_entity)
+                    .collect(),
+                year_now,
+            };
+            // A heading names its own subject; a list item or a new paragraph is about the
+            // heading above it; a sentence goes on from the one before it.
+            let heading = claim_text.starts_with('#');
+            let same_paragraph = !draft[last_end.min(c.span.start)..c.span.start].contains("\n\n")
+                && !claims::is_list_item(claim_text);
+            let carried = match (heading, same_paragraph) {
+                (true, _) => None,
+                (false, true) => subject.take().or_else(|| under_heading.clone()),
+                (false, false) => under_heading.clone(),
+            };
+            let (reading, next) = typed_judge.read(claim_text, c.span.start, &ws, &carried, headline || aspiring);
+            if heading {
+                under_heading = next.clone();
+            }
+            subject = next;
+            last_end = c.span.end;
             let mut related: Vec<(usize, &Passage)> = context
                 .iter()
                 .chain(record_ids.iter().filter_map(|id| graph.as_ref().and_then(|g| g.get(id))))
@@ -205,7 +254,9 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
             let close = related.iter().take_while(|r| r.0 + 1 >= best).count();
             related.truncate(close.clamp(RELATED_MIN, RELATED_MAX));
             // When the claim names entries of the Career Context, a passage of another entry
-            // neither supports nor contradicts its numbers and dates (see [`Related`]).
+            // neither supports nor contradicts its numbers and dates (see [`Related`]). The
+            // entry a claim is about only by being under its heading does not restrict them:
+            // a draft's headings are not always the files' entries.
             let named = entries.named_in(&ws.iter().map(|w| fold(w.text)).collect::<Vec<_>>());
             let related: Vec<Related> = related
                 .into_iter()
@@ -264,15 +315,65 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
                     }
                 }
             }
+            let status = apply(&reading, &mut facts);
             Claim {
-                text: draft[c.span.clone()].to_owned(),
+                text: claim_text.to_owned(),
                 span: c.span,
                 line: c.line,
-                status: ClaimStatus::of(&facts),
+                status,
                 facts,
+                assertions: reading.assertions,
             }
         })
         .collect()
+}
+
+/// A VitaeGraph record's passage as an entity (its kind from its id's prefix).
+fn record_entity(p: &Passage) -> Option<facts::Entity> {
+    let Origin::Record { id, path } = &p.origin else { return None };
+    let kind = id.split(':').next()?;
+    let title = p.text.get(..p.body.saturating_sub(1))?;
+    facts::Entity::from_record(kind, id, path, title, p.text.get(p.body..)?)
+}
+
+/// The typed assertions' verdicts over the facts they cover, and the claim's verdict: any
+/// contradicted assertion contradicts the claim; an invented entity (a job, degree or
+/// credential whose employer, institution or name the files lack) makes it unsupported, not
+/// partly supported.
+fn apply(reading: &typed::Reading, facts: &mut [Fact]) -> ClaimStatus {
+    use typed::{AssertionKind, Verdict};
+    for a in &reading.assertions {
+        for f in facts.iter_mut().filter(|f| f.span.start < a.span.end && a.span.start < f.span.end) {
+            f.status = match &a.verdict {
+                Verdict::Supported(e) => FactStatus::Supported(e.clone()),
+                Verdict::Contradicted { evidence, found } => {
+                    FactStatus::Contradicted { evidence: evidence.clone(), found: found.clone() }
+                }
+                Verdict::Unsupported => FactStatus::Unsupported,
+            };
+        }
+    }
+    if reading.assertions.iter().any(|a| matches!(a.verdict, Verdict::Contradicted { .. }))
+        || facts.iter().any(|f| matches!(f.status, FactStatus::Contradicted { .. }))
+    {
+        return ClaimStatus::Contradicted;
+    }
+    let invented_degree =
+        reading.assertions.iter().any(|a| a.kind == AssertionKind::Degree && a.verdict == Verdict::Unsupported);
+    let invented_name = reading.anchored
+        && !reading.names_entity
+        && facts.iter().any(|f| f.kind == FactKind::Name && f.status == FactStatus::Unsupported);
+    if invented_degree || invented_name {
+        return ClaimStatus::Unsupported;
+    }
+    if facts.is_empty() {
+        return match reading.assertions.iter().all(|a| matches!(a.verdict, Verdict::Supported(_))) {
+            true if !reading.assertions.is_empty() => ClaimStatus::Supported,
+            _ if reading.assertions.is_empty() => ClaimStatus::NoCheckableFacts,
+            _ => ClaimStatus::Unsupported,
+        };
+    }
+    ClaimStatus::of(facts)
 }
 
 fn evidence(p: &Passage, at: usize) -> Evidence {
@@ -344,7 +445,7 @@ impl InClaim<'_> {
 /// How `text` (whose words are `ws`) states its number at byte `at`: as a value, a bound
 /// (`over 1,000`, `under 15 minutes`, `1,000+`) or an estimate (`about 60`). Found in review:
 /// `over 1,000 stars` was "contradicted" by 1,300.
-fn hedge_of(text: &str, ws: &[text::Word<'_>], at: usize) -> Hedge {
+pub(crate) fn hedge_of(text: &str, ws: &[text::Word<'_>], at: usize) -> Hedge {
     let Some(i) = text::word_at(ws, at) else { return Hedge::Exact };
     let after = &text[ws[i].span.end..];
     let before = text[..at].trim_end();
@@ -374,7 +475,7 @@ fn hedge_of(text: &str, ws: &[text::Word<'_>], at: usize) -> Hedge {
 
 /// How a claim states a number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hedge {
+pub(crate) enum Hedge {
     Exact,
     AtLeast,
     AtMost,
