@@ -84,10 +84,10 @@ fn people() -> Vec<PathBuf> {
 /// The floors: (figure, minimum). Measured on this corpus when set (see the README's table);
 /// a change that makes any figure worse fails here.
 const FLOORS: &[(&str, f64)] = &[
-    ("true claims not flagged", 0.90),
-    ("invented claims caught", 0.85),
-    ("wrong values contradicted", 0.60),
-    ("requirements agreeing", 0.60),
+    ("true claims not flagged", 0.95),
+    ("invented claims caught", 0.90),
+    ("wrong values contradicted", 0.70),
+    ("requirements agreeing", 0.35),
 ];
 
 #[test]
@@ -169,7 +169,8 @@ fn the_checker_is_measured_on_four_people() {
                             ));
                         }
                     }
-                    None => req_wrong.push(format!("{who}/{posting}:{line} not a requirement -> {level}/{coverage}: {text}")),
+                    None => req_wrong
+                        .push(format!("{who}/{posting}:{line} not a requirement -> {level}/{coverage}: {text}")),
                 }
             }
             for (i, u) in used.iter().enumerate() {

@@ -56,7 +56,7 @@ fn answered<R>(fs: &dyn FileSystem, sources: &Sources, answer: impl Fn(&Files) -
     let current = ContextCache::default().current(fs, sources);
     let graph = GraphStore::new(sources.graph_root());
     let mut files = Files::gather(current, &graph, fs);
-            files.year_now = Some(crate::usecase::grounding::year_now(&fs_std::SystemClock::default()));
+    files.year_now = Some(crate::usecase::grounding::year_now(&fs_std::SystemClock::default()));
     let mut unread = Vec::new();
     // Named: by a flag or by the environment (a mistyped variable is a typo too).
     let context_named = sources.context_flag.is_some() || sources.context_env.is_some();

@@ -255,7 +255,9 @@ pub fn claims_text(claims: &[Claim], surface: Option<Surface>, notes: &[String])
             // A fact an assertion already explained is not said twice.
             let explained = |f: &grounding::Fact| {
                 c.assertions.iter().any(|a| {
-                    !matches!(a.verdict, Verdict::Supported(_)) && f.span.start < a.span.end && a.span.start < f.span.end
+                    !matches!(a.verdict, Verdict::Supported(_))
+                        && f.span.start < a.span.end
+                        && a.span.start < f.span.end
                 })
             };
             for p in c.facts.iter().filter(|f| !explained(f)).filter_map(fact_problem) {
@@ -287,7 +289,11 @@ impl Files {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
         let packet = self.context.as_ref().and_then(|l| career::packet_of(l, Surface::Cv).ok()).unwrap_or_default();
-        job::match_job(posting, grounding::Sources { context, graph: self.searcher.as_deref(), year_now: self.year_now }, &packet)
+        job::match_job(
+            posting,
+            grounding::Sources { context, graph: self.searcher.as_deref(), year_now: self.year_now },
+            &packet,
+        )
     }
 }
 

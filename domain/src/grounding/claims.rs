@@ -111,6 +111,12 @@ pub fn split(draft: &str) -> Vec<ClaimText> {
     out
 }
 
+/// Whether a claim greets the reader (`Dear Hiring Manager,`).
+pub fn is_salutation(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("Dear ") && t.len() < 80
+}
+
 /// Whether a claim's text starts a list item (`- `, `* `, `1. `).
 pub fn is_list_item(text: &str) -> bool {
     list_marker(text.trim_start()).is_some()

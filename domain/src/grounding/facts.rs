@@ -361,7 +361,11 @@ pub fn dates_in(text: &str) -> Dates {
         [] => Dates::default(),
         [(i, y)] => {
             let ongoing = contains_phrase(&lower, "since") || contains_phrase(&lower, "present");
-            Dates { start: Some(*y), start_month: month(*i), end: Some(if ongoing { End::Present } else { End::Year(*y) }) }
+            Dates {
+                start: Some(*y),
+                start_month: month(*i),
+                end: Some(if ongoing { End::Present } else { End::Year(*y) }),
+            }
         }
         [(i, first), .., (_, last)] => {
             Dates { start: Some(*first), start_month: month(*i), end: Some(End::Year(*last.max(first))) }
@@ -421,7 +425,14 @@ fn org_and_place(after: &str) -> (Option<String>, Option<String>) {
 }
 
 impl Entity {
-    fn new(kind: Kind, title: String, org: Option<String>, place: Option<String>, dates: Dates, evidence: Evidence) -> Self {
+    fn new(
+        kind: Kind,
+        title: String,
+        org: Option<String>,
+        place: Option<String>,
+        dates: Dates,
+        evidence: Evidence,
+    ) -> Self {
         let title_words = folded_words(&title);
         let org_words = org.as_deref().map(folded_words).unwrap_or_default();
         Entity {
@@ -447,7 +458,9 @@ impl Entity {
                 let at = title[open..].find(&format!("[{tag}]")).map_or(open, |i| open + i);
                 (&title[..at], &title[at + tag.len() + 2..])
             }
-            None => [" - ", " – ", " — ", " | ", " at "].iter().find_map(|d| title.split_once(d)).unwrap_or((title, "")),
+            None => {
+                [" - ", " – ", " — ", " | ", " at "].iter().find_map(|d| title.split_once(d)).unwrap_or((title, ""))
+            }
         };
         let (name, d1) = take_dates(name);
         let (after, d2) = take_dates(after);
@@ -641,7 +654,8 @@ impl FactModel {
                     model.person.location.get_or_insert((value, ev));
                 }
                 "years_experience" | "years_of_experience" | "experience_years" | "total_experience" => {
-                    if let Some(n) = value.split_whitespace().next().and_then(|n| n.trim_end_matches('+').parse().ok()) {
+                    if let Some(n) = value.split_whitespace().next().and_then(|n| n.trim_end_matches('+').parse().ok())
+                    {
                         model.person.years_experience.get_or_insert((n, ev));
                     }
                 }
@@ -652,7 +666,12 @@ impl FactModel {
                         && !model.person.languages.iter().any(|l| l.name == name && l.level.is_some())
                     {
                         model.person.languages.retain(|l| l.name != name);
-                        model.person.languages.push(Language { name, level: level_of(&value), text: value, evidence: ev });
+                        model.person.languages.push(Language {
+                            name,
+                            level: level_of(&value),
+                            text: value,
+                            evidence: ev,
+                        });
                     }
                 }
                 "never_claim" | "never_claims" | "do_not_claim" => {

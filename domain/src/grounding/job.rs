@@ -689,7 +689,11 @@ About us: we ship parcels.
     fn coverage_against_the_example_person() {
         let s = super::super::tests::example_searcher();
         let context = include_str!("../../../examples/career-context.md");
-        let m = match_job(POSTING, Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None }, "Rust");
+        let m = match_job(
+            POSTING,
+            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None },
+            "Rust",
+        );
         let cov: Vec<(&str, Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
         // `Bazel or Buck`: one alternative found covers the requirement.
         assert_eq!(cov[0].1, Coverage::Covered, "{m:#?}");
@@ -720,7 +724,11 @@ About us: we ship parcels.
         );
         let s = super::super::tests::example_searcher();
         let context = include_str!("../../../examples/career-context.md");
-        let m = match_job(posting, Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None }, "");
+        let m = match_job(
+            posting,
+            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None },
+            "",
+        );
         let cov: Vec<(Coverage, &[String])> =
             m.requirements.iter().map(|r| (r.coverage, r.missing.as_slice())).collect();
         // "Go (8 years)" is in the files: a two-letter name is a term.

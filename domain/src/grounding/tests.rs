@@ -391,7 +391,8 @@ fn goals_support_only_claims_about_goals() {
     assert_eq!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
     assert_eq!(claims[2].status, ClaimStatus::Supported, "{:#?}", claims[2]);
     let posting = "## Requirements\n- Fintech experience\n- Flink in production\n";
-    let m = job::match_job(posting, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, year_now: None }, "");
+    let m =
+        job::match_job(posting, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, year_now: None }, "");
     let coverage: Vec<(&str, job::Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
     assert_eq!(
         coverage,

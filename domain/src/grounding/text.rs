@@ -244,10 +244,30 @@ fn parse_glued(w: &str) -> Option<(f64, bool, Option<&'static str>)> {
 /// Words after a number that multiply it (`$2.4 million` is `$2.4M`).
 const MULTIPLIERS: &[(&str, f64)] = &[("thousand", 1e3), ("million", 1e6), ("billion", 1e9)];
 
-/// The currency a number is written with (`$2.4M`, `£1.1M`, `€300k`): the symbol just before it.
+/// The currency a number is written with (`$2.4M`, `£1.1M`, `€300k`, `EUR 310,000`): the
+/// symbol just before it, or a currency code as the word before it.
 fn currency_before(text: &str, at: usize) -> Option<&'static str> {
     let c = text[..at].chars().next_back()?;
-    ["$", "£", "€", "¥", "₹"].into_iter().find(|s| s.starts_with(c))
+    if let Some(s) = ["$", "£", "€", "¥", "₹"].into_iter().find(|s| s.starts_with(c)) {
+        return Some(s);
+    }
+    let before = text[..at].trim_end();
+    let start =
+        before.char_indices().rev().find(|(_, c)| !c.is_ascii_alphabetic()).map_or(0, |(i, c)| i + c.len_utf8());
+    let word = &before[start..];
+    currency_word(word)
+}
+
+/// The symbol of a currency written as a word: a code (`EUR`, `USD`) or a name (`euros`).
+fn currency_word(word: &str) -> Option<&'static str> {
+    Some(match fold(word).as_str() {
+        "eur" | "euro" | "euros" => "€",
+        "usd" | "dollar" | "dollars" => "$",
+        "gbp" | "pound" | "pounds" => "£",
+        "jpy" | "yen" => "¥",
+        "inr" | "rupees" => "₹",
+        _ => return None,
+    })
 }
 
 /// The numbers among `words` (digits, `1,300`, `2.5`, `1.3k`, and number words from two up).
@@ -442,6 +462,10 @@ pub fn unit_of(word: &str) -> Option<String> {
     let f = fold(word);
     if let Some(unit) = known_unit(&f) {
         return Some(unit.to_owned());
+    }
+    // `310,000 euros` is `€310,000`; a code (`EUR`) only before a number.
+    if matches!(f.as_str(), "euro" | "euros" | "dollar" | "dollars" | "pounds" | "yen" | "rupees") {
+        return currency_word(&f).map(str::to_owned);
     }
     if NOT_UNITS.contains(&f.as_str())
         || parse_number(word).is_some()

@@ -93,8 +93,25 @@ pub struct Reading {
     /// The claim asserts a job, degree or credential (so a name in it that the files lack is
     /// an invented entity, not a detail).
     pub anchored: bool,
-    /// The claim names an entity of the files (by organisation or name).
+    /// The claim names an entity of the files: a role or degree by its organisation, or any
+    /// entry by its own name (an award body's name alone does not name its award).
     pub names_entity: bool,
+    /// The words of each entity the claim names (title and organisation), with its evidence.
+    pub named: Vec<(Vec<String>, Evidence)>,
+}
+
+impl Reading {
+    /// The evidence of a named entity whose title and organisation hold every word of `name`
+    /// (joining words aside).
+    pub fn covering(&self, name: &[String]) -> Option<&Evidence> {
+        self.named
+            .iter()
+            .find(|(words, _)| {
+                name.iter()
+                    .all(|w| matches!(w.as_str(), "of" | "the" | "for" | "at" | "&" | "and") || words.contains(w))
+            })
+            .map(|(_, e)| e)
+    }
 }
 
 /// Role words that end a job title (singular: `engineers` counts people, not a title).
@@ -214,9 +231,10 @@ impl Title {
     fn of(ws: &[String]) -> Option<Title> {
         let h = ws.iter().rposition(|w| is_head(w, ws))?;
         // `Head of Mathematics`: the head word is the last role word before `of`.
-        let h = ws[..h].iter().position(|w| HEADS.contains(&w.as_str()) && !is_modifier_here(w, ws)).map_or(h, |i| {
-            if ws.get(i + 1).is_some_and(|n| n == "of" || n == "for") { i } else { h }
-        });
+        let h = ws[..h]
+            .iter()
+            .position(|w| HEADS.contains(&w.as_str()) && !is_modifier_here(w, ws))
+            .map_or(h, |i| if ws.get(i + 1).is_some_and(|n| n == "of" || n == "for") { i } else { h });
         let head = ws[h].clone();
         let mut rank = 20;
         let mut explicit = false;
@@ -259,7 +277,7 @@ enum Fit {
 }
 
 /// Whether two folded words are one word in two forms (`maths`/`mathematics`, `ICU`/`icu`).
-fn same_word(a: &str, b: &str) -> bool {
+pub(crate) fn same_word(a: &str, b: &str) -> bool {
     if a == b || stem(a) == stem(b) {
         return true;
     }
@@ -272,10 +290,10 @@ fn same_word(a: &str, b: &str) -> bool {
 /// (`vocabulary`): `Backend` when another role is a Backend Engineer, not `ICU` for a nurse
 /// whose title does not say the ward.
 fn fit(claimed: &Title, held: &Title, held_words: &[String], strict: bool, vocabulary: &[String]) -> Fit {
-    if claimed.head != held.head && !held_words.iter().any(|w| *w == claimed.head) {
+    if claimed.head != held.head && !held_words.contains(&claimed.head) {
         return Fit::OtherRole;
     }
-    if claimed.rank > held.rank && (claimed.explicit_rank || held.rank < 20) {
+    if claimed.rank > held.rank && claimed.explicit_rank {
         return Fit::Inflated;
     }
     if strict
@@ -290,7 +308,24 @@ fn fit(claimed: &Title, held: &Title, held_words: &[String], strict: bool, vocab
 }
 
 /// Words before a title that say the person held it.
-const SELF_CUES: &[&str] = &["as", "am", "was", "became", "become", "promoted", "appointed", "i'm", "role", "serving", "served", "worked", "working", "currently", "now", "is"];
+const SELF_CUES: &[&str] = &[
+    "as",
+    "am",
+    "was",
+    "became",
+    "become",
+    "promoted",
+    "appointed",
+    "i'm",
+    "role",
+    "serving",
+    "served",
+    "worked",
+    "working",
+    "currently",
+    "now",
+    "is",
+];
 
 /// Words that make a claim about what the person wants rather than what they did.
 pub const ASPIRATION: &[&str] = &[
@@ -366,8 +401,22 @@ const DEGREES: &[(&str, &str, i32)] = &[
 ];
 
 /// Words after a degree that are not its field (`MSc thesis`, `BSc (Hons) degree`).
-const NOT_FIELD: &[&str] =
-    &["hons", "degree", "thesis", "dissertation", "programme", "program", "course", "student", "studies", "graduate", "first", "class", "distinction", "merit"];
+const NOT_FIELD: &[&str] = &[
+    "hons",
+    "degree",
+    "thesis",
+    "dissertation",
+    "programme",
+    "program",
+    "course",
+    "student",
+    "studies",
+    "graduate",
+    "first",
+    "class",
+    "distinction",
+    "merit",
+];
 
 fn degree_word(w: &str) -> Option<(&'static str, i32)> {
     let w = w.trim_end_matches('.');
@@ -400,6 +449,26 @@ const CREDENTIAL_CUES: &[&str] = &[
     "fellowship",
     "qualified",
     "qualification",
+    "chartered",
+];
+
+/// Roles held beside a job, whose dates are not the employer's: `a governor at Kingsholm`.
+const SIDE_ROLES: &[&str] = &[
+    "governor",
+    "trustee",
+    "volunteer",
+    "volunteered",
+    "member",
+    "chair",
+    "chaired",
+    "ambassador",
+    "judge",
+    "examiner",
+    "moderator",
+    "committee",
+    "board",
+    "secretary",
+    "treasurer",
 ];
 
 /// Words after which a claim names a place the person is based in.
@@ -438,9 +507,8 @@ fn find_seq(hay: &[String], needle: &[String]) -> Option<usize> {
 }
 
 /// Generic words an organisation's name may end with, that a claim may leave out.
-const ORG_SUFFIXES: &[&str] = &[
-    "ltd", "limited", "llp", "plc", "inc", "gmbh", "ag", "sa", "bv", "nhs", "trust", "foundation", "group", "co",
-];
+const ORG_SUFFIXES: &[&str] =
+    &["ltd", "limited", "llp", "plc", "inc", "gmbh", "ag", "sa", "bv", "nhs", "trust", "foundation", "group", "co"];
 
 /// Where a claim names `e`: by its organisation (`true`) or its name.
 fn mention(e: &Entity, c: &Claim<'_>) -> Option<(Range<usize>, bool)> {
@@ -468,11 +536,13 @@ fn mention(e: &Entity, c: &Claim<'_>) -> Option<(Range<usize>, bool)> {
     if let Some(i) = find_seq(&c.folded, &e.title_words) {
         return Some((i..i + e.title_words.len(), false));
     }
-    // A long name, mostly: `the Lisbon Rust meetup` for `Lisbon Rust meetup co-organiser`.
-    if content.len() >= 2 {
+    // A long name, all but one of its words: `the Lisbon Rust meetup` for `Lisbon Rust meetup
+    // co-organiser`. Two words in common are not a name (`Chartered Science Teacher` is not
+    // `Teacher of the Year (Science)`).
+    if content.len() >= 3 {
         let hits: Vec<usize> =
             content.iter().filter_map(|w| c.folded.iter().position(|f| same_word(f, w) && f.len() > 2)).collect();
-        if hits.len() * 4 >= content.len() * 3 && hits.len() >= 2 {
+        if hits.len() + 1 >= content.len() && hits.len() >= 3 {
             let (lo, hi) = (*hits.iter().min()?, *hits.iter().max()?);
             if hi - lo < content.len() + 4 {
                 return Some((lo..hi + 1, false));
@@ -502,7 +572,14 @@ impl Judge<'_> {
 
     /// The typed assertions of a claim (`text` at byte `base` of the draft, its words `ws`),
     /// with the subject carried from the claim before; returns the new subject.
-    pub fn read(&self, text: &str, base: usize, ws: &[Word<'_>], carried: &Subject, aspiration: bool) -> (Reading, Subject) {
+    pub fn read(
+        &self,
+        text: &str,
+        base: usize,
+        ws: &[Word<'_>],
+        carried: &Subject,
+        aspiration: bool,
+    ) -> (Reading, Subject) {
         let c = Claim { text, base, ws, folded: ws.iter().map(|w| fold(w.text)).collect() };
         let mut out = Reading::default();
         // The entities the claim names: by organisation first.
@@ -512,7 +589,11 @@ impl Judge<'_> {
         // the `Lisbon Rust meetup`).
         let spans: Vec<Range<usize>> = named.iter().map(|n| n.1.clone()).collect();
         named.retain(|n| !spans.iter().any(|s| s.start <= n.1.start && s.end >= n.1.end && s.len() > n.1.len()));
-        out.names_entity = !named.is_empty();
+        out.names_entity = named.iter().any(|(e, _, by_org)| !by_org || !e.kind_is_point());
+        out.named = named
+            .iter()
+            .map(|(e, _, _)| (e.title_words.iter().chain(&e.org_words).cloned().collect(), e.evidence.clone()))
+            .collect();
         let subject: Subject = match named.first() {
             Some((e, _, _)) => Some((*e).clone()),
             None => carried.clone(),
@@ -558,7 +639,10 @@ impl Judge<'_> {
                 continue;
             }
             // `Lead the migration`, `Coach new teachers`: a verb starting a bullet.
-            if i == 0 && c.folded.get(1).is_some_and(|x| !matches!(x.as_str(), "of" | "for" | "at")) && c.ws.get(1).is_some_and(|x| !x.after_break && x.text.starts_with(char::is_lowercase)) {
+            if i == 0
+                && c.folded.get(1).is_some_and(|x| !matches!(x.as_str(), "of" | "for" | "at"))
+                && c.ws.get(1).is_some_and(|x| !x.after_break && x.text.starts_with(char::is_lowercase))
+            {
                 i += 1;
                 continue;
             }
@@ -567,7 +651,9 @@ impl Judge<'_> {
             while from > 0 && i - from < 4 && !c.ws[from].after_break {
                 let k = from - 1;
                 let p = c.folded[k].as_str();
-                if seniority_word(p).is_some() || (cap_ok(k) && text::is_content(p) && degree_word(p).is_none() && !SELF_CUES.contains(&p)) {
+                if seniority_word(p).is_some()
+                    || (cap_ok(k) && text::is_content(p) && degree_word(p).is_none() && !SELF_CUES.contains(&p))
+                {
                     from -= 1;
                 } else {
                     break;
@@ -575,24 +661,41 @@ impl Judge<'_> {
             }
             // `Head of Mathematics`, `Director of Nursing`.
             let mut to = i + 1;
-            if c.folded.get(to).is_some_and(|w| w == "of" || w == "for") && c.ws.get(to).is_some_and(|w| !w.after_break) {
+            if c.folded.get(to).is_some_and(|w| w == "of" || w == "for") && c.ws.get(to).is_some_and(|w| !w.after_break)
+            {
                 let mut j = to + 1;
-                while j < n && j < to + 4 && !c.ws[j].after_break && (c.capitalised(j) || (j == to + 1 && c.folded[j] == "the")) {
+                while j < n
+                    && j < to + 4
+                    && !c.ws[j].after_break
+                    && (c.capitalised(j) || (j == to + 1 && c.folded[j] == "the"))
+                {
                     j += 1;
                 }
                 if j > to + 1 {
                     to = j;
                 }
             }
+            // `Chartered Science Teacher`, `Certified Nurse Educator`: a credential, not a job.
+            if (i.saturating_sub(3)..i).any(|k| {
+                matches!(c.folded[k].as_str(), "chartered" | "certified" | "accredited" | "licensed" | "registered")
+            }) {
+                i += 1;
+                continue;
+            }
             // `Engineer of the Year`, `Teacher of the Month`: an award's name, not a title.
-            if c.folded.get(i + 1..i + 4).is_some_and(|w| w[0] == "of" && w[1] == "the" && matches!(w[2].as_str(), "year" | "month" | "week")) {
+            if c.folded
+                .get(i + 1..i + 4)
+                .is_some_and(|w| w[0] == "of" && w[1] == "the" && matches!(w[2].as_str(), "year" | "month" | "week"))
+            {
                 i += 4;
                 continue;
             }
             let has_rank = (from..to).any(|k| seniority_word(&c.folded[k]).is_some());
             let lead_in: Vec<&str> = c.folded[from.saturating_sub(3)..from].iter().map(String::as_str).collect();
             let about_self = from == 0 || lead_in.iter().any(|w| SELF_CUES.contains(w));
-            let titled = c.capitalised(i) || (about_self && (has_rank || from < i || lead_in.last().is_some_and(|w| matches!(*w, "a" | "an" | "as"))));
+            let titled = c.capitalised(i)
+                || (about_self
+                    && (has_rank || from < i || lead_in.last().is_some_and(|w| matches!(*w, "a" | "an" | "as"))));
             if titled {
                 out.push((from, to));
             }
@@ -601,15 +704,29 @@ impl Judge<'_> {
         out
     }
 
-    fn titles(&self, c: &Claim<'_>, named: &[(&Entity, Range<usize>, bool)], subject: &Subject, a: &mut Vec<Assertion>, anchored: &mut bool) {
+    fn titles(
+        &self,
+        c: &Claim<'_>,
+        named: &[(&Entity, Range<usize>, bool)],
+        subject: &Subject,
+        a: &mut Vec<Assertion>,
+        anchored: &mut bool,
+    ) {
         let vocabulary: Vec<String> = self
             .entities()
             .filter(|e| e.kind == Kind::Role)
             .flat_map(|e| e.title_words.iter().cloned())
-            .chain(self.model.person.targets.iter().flat_map(|(t, _)| text::words(t).iter().map(|w| fold(w.text)).collect::<Vec<_>>()))
+            .chain(
+                self.model
+                    .person
+                    .targets
+                    .iter()
+                    .flat_map(|(t, _)| text::words(t).iter().map(|w| fold(w.text)).collect::<Vec<_>>()),
+            )
             .filter(|w| text::is_content(w) && !HEADS.contains(&w.as_str()) && seniority_word(w).is_none())
             .collect();
-        let roles_named: Vec<&Entity> = named.iter().filter(|(e, _, by_org)| *by_org && e.kind == Kind::Role).map(|n| n.0).collect();
+        let roles_named: Vec<&Entity> =
+            named.iter().filter(|(e, _, by_org)| *by_org && e.kind == Kind::Role).map(|n| n.0).collect();
         for (from, to) in self.title_phrases(c) {
             let words = &c.folded[from..to];
             let Some(claimed) = Title::of(words) else { continue };
@@ -625,7 +742,10 @@ impl Judge<'_> {
                 && !org_after
             {
                 // The role's own org named elsewhere, or carried.
-                candidates = self.entities().filter(|e| e.kind == Kind::Role && e.org_words == s.org_words && !e.org_words.is_empty()).collect();
+                candidates = self
+                    .entities()
+                    .filter(|e| e.kind == Kind::Role && e.org_words == s.org_words && !e.org_words.is_empty())
+                    .collect();
                 if candidates.is_empty() {
                     candidates.push(s);
                 }
@@ -636,10 +756,13 @@ impl Judge<'_> {
                 continue;
             }
             let strict = !candidates.is_empty();
-            let pool: Vec<&Entity> = if strict { candidates } else { self.entities().filter(|e| e.kind == Kind::Role).collect() };
+            let pool: Vec<&Entity> =
+                if strict { candidates } else { self.entities().filter(|e| e.kind == Kind::Role).collect() };
             let fits: Vec<(Fit, &Entity)> = pool
                 .iter()
-                .filter_map(|e| Title::of(&e.title_words).map(|t| (fit(&claimed, &t, &e.title_words, strict, &vocabulary), *e)))
+                .filter_map(|e| {
+                    Title::of(&e.title_words).map(|t| (fit(&claimed, &t, &e.title_words, strict, &vocabulary), *e))
+                })
                 .collect();
             let shown = c.words_text(from, to);
             let span = c.span(from, to);
@@ -659,7 +782,10 @@ impl Judge<'_> {
                 Title::of(&tw).is_some_and(|tt| fit(&claimed, &tt, &tw, true, &vocabulary) == Fit::Same)
             });
             let wrong = if strict {
-                fits.iter().find(|(f, _)| *f == Fit::Inflated).or_else(|| fits.iter().find(|(f, _)| *f == Fit::OtherKind)).or(fits.first())
+                fits.iter()
+                    .find(|(f, _)| *f == Fit::Inflated)
+                    .or_else(|| fits.iter().find(|(f, _)| *f == Fit::OtherKind))
+                    .or(fits.first())
             } else {
                 fits.iter().find(|(f, _)| *f == Fit::Inflated)
             };
@@ -681,7 +807,10 @@ impl Judge<'_> {
                     kind: AssertionKind::Title,
                     text: shown,
                     span,
-                    verdict: Verdict::Contradicted { evidence: ev.clone(), found: format!("{t} is a target role, not one held") },
+                    verdict: Verdict::Contradicted {
+                        evidence: ev.clone(),
+                        found: format!("{t} is a target role, not one held"),
+                    },
                     explain: format!("the files list {t:?} among the roles the person wants, and no held role has it"),
                 });
             }
@@ -693,7 +822,13 @@ impl Judge<'_> {
         a.extend(found);
     }
 
-    fn dates_of(&self, c: &Claim<'_>, named: &[(&Entity, Range<usize>, bool)], subject: &Subject, a: &[Assertion]) -> Vec<Assertion> {
+    fn dates_of(
+        &self,
+        c: &Claim<'_>,
+        named: &[(&Entity, Range<usize>, bool)],
+        subject: &Subject,
+        a: &[Assertion],
+    ) -> Vec<Assertion> {
         let mut out = Vec::new();
         let years: Vec<usize> = (0..c.ws.len()).filter(|&i| year_word(c.ws[i].text).is_some()).collect();
         if years.is_empty() {
@@ -711,13 +846,18 @@ impl Judge<'_> {
             })
             .collect();
         let credential = c.folded.iter().any(|w| CREDENTIAL_CUES.contains(&w.as_str()));
+        // `served as a governor at Kingsholm since 2019`: a role beside the employment, whose
+        // dates the files do not give.
+        let side_role = c.folded.iter().any(|w| SIDE_ROLES.contains(&w.as_str()));
         // Groups of years: a range (`2016-2020`, `2021 to present`) or one year.
         let mut groups: Vec<(usize, usize)> = Vec::new();
         let mut k = 0;
         while k < years.len() {
             let y = years[k];
             let gap = |a: usize, b: usize| c.text[c.ws[a].span.end..c.ws[b].span.start].trim().to_lowercase();
-            let joined = |a: usize, b: usize| matches!(gap(a, b).as_str(), "-" | "–" | "—" | "to" | "until" | "through" | "till");
+            let joined = |a: usize, b: usize| {
+                matches!(gap(a, b).as_str(), "-" | "–" | "—" | "to" | "until" | "through" | "till")
+            };
             if k + 1 < years.len() && years[k + 1] == y + 1 && joined(y, y + 1) {
                 groups.push((y, y + 2));
                 k += 2;
@@ -733,17 +873,29 @@ impl Judge<'_> {
         // `a paper in 2023 and a talk in 2024`.
         let mut taken: Vec<*const Entity> = Vec::new();
         for (from, to) in groups {
+            // The nearest entry named; a one-time entry named only by its organisation (an
+            // awarding body's other award, a school's other certificate) may bear the year out,
+            // never contradict it.
             let owner = named
                 .iter()
-                .filter(|(e, _, _)| !e.dates.is_empty() && !(e.kind_is_point() && taken.contains(&(*e as *const Entity))))
+                .filter(|(e, _, _)| {
+                    !e.dates.is_empty() && !(e.kind_is_point() && taken.contains(&(*e as *const Entity)))
+                })
                 .min_by_key(|(e, r, _)| {
                     let span_kind = matches!(e.kind, Kind::Role | Kind::Degree) != credential;
-                    let distance = if r.start <= from { from - r.start } else { 1000 + r.start - from };
-                    (!matched.contains(&&e.evidence), !span_kind, distance)
-                })
-                .map(|n| n.0)
-                .or(subject.as_ref().filter(|s| !s.dates.is_empty() && named.is_empty()));
+                    (!matched.contains(&&e.evidence), !span_kind, r.start.abs_diff(from))
+                });
+            let weak = owner.is_some_and(|(e, _, by_org)| *by_org && e.kind_is_point() && e.kind != Kind::Degree);
+            let owner = owner.map(|n| n.0);
+            // The entry of the claims before (`There I ...`) may bear a year out, never
+            // contradict it: a year outside its span is likely about something else.
+            let carried = owner.is_none();
+            let owner =
+                owner.or(subject.as_ref().filter(|s| !s.dates.is_empty() && named.is_empty() && !s.kind_is_point()));
             let Some(e) = owner else { continue };
+            if side_role {
+                continue;
+            }
             if e.kind_is_point() && e.kind != Kind::Degree {
                 taken.push(e as *const Entity);
             }
@@ -756,6 +908,27 @@ impl Judge<'_> {
             let cue = from.saturating_sub(3);
             let before: Vec<&str> = c.folded[cue..from].iter().map(String::as_str).collect();
             let mut ok = dates_fit(e, &claimed, &before, self.year_now);
+            // At an employer with several roles (a promotion), `worked there since 2016` is
+            // about the employment: the span of all its roles.
+            let employment = (e.kind == Kind::Role && !e.org_words.is_empty()).then(|| {
+                let at: Vec<&Entity> =
+                    self.entities().filter(|r| r.kind == Kind::Role && r.org_words == e.org_words).collect();
+                let start = at.iter().filter_map(|r| r.dates.start).min();
+                let end = if at.iter().any(|r| r.dates.end == Some(End::Present)) {
+                    Some(End::Present)
+                } else {
+                    at.iter().filter_map(|r| r.dates.end_year(self.year_now)).max().map(End::Year)
+                };
+                Dates { start, start_month: None, end }
+            });
+            if !ok && let Some(span) = employment {
+                let mut whole = e.clone();
+                whole.dates = span;
+                ok = dates_fit(&whole, &claimed, &before, self.year_now);
+            }
+            if (carried || weak) && !ok {
+                continue;
+            }
             if let (Some(m), Some(h)) = (month, e.dates.start_month)
                 && claimed.start == e.dates.start
             {
@@ -774,7 +947,13 @@ impl Judge<'_> {
         out
     }
 
-    fn durations(&self, c: &Claim<'_>, named: &[(&Entity, Range<usize>, bool)], subject: &Subject, a: &mut Vec<Assertion>) {
+    fn durations(
+        &self,
+        c: &Claim<'_>,
+        named: &[(&Entity, Range<usize>, bool)],
+        subject: &Subject,
+        a: &mut Vec<Assertion>,
+    ) {
         let nums = text::numbers(c.text, c.ws);
         for n in nums.iter().filter(|n| !n.year) {
             let Some(i) = text::word_at(c.ws, n.span.start) else { continue };
@@ -789,9 +968,30 @@ impl Judge<'_> {
             // `5 years of Rust`, `Rust (5 years)`: a skill's years are left to the passages.
             let total = after.iter().any(|w| matches!(*w, "experience" | "career" | "professional"))
                 || before.contains(&"with") && named.is_empty();
-            let at_entity = named.iter().find(|(e, _, _)| matches!(e.kind, Kind::Role | Kind::Degree)).map(|n| n.0).or_else(|| {
-                subject.as_ref().filter(|s| s.kind == Kind::Role && (before.contains(&"for") || after.first().is_some_and(|w| *w == "at" || *w == "there")))
-            });
+            let matched: Vec<&Evidence> = a
+                .iter()
+                .filter(|x| x.kind == AssertionKind::Title)
+                .filter_map(|x| match &x.verdict {
+                    Verdict::Supported(e) | Verdict::Contradicted { evidence: e, .. } => Some(e),
+                    Verdict::Unsupported => None,
+                })
+                .collect();
+            let at_entity = named
+                .iter()
+                .filter(|(e, _, by_org)| *by_org && matches!(e.kind, Kind::Role | Kind::Degree))
+                .min_by_key(|(e, r, _)| {
+                    // Named just after the number (`five years ... at Harwick & Stone`), then
+                    // the role the claim's title was matched to, then the nearest.
+                    let after = r.start > i && r.start <= i + 8;
+                    (!after, !matched.contains(&&e.evidence), r.start.abs_diff(i))
+                })
+                .map(|n| n.0)
+                .or_else(|| {
+                    subject.as_ref().filter(|s| {
+                        s.kind == Kind::Role
+                            && (before.contains(&"for") || after.first().is_some_and(|w| *w == "at" || *w == "there"))
+                    })
+                });
             let span = c.span(i, (i + 2).min(c.ws.len()));
             let shown = c.words_text(i, (i + 2).min(c.ws.len()));
             if let Some(e) = at_entity.filter(|_| !total || !named.is_empty()) {
@@ -801,7 +1001,10 @@ impl Judge<'_> {
                 let verdict = if ok {
                     Verdict::Supported(e.evidence.clone())
                 } else {
-                    Verdict::Contradicted { evidence: e.evidence.clone(), found: format!("{} years ({})", end - start, e.dates.shown()) }
+                    Verdict::Contradicted {
+                        evidence: e.evidence.clone(),
+                        found: format!("{} years ({})", end - start, e.dates.shown()),
+                    }
                 };
                 let explain = format!("duration at {}: {} to {} is {} years", e.shown(), start, end, end - start);
                 a.push(Assertion { kind: AssertionKind::Duration, text: shown, span, verdict, explain });
@@ -809,10 +1012,16 @@ impl Judge<'_> {
                 let (held, evidence, how) = match &self.model.person.years_experience {
                     Some((y, ev)) => (*y, ev.clone(), "QUICK REFERENCE years_experience".to_owned()),
                     None => {
-                        let Some(first) = self.model.roles().filter_map(|r| r.dates.start.map(|s| (s, r))).min_by_key(|(s, _)| *s) else {
+                        let Some(first) =
+                            self.model.roles().filter_map(|r| r.dates.start.map(|s| (s, r))).min_by_key(|(s, _)| *s)
+                        else {
                             continue;
                         };
-                        (f64::from(self.year_now - first.0), first.1.evidence.clone(), format!("since the first role, {}", first.1.shown()))
+                        (
+                            f64::from(self.year_now - first.0),
+                            first.1.evidence.clone(),
+                            format!("since the first role, {}", first.1.shown()),
+                        )
                     }
                 };
                 let ok = duration_fits(hedge, value, held, 0.5);
@@ -838,7 +1047,11 @@ impl Judge<'_> {
             .filter(|e| e.kind == Kind::Degree)
             .filter_map(|e| {
                 let k = e.title_words.iter().position(|w| degree_word(w).is_some())?;
-                let field: Vec<String> = e.title_words[k + 1..].iter().filter(|w| text::is_content(w) && !NOT_FIELD.contains(&w.as_str())).cloned().collect();
+                let field: Vec<String> = e.title_words[k + 1..]
+                    .iter()
+                    .filter(|w| text::is_content(w) && !NOT_FIELD.contains(&w.as_str()))
+                    .cloned()
+                    .collect();
                 Some((e, degree_word(&e.title_words[k])?, field))
             })
             .collect();
@@ -854,7 +1067,9 @@ impl Judge<'_> {
             while j < c.folded.len() && j < i + 7 {
                 let w = c.folded[j].as_str();
                 let gap = &c.text[c.ws[j - 1].span.end..c.ws[j].span.start];
-                if (c.ws[j].after_break && !(j == i + 1 || matches!(w, "hons"))) || gap.contains(['[', '-', '–', '—', '|']) {
+                if (c.ws[j].after_break && !(j == i + 1 || matches!(w, "hons")))
+                    || gap.contains(['[', '-', '–', '—', '|'])
+                {
                     break;
                 }
                 if matches!(w, "from" | "at" | "with" | "and") || year_word(w).is_some() || degree_word(w).is_some() {
@@ -875,7 +1090,8 @@ impl Judge<'_> {
                     let tag = gap.ends_with('[');
                     !tag && c.capitalised(k)
                         && year_word(&c.folded[k]).is_none()
-                        && (gap.contains([',', '-', '–', '—', '|', ']']) || matches!(c.folded[k - 1].as_str(), "from" | "at"))
+                        && (gap.contains([',', '-', '–', '—', '|', ']'])
+                            || matches!(c.folded[k - 1].as_str(), "from" | "at"))
                 });
                 starts.map(|s| {
                     let mut e = s;
@@ -890,13 +1106,19 @@ impl Judge<'_> {
                     c.folded[s..e].to_vec()
                 })
             };
-            let inst = inst.filter(|w| !w.is_empty() && !(w.len() == 1 && degree_word(&w[0]).is_some()));
+            let inst = inst.filter(|w| !(w.is_empty() || w.len() == 1 && degree_word(&w[0]).is_some()));
             *anchored = true;
             let end = j.max(i + 1);
             let span = c.span(i, end);
             let shown = c.words_text(i, end);
             let by_inst: Vec<&(&Entity, (&str, i32), Vec<String>)> = match &inst {
-                Some(iw) => held.iter().filter(|(e, _, _)| !e.org_words.is_empty() && (find_seq(iw, &e.org_words).is_some() || find_seq(&e.org_words, iw).is_some())).collect(),
+                Some(iw) => held
+                    .iter()
+                    .filter(|(e, _, _)| {
+                        !e.org_words.is_empty()
+                            && (find_seq(iw, &e.org_words).is_some() || find_seq(&e.org_words, iw).is_some())
+                    })
+                    .collect(),
                 None => Vec::new(),
             };
             let field_fits = |f: &[String]| field.iter().all(|w| f.iter().any(|h| same_word(w, h)));
@@ -930,7 +1152,9 @@ impl Judge<'_> {
                     Verdict::Contradicted { evidence: e.evidence.clone(), found: e.shown() },
                     format!("the files give another degree: {}", e.shown()),
                 ),
-                None => (Verdict::Unsupported, "no degree of the files matches its level, field and institution".to_owned()),
+                None => {
+                    (Verdict::Unsupported, "no degree of the files matches its level, field and institution".to_owned())
+                }
             };
             a.push(Assertion { kind: AssertionKind::Degree, text: shown, span, verdict, explain });
         }
@@ -940,7 +1164,9 @@ impl Judge<'_> {
         let Some((loc, ev)) = &self.model.person.location else { return };
         let loc_words: Vec<String> = text::words(loc).iter().map(|w| fold(w.text)).collect();
         for cue in PLACE_CUES {
-            let Some(i) = find_seq(&c.folded, &cue.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>()) else { continue };
+            let Some(i) = find_seq(&c.folded, &cue.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>()) else {
+                continue;
+            };
             let s = i + cue.len();
             let mut e = s;
             while e < c.folded.len() && e < s + 3 && c.capitalised(e) && !(e > s && c.ws[e].after_break) {
@@ -951,8 +1177,16 @@ impl Judge<'_> {
             }
             let place = &c.folded[s..e];
             let known = place.iter().all(|w| loc_words.contains(w))
-                || self.entities().any(|en| en.place.as_deref().is_some_and(|p| find_seq(&text::words(p).iter().map(|w| fold(w.text)).collect::<Vec<_>>(), place).is_some()));
-            let verdict = if known { Verdict::Supported(ev.clone()) } else { Verdict::Contradicted { evidence: ev.clone(), found: loc.clone() } };
+                || self.entities().any(|en| {
+                    en.place.as_deref().is_some_and(|p| {
+                        find_seq(&text::words(p).iter().map(|w| fold(w.text)).collect::<Vec<_>>(), place).is_some()
+                    })
+                });
+            let verdict = if known {
+                Verdict::Supported(ev.clone())
+            } else {
+                Verdict::Contradicted { evidence: ev.clone(), found: loc.clone() }
+            };
             a.push(Assertion {
                 kind: AssertionKind::Location,
                 text: c.words_text(s, e),
@@ -964,7 +1198,20 @@ impl Judge<'_> {
     }
 
     fn languages(&self, c: &Claim<'_>, a: &mut Vec<Assertion>) {
-        let cues = ["speak", "speaks", "spoken", "fluent", "native", "language", "languages", "bilingual", "proficient", "proficiency", "conversational", "working"];
+        let cues = [
+            "speak",
+            "speaks",
+            "spoken",
+            "fluent",
+            "native",
+            "language",
+            "languages",
+            "bilingual",
+            "proficient",
+            "proficiency",
+            "conversational",
+            "working",
+        ];
         for i in 0..c.folded.len() {
             let w = c.folded[i].as_str();
             if !LANGUAGES.contains(&w) || !c.capitalised(i) {
@@ -1013,7 +1260,9 @@ impl Judge<'_> {
             let stems: Vec<String> = item.iter().map(|w| stem(w)).collect();
             let claim_stems: Vec<String> = c.folded.iter().map(|w| stem(w)).collect();
             let Some(i) = find_seq(&claim_stems, &stems) else { continue };
-            let negated = c.folded[i.saturating_sub(3)..i].iter().any(|w| matches!(w.as_str(), "no" | "not" | "never" | "without" | "non"));
+            let negated = c.folded[i.saturating_sub(3)..i]
+                .iter()
+                .any(|w| matches!(w.as_str(), "no" | "not" | "never" | "without" | "non"));
             if negated {
                 continue;
             }
@@ -1029,7 +1278,10 @@ impl Judge<'_> {
 }
 
 fn year_word(w: &str) -> Option<i32> {
-    (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit())).then(|| w.parse().ok()).flatten().filter(|y| (1950..=2100).contains(y))
+    (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| w.parse().ok())
+        .flatten()
+        .filter(|y| (1950..=2100).contains(y))
 }
 
 fn is_present_word(w: &str) -> bool {
@@ -1042,7 +1294,9 @@ fn dates_fit(entity: &Entity, claimed: &Dates, before: &[&str], now: i32) -> boo
     let held = entity.dates;
     let end_of = |d: &Dates| d.end_year(now);
     let ongoing = |d: &Dates| matches!(d.end, Some(End::Present)) || end_of(d).is_some_and(|y| y >= now);
-    let ranged = claimed.start.is_some() && claimed.end.is_some() && (claimed.end != Some(End::Year(claimed.start.unwrap_or(0))));
+    let ranged = claimed.start.is_some()
+        && claimed.end.is_some()
+        && (claimed.end != Some(End::Year(claimed.start.unwrap_or(0))));
     if ranged {
         let end_ok = match (claimed.end, held.end) {
             (Some(End::Present), _) => ongoing(&held),
