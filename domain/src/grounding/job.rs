@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::claims::{ClaimText, FactKind, facts, split};
 use super::evidence::{GraphEvidence, Origin, Passage, RECORDS_PER_QUERY, context_passages};
-use super::text::{fold, is_content, stem, words};
+use super::levels::{self, Met};
+use super::text::{Word, fold, is_content, is_number, stem, words};
 use super::{Evidence, FactStatus, Sources};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,10 @@ pub struct Requirement {
     pub missing: Vec<String>,
     /// Where the found terms are, at most one entry per record or Career Context section.
     pub evidence: Vec<Evidence>,
+    /// What was compared, for a person or a model to check: the alternatives found, the levels
+    /// asked against those the files hold, with where ("asks 5+ years; files: 4 years
+    /// (cc.md:12)"), and the common words left out.
+    pub explanation: String,
 }
 
 /// A posting term the files support that the packet does not mention, with where it is.
@@ -74,116 +79,357 @@ pub struct JobMatch {
     pub keywords: Vec<Keyword>,
 }
 
-/// Words of requirement phrasing that say nothing about the person.
-const GENERIC: &[&str] = &[
-    // Wording of requirements written in prose (found in review: "We need deep expertise in
-    // Spark ... is essential" left `need` and `essential` "not found").
-    "need",
-    "needs",
-    "needed",
-    "essential",
-    "expected",
-    "know",
-    "fluent",
-    "fluency",
-    "experience",
-    "experienced",
-    "strong",
-    "solid",
-    "knowledge",
+/// Common words of job ads, folded and sorted (binary-searched): requirement wording (`need`,
+/// `essential`, `experience`, `strong`), generic nouns (`team`, `people`, `work`, `company`,
+/// `system`), verbs (`build`, `deliver`, `design`) and adjectives (`high`, `fast`, `small`,
+/// `quality`). A word in this list says nothing a person's files could show: it is never a
+/// term, so a requirement is not half covered because the files say `team` (found in review:
+/// "Small device design" was partial for a nurse). What is left is a requirement's concepts:
+/// names, and content words outside this list (`nursing`, `litigation`, `PCB`, `Kubernetes`).
+/// Kept to vague words: a domain noun (`care`, `audit`, `contract`, `management`) stays out.
+const COMMON: &[&str] = &[
+    "abilities",
     "ability",
     "able",
-    "skills",
-    "skill",
-    "understanding",
-    "familiarity",
+    "accredited",
+    "achieve",
+    "active",
+    "additional",
+    "advanced",
+    "also",
+    "anyone",
+    "applicant",
+    "applicants",
+    "application",
+    "applications",
+    "apply",
+    "approach",
+    "area",
+    "areas",
+    "aspect",
+    "aspects",
+    "attitude",
+    "background",
+    "best",
+    "better",
+    "big",
+    "bonus",
+    "bring",
+    "broad",
+    "build",
+    "building",
+    "builds",
+    "built",
+    "business",
+    "candidate",
+    "candidates",
+    "capable",
+    "career",
+    "challenge",
+    "challenges",
+    "clear",
+    "colleague",
+    "colleagues",
+    "come",
+    "comfortable",
+    "committed",
+    "companies",
+    "company",
+    "complex",
+    "concept",
+    "concepts",
+    "confident",
+    "contribute",
+    "could",
+    "create",
+    "culture",
+    "curious",
+    "current",
+    "daily",
+    "day",
+    "days",
+    "deep",
+    "degree",
+    "deliver",
+    "delivering",
+    "demonstrable",
+    "demonstrated",
+    "design",
+    "designs",
+    "desirable",
+    "desired",
+    "develop",
+    "developing",
+    "device",
+    "devices",
+    "different",
+    "diverse",
+    "diversity",
+    "do",
+    "doing",
+    "drive",
+    "driven",
+    "dynamic",
+    "eager",
+    "easy",
+    "effective",
+    "effectively",
+    "efficient",
+    "employee",
+    "employees",
+    "employer",
+    "employers",
+    "enjoy",
+    "ensure",
+    "enthusiastic",
+    "entire",
+    "environment",
+    "environments",
+    "equal",
+    "equivalent",
+    "essential",
+    "etc",
+    "everyone",
+    "example",
+    "examples",
+    "excellent",
+    "exceptional",
+    "existing",
+    "expected",
+    "experience",
+    "experienced",
+    "experiences",
+    "expertise",
     "familiar",
+    "familiarity",
+    "fast",
+    "field",
+    "fields",
+    "first",
+    "flexible",
+    "fluency",
+    "fluent",
+    "focus",
+    "friendly",
+    "full",
+    "general",
+    "get",
+    "give",
+    "global",
+    "goal",
+    "goals",
+    "good",
+    "great",
+    "group",
+    "groups",
+    "grow",
+    "growth",
+    "had",
+    "hands",
+    "happy",
+    "hard",
+    "has",
+    "have",
+    "having",
+    "help",
+    "high",
+    "highly",
+    "ideal",
+    "ideally",
+    "impact",
+    "important",
+    "including",
+    "independent",
+    "industry",
+    "institution",
+    "interest",
+    "job",
+    "jobs",
+    "join",
+    "keen",
+    "keep",
+    "key",
+    "know",
+    "knowledge",
+    "knows",
+    "large",
+    "latest",
+    "lead",
+    "learn",
+    "least",
+    "level",
+    "levels",
+    "life",
+    "like",
+    "local",
+    "long",
+    "looking",
+    "love",
+    "low",
+    "main",
+    "major",
+    "make",
+    "making",
+    "many",
+    "minimum",
+    "mission",
+    "modern",
+    "motivated",
+    "multiple",
+    "must",
+    "need",
+    "needed",
+    "needs",
+    "new",
+    "next",
+    "nice",
+    "open",
+    "opportunities",
+    "opportunity",
+    "organisation",
+    "organization",
+    "our",
+    "outstanding",
+    "overall",
+    "own",
+    "part",
+    "passion",
+    "passionate",
+    "people",
+    "person",
+    "place",
+    "plus",
+    "position",
+    "positive",
+    "possible",
+    "practices",
+    "preferably",
+    "preferred",
+    "previous",
+    "proactive",
+    "problem",
+    "problems",
+    "production",
+    "professional",
     "proficiency",
     "proficient",
     "proven",
-    "track",
+    "provide",
+    "quality",
+    "quick",
+    "quickly",
+    "range",
+    "ready",
+    "real",
     "record",
-    "excellent",
-    "good",
-    "great",
-    "deep",
-    "hands",
-    "plus",
-    "bonus",
-    "nice",
-    "must",
+    "related",
+    "relevant",
     "required",
     "requirement",
     "requirements",
-    "preferred",
-    "ideally",
-    "ideal",
-    "candidate",
-    "you",
-    "your",
-    "you've",
-    "you're",
-    "we",
-    "our",
-    "least",
-    "minimum",
-    "demonstrated",
-    "comfortable",
-    "background",
-    "professional",
-    "related",
-    "relevant",
-    "similar",
-    "equivalent",
-    "degree",
-    "field",
-    "including",
-    "like",
-    "well",
-    "least",
-    "someone",
-    "want",
-    "love",
-    "passion",
-    "passionate",
-    "building",
-    "build",
-    "environment",
-    "environments",
+    "result",
+    "results",
+    "right",
+    "robust",
     "role",
-    "company",
-    "join",
-    "looking",
-    "expertise",
-    "excellent",
-    "effective",
-    "effectively",
-    "clear",
-    "production",
-    "large",
+    "roles",
+    "run",
     "scale",
-    "modern",
-    "tools",
-    "tooling",
+    "see",
+    "seek",
+    "seeking",
+    "self",
+    "sense",
+    "should",
+    "side",
+    "similar",
+    "simple",
+    "skill",
+    "skills",
+    "small",
+    "smart",
+    "solid",
+    "solution",
+    "solutions",
+    "somebody",
+    "someone",
+    "specific",
+    "standard",
+    "strong",
+    "success",
+    "successful",
+    "superb",
+    "support",
+    "system",
+    "systems",
+    "take",
+    "task",
+    "tasks",
+    "team",
+    "teams",
     "technologies",
     "technology",
-    "concepts",
-    "practices",
-    "systems",
-    "system",
-    "years",
-    "year",
-    "etc",
-    "have",
-    "has",
-    "had",
-    "would",
+    "thing",
+    "things",
+    "thrive",
+    "time",
+    "times",
+    "tool",
+    "tooling",
+    "tools",
+    "top",
+    "track",
+    "true",
+    "type",
+    "types",
+    "understand",
+    "understanding",
+    "university",
+    "use",
+    "using",
+    "variety",
+    "various",
+    "want",
+    "wanted",
+    "way",
+    "ways",
+    "we",
+    "well",
+    "whole",
+    "wide",
     "will",
-    "should",
-    "could",
+    "willing",
+    "willingness",
+    "work",
     "worked",
     "working",
+    "workplace",
+    "world",
+    "would",
+    "year",
+    "years",
+    "you",
+    "you'd",
+    "you'll",
+    "you're",
+    "you've",
+    "your",
 ];
+
+/// Whether a folded word is one of the [`COMMON`] words of job ads (its singular, or every part
+/// of a hyphenated word: `equal-opportunity`, `team-player`).
+fn is_common(folded: &str) -> bool {
+    let listed = |w: &str| COMMON.binary_search(&w).is_ok();
+    // `designing`, `designed`, `builds`, `managing` (`manag` + `e`): the listed word's
+    // inflections, and no other word that merely starts like it (`experiment`).
+    let one = |w: &str| {
+        listed(w)
+            || ["'s", "s", "es", "ed", "d", "ing", "ly"].iter().any(|suffix| {
+                w.strip_suffix(suffix).is_some_and(|s| s.len() >= 3 && (listed(s) || listed(&format!("{s}e"))))
+            })
+    };
+    one(folded) || (folded.contains('-') && folded.split('-').all(|p| p.is_empty() || one(p)))
+}
 
 fn heading_level(line: &str) -> Option<Option<Level>> {
     let t = line.trim().trim_start_matches('#').trim().trim_matches('*').trim_end_matches(':').trim().to_lowercase();
@@ -271,7 +517,9 @@ pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)
             continue;
         }
         let level = if says_nice(text) { Level::Nice } else { level };
-        out.push((c.span, c.line, level));
+        if is_requirement(posting, &c) {
+            out.push((c.span, c.line, level));
+        }
     }
     if out.is_empty() {
         // A posting written in prose (found in review: "You will have at least 12 years of
@@ -280,13 +528,33 @@ pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)
         for c in split(posting) {
             let c = ClaimText { span: before_heading(posting, c.span), line: c.line };
             let text = &posting[c.span.clone()];
-            if heading_level(text).is_none() && asks_for_something(text) {
+            if heading_level(text).is_none() && asks_for_something(text) && is_requirement(posting, &c) {
                 let level = if says_nice(text) { Level::Nice } else { Level::Must };
                 out.push((c.span, c.line, level));
             }
         }
     }
     out
+}
+
+/// Whether a sentence or item asks something the files could show: it has a concept or names a
+/// level ([`Asked::asks_anything`]), and is not the company speaking of itself ("We are an
+/// equal-opportunity employer.", "Our team values kindness."). Found in review: such sentences
+/// under a requirements heading were listed as missing requirements.
+fn is_requirement(posting: &str, c: &ClaimText) -> bool {
+    !about_us(&posting[c.span.clone()]) && analyse(posting, c.span.clone(), c.line).asks_anything()
+}
+
+/// Whether a sentence speaks of the company rather than asking something of the candidate.
+fn about_us(text: &str) -> bool {
+    let t = format!(" {} ", fold(text.trim_start_matches(['-', '*', '+', '•', ' '])));
+    let asks = [" need", " looking for", " seeking", " want", " expect", " require", " must ", " you ", " candidate"];
+    let ours =
+        [" we are ", " we're ", " our ", " we value", " we offer", " we believe", " we welcome", " we celebrate"];
+    let policy =
+        ["equal opportunit", "equal-opportunit", "regardless of", "committed to diversity", "we are committed"];
+    policy.iter().any(|k| t.contains(k))
+        || (ours.iter().any(|k| t.starts_with(k)) && !asks.iter().any(|k| t.contains(k)))
 }
 
 /// `span` up to the first of its lines after the first that is a heading. The splitter reads a
@@ -352,24 +620,107 @@ fn asks_for_something(text: &str) -> bool {
     asks && !about_us && !t.trim_start().starts_with("no ")
 }
 
-/// The key terms of a requirement: names first (as written), then content words.
-/// Terms joined by `or` or `/` (`Bazel or Buck`, `Rust/Go`) form one group: a requirement asks
-/// for one of them. Returns (group, as written, folded words), in posting order.
+/// The key terms of a requirement, in posting order: (group, as written, folded words). See
+/// [`analyse`].
+#[cfg(test)]
 fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(usize, String, Vec<String>)> {
+    analyse(posting, span, line).terms.into_iter().map(|t| (t.group, t.shown, t.words)).collect()
+}
+
+/// One concept of a requirement.
+#[derive(Debug)]
+struct Term {
+    /// Terms of one group are alternatives: one of them meets the group.
+    group: usize,
+    shown: String,
+    words: Vec<String>,
+}
+
+/// What a requirement asks: its concepts grouped into alternatives, the common words it was
+/// read without, and the levels it names.
+#[derive(Debug, Default)]
+struct Asked {
+    terms: Vec<Term>,
+    /// Common words of the requirement, left out of the comparison.
+    generic: Vec<String>,
+    years: Option<(f64, String)>,
+    degree: Option<u8>,
+}
+
+impl Asked {
+    /// Whether the requirement asks for anything the files could show: a requirement without
+    /// ("We need someone good.") is not one.
+    fn asks_anything(&self) -> bool {
+        !self.terms.is_empty() || self.years.is_some() || self.degree.is_some()
+    }
+}
+
+/// How two neighbouring terms of a requirement are joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    /// `Kotlin or Swift`, `Bazel/Buck`, `Python and/or R`.
+    Or,
+    /// `Kafka and Flink`, or anything else: both are asked.
+    And,
+    /// `Rust, Go or C++`: the list's last joint says which.
+    Comma,
+}
+
+/// How the text between two terms joins them.
+fn link(gap: &str) -> Link {
+    let g = fold(gap);
+    if g.contains("and/or") {
+        return Link::Or;
+    }
+    // A sentence or clause ends between them: a new thing is asked.
+    if g.contains(';') || g.contains(". ") || g.contains('\n') && g.trim_start().starts_with(['-', '*', '•']) {
+        return Link::And;
+    }
+    let ws: Vec<&str> = g.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    if ws.iter().any(|w| matches!(*w, "and" | "with" | "plus" | "including")) || g.contains('&') {
+        Link::And
+    } else if ws.iter().any(|w| matches!(*w, "or" | "either" | "nor")) || g.contains('/') {
+        Link::Or
+    } else if g.contains(',') && ws.iter().all(|w| is_common(w) || !is_content(w)) {
+        Link::Comma
+    } else {
+        Link::And
+    }
+}
+
+/// A requirement's concepts (names first, as written, then content words that are not
+/// [`COMMON`]), grouped: terms joined by `or` or `/` (`Bazel or Buck`, `Rust/Go`) are one group,
+/// as are all items of a list whose last joint is `or` (`Rust, Go or C++`; `Nursing, Midwifery
+/// or a related field`); a list joined by `and`, or by commas alone, asks for each. Degree words
+/// and language levels are levels, compared apart ([`levels`]), not terms.
+fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
     let claim = ClaimText { span: span.clone(), line };
+    let text = &posting[span.clone()];
+    let req_words = words(text);
+    let has_language =
+        req_words.iter().any(|w| w.text.starts_with(char::is_uppercase) && levels::is_language(&fold(w.text)));
+    let level_word = |f: &str| has_language && levels::is_level_word(f);
+    let mut generic: Vec<String> = Vec::new();
     // (start, end, as written, folded words), sorted by position at the end.
     let mut terms: Vec<(usize, usize, String, Vec<String>)> = Vec::new();
     let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
     for f in facts(posting, &claim) {
         if f.kind == FactKind::Name {
-            let skip = usize::from(f.optional_first && f.name.len() > 1);
-            let name = f.name[skip..].to_vec();
+            covered.push(f.span.clone());
             let as_written: Vec<&str> = words(&posting[f.span.clone()]).iter().map(|w| w.text).collect();
-            let shown = as_written.get(skip..).map_or_else(|| name.join(" "), |w| w.join(" "));
-            if name.len() == 1 && GENERIC.contains(&name[0].as_str()) {
+            // A sentence's first word, and a degree word before a subject (`MSc Nursing`),
+            // are not part of the name.
+            let mut skip = usize::from(f.optional_first && f.name.len() > 1);
+            while as_written.get(skip).is_some_and(|w| levels::is_degree_word(w)) && skip < f.name.len() {
+                skip += 1;
+            }
+            let name = f.name[skip..].to_vec();
+            let concept = name.iter().any(|w| !is_common(w) && !level_word(w) && !levels::is_degree_word(w));
+            if name.is_empty() || !concept {
+                generic.extend(name.iter().filter(|w| is_common(w)).cloned());
                 continue;
             }
-            covered.push(f.span.clone());
+            let shown = as_written.get(skip..).map_or_else(|| name.join(" "), |w| w.join(" "));
             terms.push((f.span.start, f.span.end, shown, name));
         }
     }
@@ -390,32 +741,43 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(u
     };
     let mut single_stems: std::collections::HashSet<String> =
         terms.iter().filter(|t| t.3.len() == 1).map(|t| stem(&t.3[0])).collect();
-    for w in words(&posting[span.clone()]) {
+    for w in &req_words {
         let abs = span.start + w.span.start;
-        if is_covered(abs) || !(is_content(w.text) || is_short_name(w.text)) {
+        if is_covered(abs) || !(is_content(w.text) || is_short_name(w.text)) || is_number(w.text) {
             continue;
         }
         let f = fold(w.text);
-        if GENERIC.contains(&f.as_str()) || !single_stems.insert(stem(&f)) {
+        if is_common(&f) {
+            generic.push(f);
+            continue;
+        }
+        if level_word(&f) || levels::is_degree_word(w.text) || !single_stems.insert(stem(&f)) {
             continue;
         }
         terms.push((abs, span.start + w.span.end, w.text.to_owned(), vec![f]));
     }
     terms.sort_by_key(|t| t.0);
+    let mut links: Vec<Link> = terms.windows(2).map(|w| link(posting.get(w[0].1..w[1].0).unwrap_or(""))).collect();
+    // A list's commas take the joint that ends the list: from the last joint backwards.
+    let tail = terms.last().map_or("", |t| posting.get(t.1..span.end).unwrap_or(""));
+    let mut next = if fold(tail).trim_start_matches([',', ' ']).starts_with("or ") { Link::Or } else { Link::And };
+    for l in links.iter_mut().rev() {
+        if *l == Link::Comma {
+            *l = next;
+        }
+        next = *l;
+    }
     let mut out = Vec::with_capacity(terms.len());
     let mut group = 0;
-    let mut prev_end: Option<usize> = None;
-    for (start, end, shown, t) in terms {
-        if let Some(pe) = prev_end {
-            let between = posting.get(pe..start).unwrap_or("").trim().to_lowercase();
-            if !matches!(between.as_str(), "or" | "/" | ", or" | "or a" | "or an") {
-                group += 1;
-            }
+    for (i, (_, _, shown, t)) in terms.into_iter().enumerate() {
+        if i > 0 && links[i - 1] != Link::Or {
+            group += 1;
         }
-        prev_end = Some(end);
-        out.push((group, shown, t));
+        out.push(Term { group, shown, words: t });
     }
-    out
+    generic.sort();
+    generic.dedup();
+    Asked { terms: out, generic, years: levels::years_asked(text), degree: levels::degree_asked(text) }
 }
 
 /// A name of one or two letters written with a capital (Go, R, AI, ML, QA): too short to be a
@@ -495,24 +857,35 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
     let mut graph = sources.graph.map(GraphEvidence::new);
     let packet_stems: std::collections::HashSet<String> = words(packet).iter().map(|w| stem(w.text)).collect();
     let packet_words: Vec<String> = words(packet).iter().map(|w| fold(w.text)).collect();
+    let held = levels::Held::new(&context);
     let mut keywords: BTreeMap<String, Keyword> = BTreeMap::new();
     let mut reqs = Vec::new();
+    // The shortfall of years each requirement was given, replaced by a contradiction below.
+    let mut years_short: Vec<Option<String>> = Vec::new();
     for (span, line, level) in requirements(posting) {
+        let asked = analyse(posting, span.clone(), line);
+        let ws = words(&posting[span.clone()]);
+        let groups = asked.terms.last().map_or(0, |t| t.group + 1);
+        let mut met = vec![Met::Missing; groups];
         let mut found = Vec::new();
         let mut missing: Vec<(usize, String)> = Vec::new();
-        let mut found_groups: Vec<usize> = Vec::new();
+        let mut short: Vec<String> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         let mut evidence: Vec<Evidence> = Vec::new();
-        for (group, shown, term) in key_terms(posting, span.clone(), line) {
-            let places = find_term(&term, &context, &context_first, &mut graph);
+        for term in &asked.terms {
+            let places = find_term(&term.words, &context, &context_first, &mut graph);
+            let mut m = Met::Missing;
             match places.first().cloned() {
                 Some(e) => {
-                    let in_packet = if term.len() == 1 {
-                        packet_stems.contains(&stem(&term[0]))
+                    let in_packet = if term.words.len() == 1 {
+                        packet_stems.contains(&stem(&term.words[0]))
                     } else {
-                        packet_words.windows(term.len()).any(|w| w == term.as_slice())
+                        packet_words.windows(term.words.len()).any(|w| w == term.words.as_slice())
                     };
                     if !in_packet {
-                        keywords.entry(shown.clone()).or_insert(Keyword { term: shown.clone(), evidence: e.clone() });
+                        keywords
+                            .entry(term.shown.clone())
+                            .or_insert(Keyword { term: term.shown.clone(), evidence: e.clone() });
                     }
                     let key = |o: &Origin| match o {
                         Origin::Context { section, .. } => section.clone(),
@@ -523,21 +896,117 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
                             evidence.push(e);
                         }
                     }
-                    found.push(shown);
-                    found_groups.push(group);
+                    found.push(term.shown.clone());
+                    m = Met::Met;
                 }
-                None => missing.push((group, shown)),
+                None => missing.push((term.group, term.shown.clone())),
+            }
+            if m == Met::Met
+                && let Some((note, gap)) = language_level(term, &ws, &held)
+            {
+                notes.push(note);
+                if let Some(gap) = gap {
+                    m = Met::Short;
+                    short.push(gap);
+                }
+            }
+            met[term.group] = met[term.group].max(m);
+        }
+        // Alternatives: say which one was found.
+        for g in 0..groups {
+            let alts: Vec<&str> = asked.terms.iter().filter(|t| t.group == g).map(|t| t.shown.as_str()).collect();
+            if alts.len() > 1 {
+                let hit: Vec<&str> = alts.iter().copied().filter(|a| found.iter().any(|f| f == a)).collect();
+                notes.push(if hit.is_empty() {
+                    format!("asks one of {}: none found", alts.join(", "))
+                } else {
+                    format!("asks one of {}: {} found", alts.join(", "), hit.join(", "))
+                });
             }
         }
-        // An alternative that is found covers its group: only wholly missing groups count.
-        let found_groups: std::collections::HashSet<usize> = found_groups.into_iter().collect();
-        let missing: Vec<String> =
-            missing.into_iter().filter(|(g, _)| !found_groups.contains(g)).map(|(_, s)| s).collect();
-        let coverage = match (found.len(), missing.len()) {
-            (0, _) => Coverage::Missing,
-            (_, 0) => Coverage::Covered,
-            _ => Coverage::Partial,
+        let subjects: Vec<Vec<String>> = asked
+            .terms
+            .iter()
+            .filter(|t| !(t.words.len() == 1 && levels::is_language(&t.words[0])))
+            .map(|t| t.words.clone())
+            .collect();
+        let mut years_gap = None;
+        if let Some((n, shown)) = &asked.years {
+            let m = match held.years(&subjects) {
+                Some((v, why)) => {
+                    notes.push(format!("asks {shown}; files: {why}"));
+                    if v + 1e-9 >= *n {
+                        Met::Met
+                    } else {
+                        years_gap = Some(format!("{shown} (files: {v} years)"));
+                        Met::Short
+                    }
+                }
+                None => {
+                    notes.push(format!("asks {shown}; the files give no years"));
+                    years_gap = Some(shown.clone());
+                    Met::Missing
+                }
+            };
+            short.extend(years_gap.clone());
+            met.push(m);
+        }
+        if let Some(d) = asked.degree {
+            let asks = format!("asks {} or above", levels::degree_name(d));
+            let m = match held.degree(&subjects) {
+                // A degree in another subject meets no part of a degree in this one.
+                Some((l, shown, about)) => {
+                    let m = match (about, l >= d) {
+                        (false, _) => Met::Missing,
+                        (true, true) => Met::Met,
+                        (true, false) => Met::Short,
+                    };
+                    let not_about = if about { "" } else { ", in another subject" };
+                    notes.push(format!("{asks}; files: {} ({shown}{not_about})", levels::degree_name(l)));
+                    if m != Met::Met {
+                        short.push(format!(
+                            "{} (files: {}{not_about})",
+                            levels::degree_name(d),
+                            levels::degree_name(l)
+                        ));
+                    }
+                    m
+                }
+                None => {
+                    notes.push(format!("{asks}; the files name no degree"));
+                    short.push(levels::degree_name(d).to_owned());
+                    Met::Missing
+                }
+            };
+            met.push(m);
+        }
+        if !asked.generic.is_empty() {
+            let shown: Vec<&str> = asked.generic.iter().take(8).map(String::as_str).collect();
+            let more = if asked.generic.len() > 8 { ", …" } else { "" };
+            notes.push(format!("common words not compared: {}{more}", shown.join(", ")));
+        }
+        let coverage = if !met.is_empty() && met.iter().all(|m| *m == Met::Met) {
+            Coverage::Covered
+        } else if met.iter().all(|m| *m == Met::Missing) {
+            Coverage::Missing
+        } else {
+            Coverage::Partial
         };
+        // An alternative that is found covers its group: only wholly missing groups count.
+        let mut missing: Vec<String> =
+            missing.into_iter().filter(|(g, _)| met[*g] == Met::Missing).map(|(_, s)| s).collect();
+        missing.extend(short);
+        let explanation = if notes.is_empty() {
+            let n = asked.terms.len();
+            match found.len() {
+                0 => format!("none of {n} terms found"),
+                f if f == n => format!("all {n} terms found"),
+                f => format!("{f} of {n} terms found"),
+            }
+        } else {
+            notes.join("; ")
+        };
+        years_short.push(years_gap);
         reqs.push(Requirement {
             text: posting[span].trim().to_owned(),
             line,
@@ -546,6 +1015,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             found,
             missing,
             evidence,
+            explanation,
         });
     }
     for (i, contradicted) in years_contradicted(&reqs, sources) {
@@ -553,9 +1023,38 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
         if req.coverage == Coverage::Covered {
             req.coverage = Coverage::Partial;
         }
+        if let Some(gap) = &years_short[i] {
+            req.missing.retain(|m| m != gap);
+        }
         req.missing.extend(contradicted);
     }
     JobMatch { requirements: reqs, keywords: keywords.into_values().collect() }
+}
+
+/// The language level a requirement asks of `term` when it is a language with a level named
+/// ("fluent French", "Spanish (B2)"), against the level the Career Context gives: the level
+/// asked, what was compared, and the shortfall when the files give less or no level.
+fn language_level(term: &Term, ws: &[Word<'_>], held: &levels::Held) -> Option<(String, Option<String>)> {
+    let [lang] = term.words.as_slice() else { return None };
+    if !levels::is_language(lang) {
+        return None;
+    }
+    let at = ws.iter().position(|w| fold(w.text) == *lang)?;
+    let (asked, asked_shown) = levels::language_level_asked(ws, at)?;
+    let name = &term.shown;
+    let asks = format!("asks {name} {} ({asked_shown})", levels::cefr_name(asked));
+    let want = format!("{name} at {}", levels::cefr_name(asked));
+    Some(match held.language(lang) {
+        Some((Some(l), e)) => {
+            let note = format!("{asks}; files: {name} {} ({})", levels::cefr_name(l), levels::place(e));
+            (note, (l < asked).then(|| format!("{want} (files: {})", levels::cefr_name(l))))
+        }
+        Some((None, e)) => (
+            format!("{asks}; files: {name} with no level ({})", levels::place(e)),
+            Some(format!("{want} (files: no level)")),
+        ),
+        None => (format!("{asks}; the Career Context gives no level"), Some(format!("{want} (files: no level)"))),
+    })
 }
 
 /// The years that requirements ask for and the files contradict, as `check` finds them, by
@@ -737,6 +1236,270 @@ About us: we ship parcels.
         assert_eq!(cov[1].0, Coverage::Partial, "{:?}", m.requirements[1]);
         assert_eq!(cov[1].1, ["12 years (the files say 8 years)"]);
         assert_eq!(cov[3].0, Coverage::Covered, "{:?}", m.requirements[3]);
+    }
+
+    /// A registered nurse: four years stated, French at B2, a BSc.
+    const NURSE: &str = "\
+# Amara Okafor - Registered nurse in acute medicine
+
+## QUICK REFERENCE
+```yaml
+name: Amara Okafor
+years_experience: 4
+languages: [English (native), French (B2)]
+```
+
+## PROFESSIONAL EXPERIENCE
+
+### Staff Nurse, Acute Medical Unit [ROLE] - Northgate General Hospital (2021-present)
+
+- Led the ward's falls audit in 2024; falls fell by 30%.
+- Trained six healthcare assistants in venepuncture and IV therapy.
+
+### Healthcare Assistant [ROLE] - Riverside Care Home (2019-2021)
+
+## EDUCATION
+
+### BSc Nursing (Adult) [DEGREE] - University of Leeds (2016-2019)
+";
+
+    /// A solicitor: an LLB, Spanish and Portuguese given as list items, no years stated.
+    const LAWYER: &str = "\
+# Tomas Lindqvist - Commercial litigation solicitor
+
+## PROFESSIONAL EXPERIENCE
+
+### Associate Solicitor [ROLE] - Hartley Crane LLP (2019-2023)
+
+- Ran commercial litigation and contract disputes in the High Court.
+
+## EDUCATION
+
+### LLB Law [DEGREE] - University of Bristol (2014-2017)
+
+## LANGUAGES
+
+- Portuguese: native
+- Spanish: professional working proficiency
+";
+
+    /// A secondary-school teacher: two roles, no years stated.
+    const TEACHER: &str = "\
+# Grace Adeyemi - Secondary mathematics teacher
+
+## PROFESSIONAL EXPERIENCE
+
+### Maths Teacher [ROLE] - Hillcrest Academy (2015-2019)
+
+- Teaching GCSE mathematics to mixed-ability classes.
+
+### Head of Maths [ROLE] - Oakfield School (2019-2023)
+
+- Led curriculum planning and teaching for a department of seven.
+
+## EDUCATION
+
+### BA Mathematics [DEGREE] - University of York (2011-2014)
+
+### PGCE Secondary Mathematics [QUALIFICATION] - University of York (2014-2015)
+";
+
+    /// An electronics engineer whose files are full of common words.
+    const ENGINEER: &str = "\
+# Priya Raman - Electronics design engineer
+
+## PROFESSIONAL EXPERIENCE
+
+### Hardware Design Engineer [ROLE] - Voltaic Instruments (2019-2025)
+
+- Designed small, high-quality battery-powered sensor devices in a fast team of four people.
+- Laid out 6-layer PCBs in KiCad; brought EMC test failures down to zero.
+
+## EDUCATION
+
+### MEng Electronic Engineering [DEGREE] - University of Southampton (2014-2018)
+";
+
+    fn matched(posting: &str, context: &str) -> Vec<Requirement> {
+        match_job(posting, Sources { context: Some(("cc.md", context)), graph: None }, "").requirements
+    }
+
+    fn coverage(posting: &str, context: &str) -> Vec<(String, Coverage)> {
+        matched(posting, context).into_iter().map(|r| (r.text, r.coverage)).collect()
+    }
+
+    fn example(posting: &str) -> Vec<Requirement> {
+        let context = include_str!("../../../examples/career-context.md");
+        matched(posting, context)
+    }
+
+    /// "A or B" is met by either one, in every way a posting writes it: `or`, `/`, a list whose
+    /// last joint is `or`, alternatives around a common word ("a nursing or midwifery degree").
+    #[test]
+    fn alternatives_are_met_by_either_one() {
+        let got = coverage(
+            "## Requirements\n- A nursing or midwifery degree\n- Midwifery or paediatrics\n- IV therapy, \
+             chemotherapy or dialysis\n",
+            NURSE,
+        );
+        assert_eq!(
+            got.iter().map(|g| g.1).collect::<Vec<_>>(),
+            [Coverage::Covered, Coverage::Missing, Coverage::Covered]
+        );
+        let m = example(
+            "## Requirements\n- Kotlin or Swift\n- Rust, Go or C++\n- Bazel/Buck\n- Experience with Erlang, Elixir, or Go\n",
+        );
+        let cov: Vec<Coverage> = m.iter().map(|r| r.coverage).collect();
+        assert_eq!(cov, [Coverage::Missing, Coverage::Covered, Coverage::Covered, Coverage::Covered], "{m:#?}");
+        assert_eq!(m[1].missing, Vec::<String>::new());
+        assert!(m[1].explanation.contains("asks one of Rust, Go, C++: Rust, Go found"), "{}", m[1].explanation);
+        let got = coverage("## Requirements\n- PCB design in Altium or KiCad\n", ENGINEER);
+        assert_eq!(got[0].1, Coverage::Covered);
+    }
+
+    /// "A and B" needs both: one of two is partial, and a list joined by commas alone asks for
+    /// each item.
+    #[test]
+    fn conjunctions_need_every_part() {
+        let m = example(
+            "## Requirements\n- Bazel and Erlang\n- Kafka and Flink\n- Rust, Go, and Erlang\n- Go, Kubernetes\n",
+        );
+        let cov: Vec<(Coverage, &[String])> = m.iter().map(|r| (r.coverage, r.missing.as_slice())).collect();
+        assert_eq!(cov[0], (Coverage::Partial, &["Erlang".to_owned()][..]), "{m:#?}");
+        assert_eq!(cov[1].0, Coverage::Missing);
+        assert_eq!(cov[2], (Coverage::Partial, &["Erlang".to_owned()][..]));
+        assert_eq!(cov[3].0, Coverage::Covered);
+        let got = coverage("## Requirements\n- Contract disputes and arbitration\n", LAWYER);
+        assert_eq!(got[0].1, Coverage::Partial);
+    }
+
+    /// Found in review: a requirement was partial because the files say `design`, `device` or
+    /// `team`. Common words of job ads are no terms: a requirement whose concepts are all
+    /// missing is missing, whatever common words the files share with it.
+    #[test]
+    fn common_words_cover_nothing() {
+        let m = matched(
+            "## Requirements\n- Medical device design in a small, fast team\n- High quality work with people\n\
+             - Designing devices for FDA approval\n",
+            ENGINEER,
+        );
+        assert_eq!(m.len(), 2, "a requirement of common words only is none: {m:#?}");
+        assert_eq!((m[0].coverage, m[0].found.as_slice()), (Coverage::Missing, &[][..]), "{:#?}", m[0]);
+        assert_eq!(m[0].missing, ["Medical"]);
+        assert!(m[0].explanation.contains("common words not compared: design, device, fast, small"), "{:#?}", m[0]);
+        assert_eq!(m[1].coverage, Coverage::Missing, "{:#?}", m[1]);
+        // A nurse's files say `team` and `led`; a teacher's `department`.
+        let got = coverage("## Requirements\n- Team leadership in oncology\n", NURSE);
+        assert_eq!(got[0].1, Coverage::Missing, "{got:?}");
+        assert!(is_common("designing") && is_common("equal-opportunity") && !is_common("experiments"));
+        assert!(COMMON.windows(2).all(|w| w[0] < w[1]), "COMMON is sorted for binary search");
+    }
+
+    /// Years asked are compared with the years held: `years_experience`, the spans of `[ROLE]`
+    /// entries that mention the subject, and `X (N years)` in a skills list.
+    #[test]
+    fn years_are_compared_with_the_years_held() {
+        let m = matched(
+            "## Requirements\n- 5+ years of nursing experience\n- 3+ years of nursing\n- 3+ years in acute medicine\n",
+            NURSE,
+        );
+        assert_eq!(m[0].coverage, Coverage::Partial, "{:#?}", m[0]);
+        assert!(
+            m[0].explanation.contains("asks 5+ years; files: 4 years in all (years_experience, cc.md:6)"),
+            "{m:#?}"
+        );
+        assert_eq!(m[0].missing, ["5+ years (files: 4 years)"]);
+        assert_eq!(m[1].coverage, Coverage::Covered, "{:#?}", m[1]);
+        // The acute medicine role runs from 2021 to the latest year the files name (2024).
+        assert_eq!(m[2].coverage, Coverage::Covered, "{:#?}", m[2]);
+        assert!(m[2].explanation.contains("3 years in roles that mention it (cc.md:12)"), "{}", m[2].explanation);
+        // Roles: 2015-2023 teaching, with no years stated.
+        let m =
+            matched("## Requirements\n- At least five years' teaching experience\n- 10+ years of teaching\n", TEACHER);
+        assert_eq!(m[0].coverage, Coverage::Covered, "{:#?}", m[0]);
+        assert_eq!(m[1].coverage, Coverage::Partial, "{:#?}", m[1]);
+        assert!(m[1].explanation.contains("8 years"), "{}", m[1].explanation);
+        // A skills list: Rust (5 years), Go (8 years).
+        let m = example("## Requirements\n- 7+ years of Rust\n- 5+ years of Go\n");
+        assert_eq!(m[0].coverage, Coverage::Partial, "{:#?}", m[0]);
+        assert!(m[0].explanation.contains("files: 5 years"), "{}", m[0].explanation);
+        assert_eq!(m[1].coverage, Coverage::Covered, "{:#?}", m[1]);
+        // Nothing about years in the files: missing.
+        let got = coverage("## Requirements\n- 5+ years of experience\n", "# Someone\n\nLikes walks.\n");
+        assert_eq!(got[0].1, Coverage::Missing);
+    }
+
+    /// Language levels on the CEFR scale, words read as levels: French at B2 does not meet
+    /// "fluent" (C1); native meets anything.
+    #[test]
+    fn language_levels_are_compared_on_the_cefr_scale() {
+        let m = matched(
+            "## Requirements\n- Fluent French\n- Native English\n- Conversational French\n- Fluent English and French\n\
+             - German (B1)\n",
+            NURSE,
+        );
+        let cov: Vec<Coverage> = m.iter().map(|r| r.coverage).collect();
+        assert_eq!(
+            cov,
+            [Coverage::Partial, Coverage::Covered, Coverage::Covered, Coverage::Partial, Coverage::Missing],
+            "{m:#?}"
+        );
+        assert!(
+            m[0].explanation.contains("asks French C1 (Fluent); files: French B2 (cc.md:7)"),
+            "{}",
+            m[0].explanation
+        );
+        assert_eq!(m[0].missing, ["French at C1 (files: B2)"]);
+        let got = coverage("## Requirements\n- Fluent Spanish\n- Fluent Portuguese\n- Spanish or Portuguese\n", LAWYER);
+        assert_eq!(
+            got.iter().map(|g| g.1).collect::<Vec<_>>(),
+            [Coverage::Partial, Coverage::Covered, Coverage::Covered]
+        );
+        let m = example("## Requirements\n- Fluent Spanish\n- Fluent English\n");
+        assert_eq!((m[0].coverage, m[1].coverage), (Coverage::Partial, Coverage::Covered), "{m:#?}");
+    }
+
+    /// Degree levels: diploma < bachelor < master < doctorate; the subject must be the one asked.
+    #[test]
+    fn degree_levels_are_compared() {
+        let m = matched(
+            "## Requirements\n- A master's degree in Law\n- A degree in Law or Politics\n- An LLM degree\n- A PhD in Chemistry\n",
+            LAWYER,
+        );
+        let cov: Vec<Coverage> = m.iter().map(|r| r.coverage).collect();
+        assert_eq!(cov, [Coverage::Partial, Coverage::Covered, Coverage::Partial, Coverage::Missing], "{m:#?}");
+        assert!(
+            m[0].explanation.contains("asks a master's degree or above; files: a bachelor's degree (LLB Law"),
+            "{}",
+            m[0].explanation
+        );
+        let got = coverage(
+            "## Requirements\n- A bachelor's degree in Mathematics\n- A PGCE\n- MSc in Mathematics\n",
+            TEACHER,
+        );
+        assert_eq!(
+            got.iter().map(|g| g.1).collect::<Vec<_>>(),
+            [Coverage::Covered, Coverage::Covered, Coverage::Partial]
+        );
+        let got = coverage("## Requirements\n- BSc or MSc in Electronic Engineering\n", ENGINEER);
+        assert_eq!(got[0].1, Coverage::Covered);
+        let m = example("## Requirements\n- A PhD is a plus\n- BSc in Computer Science\n");
+        assert_eq!((m[0].coverage, m[1].coverage), (Coverage::Partial, Coverage::Covered), "{m:#?}");
+    }
+
+    /// Sentences that ask nothing the files could show, and the company speaking of itself, are
+    /// no requirements; duties stay out.
+    #[test]
+    fn sentences_without_a_requirement_are_dropped() {
+        let posting = "## Requirements\n- We need someone good.\n- We are an equal-opportunity employer.\n\
+            - Excellent people skills\n- NMC registration\n- 3+ years of experience\n\n## What you'll do\n\
+            - You will lead the ward's audit programme\n";
+        let found: Vec<&str> = requirements(posting).into_iter().map(|(s, _, _)| posting[s].trim()).collect();
+        assert_eq!(found, ["- NMC registration", "- 3+ years of experience"]);
+        let prose = "Northgate is hiring. We need someone good. You should hold NMC registration. \
+            Northgate is an equal opportunity employer and welcomes applicants regardless of background.\n";
+        let found: Vec<&str> = requirements(prose).into_iter().map(|(s, _, _)| prose[s].trim()).collect();
+        assert_eq!(found, ["You should hold NMC registration."]);
     }
 
     proptest::proptest! {

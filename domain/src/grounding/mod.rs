@@ -11,6 +11,7 @@ pub mod claims;
 pub mod evidence;
 pub mod facts;
 pub mod job;
+pub mod levels;
 pub mod text;
 pub mod typed;
 

@@ -174,6 +174,12 @@ impl Number {
     }
 }
 
+/// Whether a word is a number (`5`, `1,300`, `five`, `80ms`): a quantity, never a term to look
+/// up by its letters.
+pub fn is_number(w: &str) -> bool {
+    parse_glued(w).is_some()
+}
+
 fn parse_number(w: &str) -> Option<(f64, bool)> {
     parse_glued(w).map(|(value, year, _)| (value, year))
 }
