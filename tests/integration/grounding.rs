@@ -183,8 +183,19 @@ fn match_prints_a_coverage_table_without_a_score() {
     assert_eq!(v["counts"]["must_have"], json!({"covered": 1, "partial": 0, "missing": 1}), "{v}");
     assert_eq!(v["counts"]["nice_to_have"]["covered"], 1, "{v}");
     assert_eq!(v["requirements"][1]["missing"], json!(["Kafka", "Flink"]), "{v}");
+    assert_eq!(v["requirements"][1]["explanation"], "none of 2 terms found", "{v}");
     let (_, text, _) = person.cli("match", &posting, &[]);
     assert!(text.contains("| Line | Requirement | Coverage |") && !text.to_lowercase().contains("score"), "{text}");
+    // What each verdict rests on is said to the model, in the table and the JSON.
+    let levels = tmp.path().join("levels.md");
+    fs::write(&levels, "## Requirements\n- 12+ years of Go\n- Fluent Spanish\n").unwrap();
+    let (_, out, _) = person.cli("match", &levels, &["--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let why: Vec<&str> =
+        v["requirements"].as_array().unwrap().iter().map(|r| r["explanation"].as_str().unwrap()).collect();
+    assert!(why[0].starts_with("asks 12+ years; files: 8 years") && why[1].contains("files: Spanish B2"), "{why:?}");
+    let (_, text, _) = person.cli("match", &levels, &[]);
+    assert!(text.contains("| Not found | Compared |") && text.contains("asks Spanish C1 (Fluent)"), "{text}");
 }
 
 #[test]

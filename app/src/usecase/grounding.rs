@@ -297,7 +297,8 @@ impl Files {
     }
 }
 
-/// `{"requirements": [{"text", "line", "level", "coverage", "found", "missing", "evidence"}],
+/// `{"requirements": [{"text", "line", "level", "coverage", "found", "missing", "evidence",
+/// "explanation"}],
 /// "keywords": [{"term", "evidence"}], "counts": {"must_have": {...}, "nice_to_have": {...}}}`.
 pub fn job_json(m: &JobMatch) -> Value {
     let reqs: Vec<Value> = m
@@ -308,6 +309,7 @@ pub fn job_json(m: &JobMatch) -> Value {
                 "text": r.text, "line": r.line, "level": r.level.as_str(), "coverage": r.coverage.as_str(),
                 "found": r.found, "missing": r.missing,
                 "evidence": r.evidence.iter().map(evidence_json).collect::<Vec<_>>(),
+                "explanation": r.explanation,
             })
         })
         .collect();
@@ -361,19 +363,20 @@ pub fn job_text(m: &JobMatch, notes: &[String]) -> String {
             .collect();
         let title = if level == Level::Must { "Must-have" } else { "Nice-to-have" };
         out.push_str(&format!(
-            "\n## {title} ({})\n\n| Line | Requirement | Coverage | Evidence | Not found |\n|---|---|---|---|---|\n",
+            "\n## {title} ({})\n\n| Line | Requirement | Coverage | Evidence | Not found | Compared |\n|---|---|---|---|---|---|\n",
             counts.join(", ")
         ));
         for r in these {
             let cell = |s: String| s.replace('|', "\\|");
             let ev: Vec<String> = r.evidence.iter().map(evidence_id).collect();
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} |\n",
                 r.line,
                 cell(one_line(r.text.trim_start_matches(['-', '*', '+', '•', ' ']), 100)),
                 r.coverage.as_str(),
                 cell(ev.join(", ")),
-                cell(r.missing.join(", "))
+                cell(r.missing.join(", ")),
+                cell(one_line(&r.explanation, 300))
             ));
         }
     }
@@ -384,8 +387,10 @@ pub fn job_text(m: &JobMatch, notes: &[String]) -> String {
         }
     }
     out.push_str(
-        "\nUse only covered requirements as strengths; for partial and missing ones, ask the person before \
-         claiming them. Read the cited records with vitaegraph://record/{id}.\n",
+        "\nCompared says what each verdict rests on: the alternative found (\"one of\" needs only one), the years, \
+         language level (CEFR) or degree level asked against what the files hold, and the common words of job ads, \
+         which cover nothing. Use only covered requirements as strengths; for partial and missing ones, ask the \
+         person before claiming them. Read the cited records with vitaegraph://record/{id}.\n",
     );
     out
 }
