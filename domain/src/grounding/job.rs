@@ -872,6 +872,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
         let mut short: Vec<String> = Vec::new();
         let mut notes: Vec<String> = Vec::new();
         let mut evidence: Vec<Evidence> = Vec::new();
+        let mut found_terms: std::collections::HashSet<(usize, &String)> = std::collections::HashSet::new();
         for term in &asked.terms {
             let places = find_term(&term.words, &context, &context_first, &mut graph);
             let mut m = Met::Missing;
@@ -897,6 +898,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
                         }
                     }
                     found.push(term.shown.clone());
+                    found_terms.insert((term.group, &term.shown));
                     m = Met::Met;
                 }
                 None => missing.push((term.group, term.shown.clone())),
@@ -912,17 +914,22 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             }
             met[term.group] = met[term.group].max(m);
         }
-        // Alternatives: say which one was found.
-        for g in 0..groups {
-            let alts: Vec<&str> = asked.terms.iter().filter(|t| t.group == g).map(|t| t.shown.as_str()).collect();
-            if alts.len() > 1 {
-                let hit: Vec<&str> = alts.iter().copied().filter(|a| found.iter().any(|f| f == a)).collect();
-                notes.push(if hit.is_empty() {
-                    format!("asks one of {}: none found", alts.join(", "))
-                } else {
-                    format!("asks one of {}: {} found", alts.join(", "), hit.join(", "))
-                });
-            }
+        // Alternatives: say which one was found. Terms are in group order, so each group is a
+        // run (one pass: a requirement of 8,000 words is 8,000 groups).
+        for alts in asked.terms.chunk_by(|a, b| a.group == b.group).filter(|c| c.len() > 1) {
+            let more = if alts.len() > 8 { ", …" } else { "" };
+            let shown: Vec<&str> = alts.iter().take(8).map(|t| t.shown.as_str()).collect();
+            let hit: Vec<&str> = alts
+                .iter()
+                .filter(|t| found_terms.contains(&(t.group, &t.shown)))
+                .take(8)
+                .map(|t| t.shown.as_str())
+                .collect();
+            notes.push(if hit.is_empty() {
+                format!("asks one of {}{more}: none found", shown.join(", "))
+            } else {
+                format!("asks one of {}{more}: {} found", shown.join(", "), hit.join(", "))
+            });
         }
         let subjects: Vec<Vec<String>> = asked
             .terms

@@ -204,12 +204,16 @@ fn level_at(ws: &[Word<'_>], i: usize) -> Option<(u8, usize)> {
     LEVEL_WORDS.iter().find(|(w, _)| *w == f).map(|(_, l)| (*l, 1))
 }
 
+/// How many words from a language name a level said of it may stand ("fluent in spoken and
+/// written French"): further off, `working` or `business` are about something else.
+const LEVEL_REACH: usize = 4;
+
 /// The level asked of the language at word `at` of a requirement: the level expression nearest
-/// to it ("native English and conversational Spanish").
+/// to it ("native English and conversational Spanish"), within [`LEVEL_REACH`] words.
 pub fn language_level_asked(ws: &[Word<'_>], at: usize) -> Option<(u8, String)> {
     let mut best: Option<(usize, u8, String)> = None;
-    let mut i = 0;
-    while i < ws.len() {
+    let mut i = at.saturating_sub(LEVEL_REACH);
+    while i < ws.len() && i <= at + LEVEL_REACH {
         if let Some((l, n)) = level_at(ws, i) {
             let d = i.abs_diff(at);
             if best.as_ref().is_none_or(|b| d < b.0) {
@@ -373,6 +377,7 @@ impl Held {
     pub fn new(context: &[Passage]) -> Held {
         let mut held = Held::default();
         let mut role_at: HashMap<usize, usize> = HashMap::new();
+        let mut seen_degrees: HashSet<(u8, Option<usize>)> = HashSet::new();
         for p in context {
             held.present =
                 held.present.max(p.numbers.iter().filter(|n| n.year).map(|n| n.value as i32).max().unwrap_or(0));
@@ -416,7 +421,7 @@ impl Held {
             let about = about_degrees(&folded) || section_about_degrees(p);
             if let Some((level, i)) = degrees_in(&ws, about).into_iter().max_by_key(|d| d.0) {
                 let e = evidence_at(p, ws[i].span.start);
-                if !held.degrees.iter().any(|d| d.level == level && d.evidence.line == e.line) {
+                if seen_degrees.insert((level, e.line)) {
                     held.degrees.push(HeldDegree {
                         level,
                         stems: p.stems.clone(),
@@ -440,14 +445,26 @@ impl Held {
     /// years said of one of them, or the years of the roles that mention one, capped by the
     /// stated total; else the stated total, else the span of all roles. With where they are.
     pub fn years(&self, subjects: &[Vec<String>]) -> Option<(f64, String)> {
-        let matches =
-            |stems: &dyn Fn(&str) -> bool| subjects.iter().any(|t| !t.is_empty() && t.iter().all(|w| stems(&stem(w))));
+        // Stemmed once; one-word subjects looked up, not scanned, for each passage that says
+        // years (a requirement can have thousands of terms).
+        let stemmed: Vec<Vec<String>> = subjects.iter().map(|t| t.iter().map(|w| stem(w)).collect()).collect();
+        let singles: HashSet<&str> = stemmed.iter().filter(|t| t.len() == 1).map(|t| t[0].as_str()).collect();
+        let multi: Vec<&Vec<String>> = stemmed.iter().filter(|t| t.len() > 1).collect();
+        let about = |stems: &HashSet<&str>| {
+            let single = if singles.len() < stems.len() {
+                singles.iter().any(|s| stems.contains(s))
+            } else {
+                stems.iter().any(|s| singles.contains(s))
+            };
+            single || multi.iter().any(|t| t.iter().all(|w| stems.contains(w.as_str())))
+        };
         let said = self
             .said
             .iter()
-            .filter(|s| matches(&|x| s.stems.iter().any(|y| y == x)))
+            .filter(|s| about(&s.stems.iter().map(String::as_str).collect()))
             .max_by(|a, b| a.value.total_cmp(&b.value));
-        let roles: Vec<&Role> = self.roles.iter().filter(|r| matches(&|x| r.stems.contains(x))).collect();
+        let roles: Vec<&Role> =
+            self.roles.iter().filter(|r| about(&r.stems.iter().map(String::as_str).collect())).collect();
         let role_years = self.span_years(&roles);
         let cap = |v: f64| self.stated_total.as_ref().map_or(v, |(t, _)| v.min(*t));
         let subject = match (said, role_years) {
@@ -506,8 +523,12 @@ impl Held {
         let about =
             |d: &HeldDegree| subjects.iter().any(|t| !t.is_empty() && t.iter().all(|w| d.stems.contains(&stem(w))));
         let show =
-            |d: &HeldDegree| format!("{} ({})", d.shown.trim_start_matches(['#', ' ', '-', '*']), place(&d.evidence));
-        let best = |it: &mut dyn Iterator<Item = &HeldDegree>| it.max_by_key(|d| d.level).map(|d| (d.level, show(d)));
+            |d: &HeldDegree| format!("{}, {}", d.shown.trim_start_matches(['#', ' ', '-', '*']), place(&d.evidence));
+        // The first of the highest: an entry's heading comes before the VERIFIED FACTS.
+        let best = |it: &mut dyn Iterator<Item = &HeldDegree>| {
+            it.fold(None::<&HeldDegree>, |b, d| if b.is_some_and(|b| b.level >= d.level) { b } else { Some(d) })
+                .map(|d| (d.level, show(d)))
+        };
         if subjects.is_empty() {
             return best(&mut self.degrees.iter()).map(|(l, s)| (l, s, true));
         }
