@@ -857,7 +857,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
     let mut graph = sources.graph.map(GraphEvidence::new);
     let packet_stems: std::collections::HashSet<String> = words(packet).iter().map(|w| stem(w.text)).collect();
     let packet_words: Vec<String> = words(packet).iter().map(|w| fold(w.text)).collect();
-    let held = levels::Held::new(&context);
+    let held = levels::Held::new(&context, sources.year_now);
     let mut keywords: BTreeMap<String, Keyword> = BTreeMap::new();
     let mut reqs = Vec::new();
     // The shortfall of years each requirement was given, replaced by a contradiction below.
@@ -1328,7 +1328,7 @@ languages: [English (native), French (B2)]
 ";
 
     fn matched(posting: &str, context: &str) -> Vec<Requirement> {
-        match_job(posting, Sources { context: Some(("cc.md", context)), graph: None }, "").requirements
+        match_job(posting, Sources { context: Some(("cc.md", context)), graph: None, year_now: None }, "").requirements
     }
 
     fn coverage(posting: &str, context: &str) -> Vec<(String, Coverage)> {
@@ -1415,7 +1415,7 @@ languages: [English (native), French (B2)]
             m[0].explanation.contains("asks 5+ years; files: 4 years in all (years_experience, cc.md:6)"),
             "{m:#?}"
         );
-        assert_eq!(m[0].missing, ["5+ years (files: 4 years)"]);
+        assert_eq!(m[0].missing, ["5 years (the files say 4 years)"]);
         assert_eq!(m[1].coverage, Coverage::Covered, "{:#?}", m[1]);
         // The acute medicine role runs from 2021 to the latest year the files name (2024).
         assert_eq!(m[2].coverage, Coverage::Covered, "{:#?}", m[2]);

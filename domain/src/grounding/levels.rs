@@ -355,8 +355,9 @@ pub struct Held {
     stated_total: Option<(f64, Evidence)>,
     roles: Vec<Role>,
     said: Vec<SaidYears>,
-    /// The latest calendar year the files name: "present" is at least that (the domain has no
-    /// clock, and a lower bound never credits years the person has not said).
+    /// The year "present" stands for: the current year when the caller gives it, else the
+    /// latest calendar year the files name (a lower bound never credits years the person has
+    /// not said).
     present: i32,
     /// Each language named (folded), with the highest level the files give it, and where.
     languages: HashMap<String, (Option<u8>, Evidence)>,
@@ -374,8 +375,8 @@ fn stated_years(p: &Passage) -> Option<&super::text::Number> {
 }
 
 impl Held {
-    pub fn new(context: &[Passage]) -> Held {
-        let mut held = Held::default();
+    pub fn new(context: &[Passage], year_now: Option<i32>) -> Held {
+        let mut held = Held { present: year_now.unwrap_or(0), ..Held::default() };
         let mut role_at: HashMap<usize, usize> = HashMap::new();
         let mut seen_degrees: HashSet<(u8, Option<usize>)> = HashSet::new();
         for p in context {
