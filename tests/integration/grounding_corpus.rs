@@ -85,8 +85,8 @@ fn people() -> Vec<PathBuf> {
 /// a change that makes any figure worse fails here.
 const FLOORS: &[(&str, f64)] = &[
     ("true claims not flagged", 0.95),
-    ("invented claims caught", 0.90),
-    ("wrong values contradicted", 0.70),
+    ("invented claims caught", 0.91),
+    ("wrong values contradicted", 0.75),
     ("requirements agreeing", 0.35),
 ];
 

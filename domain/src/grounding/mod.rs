@@ -635,8 +635,24 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
             h if hedge_of(&p.text, &words(&p.text), m.span.start) == h => Hedge::Exact,
             h => h,
         };
+        // `four` in `hired two of the four in 2022` has no unit: it supports `four graduate
+        // engineers` only when the claim's noun is near it.
+        let counted = |m: &text::Number| match (&n.unit, &m.unit) {
+            (Some(u), None) if !measured => {
+                let pws = words(&p.text);
+                stems_near(&p.text, &pws, m.span.start, None, p.body.min(m.span.start))
+                    .iter()
+                    .any(|s| typed::same_word(s, u))
+            }
+            _ => true,
+        };
         if let Some(m) = p.numbers.iter().find(|m| {
-            !m.year && unit_ok(m) && hedge_against(m).fits(n.value, m.value) && of_the_claim(p, m) && same_measure(p, m)
+            !m.year
+                && unit_ok(m)
+                && counted(m)
+                && hedge_against(m).fits(n.value, m.value)
+                && of_the_claim(p, m)
+                && same_measure(p, m)
         }) {
             return FactStatus::Supported(evidence(p, m.span.start));
         }
@@ -824,20 +840,10 @@ fn judge_date(f: &FactText, claim: &InClaim<'_>) -> FactStatus {
     if let Some(status) = other_month.or(years_only) {
         return status;
     }
-    if let Some(Related { overlap, passage: p, .. }) = related.iter().find(|r| r.same_subject)
-        && *overlap >= CONTRADICTION_OVERLAP
-    {
-        let theirs: Vec<&text::Number> = p.numbers.iter().filter(|m| m.year).collect();
-        // A year the claim gives something else (`a paper in 2023 and a talk in 2024`): the
-        // passage is about that other thing (found in review).
-        let elsewhere = |m: &&text::Number| !years.contains(&m.value) && claim.states(m.value);
-        if let Some(first) = theirs.first()
-            && !theirs.iter().any(elsewhere)
-        {
-            let found = p.text[first.span.start..theirs[theirs.len().min(2) - 1].span.end].to_owned();
-            return FactStatus::Contradicted { evidence: evidence(p, first.span.start), found };
-        }
-    }
+    // A year that differs from an entry's dates is contradicted by the typed assertions
+    // ([`typed`]), which know which entry the claim names and what its dates are; a passage
+    // that merely shares words with the claim is not that entry (a governor role at the same
+    // school, another certificate of the same issuer).
     FactStatus::Unsupported
 }
 

@@ -223,6 +223,9 @@ struct Title {
     head: String,
     rank: i32,
     explicit_rank: bool,
+    /// Written in title case (`Head of Science`), so a rank it leaves out is a claim of the
+    /// plain title; a profession in lower case (`as a solicitor`) claims no rank.
+    proper: bool,
     descriptors: Vec<String>,
 }
 
@@ -252,7 +255,7 @@ impl Title {
                 descriptors.push(w.clone());
             }
         }
-        Some(Title { head, rank, explicit_rank: explicit, descriptors })
+        Some(Title { head, rank, explicit_rank: explicit, proper: false, descriptors })
     }
 }
 
@@ -293,7 +296,7 @@ fn fit(claimed: &Title, held: &Title, held_words: &[String], strict: bool, vocab
     if claimed.head != held.head && !held_words.contains(&claimed.head) {
         return Fit::OtherRole;
     }
-    if claimed.rank > held.rank && claimed.explicit_rank {
+    if claimed.rank > held.rank && (claimed.explicit_rank || claimed.proper) {
         return Fit::Inflated;
     }
     if strict
@@ -375,6 +378,10 @@ const DEGREES: &[(&str, &str, i32)] = &[
     ("pgce", "pgce", 3),
     ("pgdip", "pgdip", 3),
     ("msc", "master", 4),
+    ("mchem", "master", 4),
+    ("mphys", "master", 4),
+    ("mmath", "master", 4),
+    ("msci", "master", 4),
     ("ma", "master", 4),
     ("meng", "master", 4),
     ("mba", "master", 4),
@@ -512,6 +519,12 @@ const ORG_SUFFIXES: &[&str] =
 
 /// Where a claim names `e`: by its organisation (`true`) or its name.
 fn mention(e: &Entity, c: &Claim<'_>) -> Option<(Range<usize>, bool)> {
+    // A one-time entry is named by its own name first: the issuer is shared by its others.
+    if !matches!(e.kind, Kind::Role | Kind::Degree)
+        && let Some(by_name) = name_mention(e, c)
+    {
+        return Some((by_name, false));
+    }
     if !e.org_words.is_empty() {
         let mut org: &[String] = &e.org_words;
         while org.len() > 1 && ORG_SUFFIXES.contains(&org[org.len() - 1].as_str()) {
@@ -526,26 +539,41 @@ fn mention(e: &Entity, c: &Claim<'_>) -> Option<(Range<usize>, bool)> {
             return Some((i..i + org.len(), true));
         }
     }
-    if matches!(e.kind, Kind::Role | Kind::Degree) {
-        return None;
+    None
+}
+
+/// Where a claim names `e` by its own name (not a role's or degree's: titles are shared).
+fn name_mention(e: &Entity, c: &Claim<'_>) -> Option<Range<usize>> {
+    // A number that identifies the entry (`patent NP 4471920`).
+    if let Some(i) = e
+        .title_words
+        .iter()
+        .chain(&e.org_words)
+        .filter(|w| w.len() >= 5 && w.bytes().all(|b| b.is_ascii_digit()))
+        .find_map(|w| c.folded.iter().position(|f| f == w))
+    {
+        return Some(i..i + 1);
     }
     let content: Vec<&String> = e.title_words.iter().filter(|w| text::is_content(w)).collect();
     if content.is_empty() {
         return None;
     }
     if let Some(i) = find_seq(&c.folded, &e.title_words) {
-        return Some((i..i + e.title_words.len(), false));
+        return Some(i..i + e.title_words.len());
     }
     // A long name, all but one of its words: `the Lisbon Rust meetup` for `Lisbon Rust meetup
     // co-organiser`. Two words in common are not a name (`Chartered Science Teacher` is not
     // `Teacher of the Year (Science)`).
     if content.len() >= 3 {
+        // In the name's order: `Science Teacher ... Eastmere` is not `Teacher of the Year
+        // (Science), Eastmere Schools Awards`.
         let hits: Vec<usize> =
             content.iter().filter_map(|w| c.folded.iter().position(|f| same_word(f, w) && f.len() > 2)).collect();
-        if hits.len() + 1 >= content.len() && hits.len() >= 3 {
+        let in_order = hits.windows(2).all(|p| p[0] < p[1]);
+        if in_order && hits.len() + 1 >= content.len() && hits.len() >= 3 {
             let (lo, hi) = (*hits.iter().min()?, *hits.iter().max()?);
             if hi - lo < content.len() + 4 {
-                return Some((lo..hi + 1, false));
+                return Some(lo..hi + 1);
             }
         }
     }
@@ -729,7 +757,8 @@ impl Judge<'_> {
             named.iter().filter(|(e, _, by_org)| *by_org && e.kind == Kind::Role).map(|n| n.0).collect();
         for (from, to) in self.title_phrases(c) {
             let words = &c.folded[from..to];
-            let Some(claimed) = Title::of(words) else { continue };
+            let Some(mut claimed) = Title::of(words) else { continue };
+            claimed.proper = (from..to).filter(|&k| HEADS.contains(&c.folded[k].as_str())).all(|k| c.capitalised(k));
             // A title with a name right after it (`Staff Engineer, Stripe`) asserts a job.
             let org_after = (to < c.folded.len()).then(|| {
                 let j = if matches!(c.folded[to].as_str(), "at" | "with" | "for") { to + 1 } else { to };
@@ -848,7 +877,15 @@ impl Judge<'_> {
         let credential = c.folded.iter().any(|w| CREDENTIAL_CUES.contains(&w.as_str()));
         // `served as a governor at Kingsholm since 2019`: a role beside the employment, whose
         // dates the files do not give.
-        let side_role = c.folded.iter().any(|w| SIDE_ROLES.contains(&w.as_str()));
+        // A capitalised one inside a name (`Regional Health Board`) is the name's.
+        let side_role = (0..c.folded.len()).any(|i| {
+            SIDE_ROLES.contains(&c.folded[i].as_str()) && !(i > 0 && c.capitalised(i) && c.capitalised(i - 1))
+        });
+        // A degree the claim gives that the files lack: its year is not the other degrees'.
+        let degree_claim = a.iter().any(|x| x.kind == AssertionKind::Degree);
+        if a.iter().any(|x| x.kind == AssertionKind::Degree && x.verdict == Verdict::Unsupported) {
+            return out;
+        }
         // Groups of years: a range (`2016-2020`, `2021 to present`) or one year.
         let mut groups: Vec<(usize, usize)> = Vec::new();
         let mut k = 0;
@@ -879,20 +916,46 @@ impl Judge<'_> {
             let owner = named
                 .iter()
                 .filter(|(e, _, _)| {
-                    !e.dates.is_empty() && !(e.kind_is_point() && taken.contains(&(*e as *const Entity)))
+                    !(e.dates.is_empty() || e.kind_is_point() && taken.contains(&(*e as *const Entity)))
                 })
                 .min_by_key(|(e, r, _)| {
                     let span_kind = matches!(e.kind, Kind::Role | Kind::Degree) != credential;
                     (!matched.contains(&&e.evidence), !span_kind, r.start.abs_diff(from))
                 });
-            let weak = owner.is_some_and(|(e, _, by_org)| *by_org && e.kind_is_point() && e.kind != Kind::Degree);
+            // A certificate at a school where the person took a degree is not that degree.
+            let weak = owner.is_some_and(|(e, _, by_org)| {
+                *by_org
+                    && ((e.kind_is_point() && e.kind != Kind::Degree)
+                        || (credential && e.kind != Kind::Role && !degree_claim))
+            });
             let owner = owner.map(|n| n.0);
             // The entry of the claims before (`There I ...`) may bear a year out, never
             // contradict it: a year outside its span is likely about something else.
             let carried = owner.is_none();
             let owner =
                 owner.or(subject.as_ref().filter(|s| !s.dates.is_empty() && named.is_empty() && !s.kind_is_point()));
-            let Some(e) = owner else { continue };
+            let Some(e) = owner.or_else(|| {
+                // A claim that names no entry (`since 2016 in adult intensive care`): a role or
+                // degree whose own words it shares, and whose dates bear the year out.
+                if !named.is_empty() || degree_claim {
+                    return None;
+                }
+                let claimed = super::facts::dates_in(&c.text[c.ws[from].span.start..c.ws[to - 1].span.end]);
+                let before: Vec<&str> = c.folded[from.saturating_sub(3)..from].iter().map(String::as_str).collect();
+                self.entities().find(|e| {
+                    matches!(e.kind, Kind::Role | Kind::Degree)
+                        && e.title_words.iter().chain(&e.org_words).any(|w| {
+                            text::is_content(w)
+                                && !HEADS.contains(&w.as_str())
+                                && seniority_word(w).is_none()
+                                && c.folded.iter().any(|x| x.len() > 3 && same_word(x, w))
+                        })
+                        && dates_fit(e, &claimed, &before, self.year_now)
+                })
+            }) else {
+                continue;
+            };
+            let carried = carried || !named.iter().any(|n| std::ptr::eq(n.0, e));
             if side_role {
                 continue;
             }
@@ -1123,7 +1186,18 @@ impl Judge<'_> {
             };
             let field_fits = |f: &[String]| field.iter().all(|w| f.iter().any(|h| same_word(w, h)));
             let same_level = |d: &(&str, i32)| d.0 == family;
-            let judged = if !by_inst.is_empty() {
+            // The year the claim gives the degree, if any.
+            let year = (end..c.folded.len().min(end + 10)).find_map(|k| year_word(&c.folded[k]));
+            let in_time = |e: &Entity| {
+                year.is_none_or(|y| {
+                    let (s, t) = (e.dates.start.unwrap_or(y), e.dates.end_year(self.year_now).unwrap_or(y));
+                    (s..=t).contains(&y)
+                })
+            };
+            let judged = if !by_inst.is_empty() && !by_inst.iter().any(|h| in_time(h.0)) {
+                // Another time at the same institution: another degree, which the files lack.
+                None
+            } else if !by_inst.is_empty() {
                 by_inst
                     .iter()
                     .find(|h| same_level(&h.1) && field_fits(&h.2))
