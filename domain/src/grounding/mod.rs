@@ -712,6 +712,36 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
         };
         let claim_before = word_before(ws, n.span.start - base);
         let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let claim_counts = text::count_nouns(claim.text, ws, n.span.start - base);
+        // `from 52% to 75%` against `from 52% to 68%`: a change from the same start to another
+        // end is the same change with a wrong end.
+        if claim_before == "to"
+            && let Some(start) = changed_from(claim.text, ws, n.span.start - base)
+        {
+            for r in related.iter().filter(|r| r.same_subject && r.may_support) {
+                let p = &r.passage;
+                let pws = words(&p.text);
+                for (k, m) in p.numbers.iter().enumerate() {
+                    if m.year || !same(m.value, start) || word_before(&pws, m.span.start) != "from" {
+                        continue;
+                    }
+                    let end = p.numbers[k + 1..]
+                        .iter()
+                        .filter(|e| !e.year && e.unit == m.unit)
+                        .take(1)
+                        .find(|e| word_before(&pws, e.span.start) == "to");
+                    if let Some(e) = end
+                        && !same(e.value, n.value)
+                        && (e.unit == n.unit || n.unit.is_none())
+                    {
+                        return FactStatus::Contradicted {
+                            evidence: evidence(p, e.span.start),
+                            found: number_text(p, e),
+                        };
+                    }
+                }
+            }
+        }
         for r in related {
             // A claim with names is contradicted only by a passage with one of them (found in
             // review: `Cut CI time by 70%` was contradicted by the thesis's 60%).
@@ -723,7 +753,21 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
                 continue;
             }
             let pws = words(&p.text);
-            for m in p.numbers.iter().filter(|m| !m.year && m.unit == n.unit && !claim.states(m.value)) {
+            // A count names what it counts in a few words, not always first (`eight
+            // early-career teachers` against `six trainee and early-career teachers`): two of
+            // them in common (`junior engineers` are not `hardware engineers`).
+            let same_unit = |m: &text::Number| {
+                m.unit == n.unit
+                    || (!measured
+                        && m.unit.is_some()
+                        && n.unit.is_some()
+                        && text::count_nouns(&p.text, &pws, m.span.start)
+                            .iter()
+                            .filter(|a| claim_counts.iter().any(|b| typed::same_word(a, b)))
+                            .count()
+                            >= 2)
+            };
+            for m in p.numbers.iter().filter(|m| !m.year && same_unit(m) && !claim.states(m.value)) {
                 let Some(around) = text::near_span(&pws, m.span.start, p.body) else { continue };
                 // The passage's numbers are in text order: those around `m` found by halves (a
                 // scan of them all for each was quadratic on a paragraph of numbers; found in
@@ -769,6 +813,16 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
         }
     }
     FactStatus::Unsupported
+}
+
+/// For a number after `to` in a change (`from four to nine engineers`), the value it changed
+/// from.
+fn changed_from(text: &str, ws: &[text::Word<'_>], at: usize) -> Option<f64> {
+    let i = text::word_at(ws, at)?;
+    let lo = i.saturating_sub(8);
+    let from = (lo..i).rev().find(|&k| fold(ws[k].text) == "from")?;
+    let nums = text::numbers(text, &ws[from..i]);
+    nums.first().filter(|m| !m.year).map(|m| m.value)
 }
 
 fn number_text(p: &Passage, m: &text::Number) -> String {

@@ -391,6 +391,31 @@ const MONTHS: [&str; 12] = [
     "december",
 ];
 
+/// What the number whose word starts at byte `at` counts: up to three content words after it,
+/// in its clause, passing over `and`/`or` (`six trainee and early-career teachers`: trainee,
+/// early-career, teachers).
+pub fn count_nouns(text: &str, ws: &[Word<'_>], at: usize) -> Vec<String> {
+    let Some(i) = word_at(ws, at) else { return Vec::new() };
+    let mut out = Vec::new();
+    for w in ws.iter().skip(i + 1).take(6) {
+        if w.after_break || text[..w.span.start].ends_with(['.', ';']) {
+            break;
+        }
+        let f = fold(w.text);
+        if matches!(f.as_str(), "and" | "or") {
+            continue;
+        }
+        if !is_content(w.text) || parse_number(w.text).is_some() {
+            break;
+        }
+        out.push(stem(&f));
+        if out.len() == 3 {
+            break;
+        }
+    }
+    out
+}
+
 /// The month (1-12) a folded word names: the full name, its first three letters, or `sept`.
 pub fn month_of(folded: &str) -> Option<u8> {
     let n = MONTHS.iter().position(|m| {

@@ -1017,7 +1017,13 @@ impl Judge<'_> {
         subject: &Subject,
         a: &mut Vec<Assertion>,
     ) {
-        let nums = text::numbers(c.text, c.ws);
+        let mut nums = text::numbers(c.text, c.ws);
+        // `over a decade`: ten years.
+        for (i, w) in c.folded.iter().enumerate() {
+            if w == "decade" && i > 0 && c.folded[i - 1] == "a" {
+                nums.push(text::Number { value: 1.0, unit: None, year: false, span: c.ws[i - 1].span.clone() });
+            }
+        }
         for n in nums.iter().filter(|n| !n.year) {
             let Some(i) = text::word_at(c.ws, n.span.start) else { continue };
             let decade = c.folded.get(i + 1).is_some_and(|w| w == "decade" || w == "decades");
