@@ -479,10 +479,42 @@ fn heading_level(line: &str) -> Option<Option<Level>> {
 }
 
 fn says_nice(text: &str) -> bool {
-    let t = text.to_lowercase();
-    ["nice to have", "nice-to-have", "a plus", "is a bonus", "bonus:", "preferred", "ideally", "desirable"]
-        .iter()
-        .any(|k| t.contains(k))
+    // Words alone, so that `bonus:` and `(preferred)` read like `a bonus` and `preferred`.
+    let t: String = fold(text).chars().map(|c| if c.is_alphanumeric() || c == '\'' { c } else { ' ' }).collect();
+    let t = format!(" {} ", t.split_whitespace().collect::<Vec<_>>().join(" "));
+    let hedged = [
+        " nice to have ",
+        " a plus ",
+        " a bonus ",
+        " bonus ",
+        " preferred ",
+        " desirable ",
+        " advantageous ",
+        " an advantage ",
+        " would be welcome ",
+        " is welcome ",
+        " are welcome ",
+        " would help ",
+        " it helps ",
+        " helpful ",
+        " useful ",
+        " beneficial ",
+        " would be great ",
+        " would be good ",
+        " would be nice ",
+        " would be ideal ",
+        " appreciated ",
+        " not essential ",
+    ];
+    // `ideally` hedges the sentence only where it leads its first clause ("Ideally you will have ...", "You
+    // will ideally have ..."): after the main ask it qualifies a must ("You will have handled
+    // appeals, ideally as lead counsel.").
+    let ws = words(text);
+    let leads = ws.iter().take(4).enumerate().take_while(|(i, w)| *i == 0 || !w.after_break).any(|(_, w)| {
+        let f = fold(w.text);
+        f == "ideally" || f == "preferably"
+    });
+    hedged.iter().any(|k| t.contains(k)) || leads
 }
 
 /// The requirements of a posting: (text span, line, level).
@@ -528,7 +560,10 @@ pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)
         for c in split(posting) {
             let c = ClaimText { span: before_heading(posting, c.span), line: c.line };
             let text = &posting[c.span.clone()];
-            if heading_level(text).is_none() && asks_for_something(text) && is_requirement(posting, &c) {
+            if heading_level(text).is_none()
+                && (asks_for_something(text) || opens_with_qualification(text))
+                && is_requirement(posting, &c)
+            {
                 let level = if says_nice(text) { Level::Nice } else { Level::Must };
                 out.push((c.span, c.line, level));
             }
@@ -542,7 +577,149 @@ pub fn requirements(posting: &str) -> Vec<(std::ops::Range<usize>, usize, Level)
 /// equal-opportunity employer.", "Our team values kindness."). Found in review: such sentences
 /// under a requirements heading were listed as missing requirements.
 fn is_requirement(posting: &str, c: &ClaimText) -> bool {
-    !about_us(&posting[c.span.clone()]) && analyse(posting, c.span.clone(), c.line).asks_anything()
+    let text = &posting[c.span.clone()];
+    !about_us(text)
+        && !names_the_post(text)
+        && !only_a_trait(text)
+        && analyse(posting, c.span.clone(), c.line).asks_anything()
+}
+
+/// Determiners and pronouns that start a sentence about someone other than the thing asked.
+const NOT_A_SUBJECT: &[&str] = &[
+    "we", "our", "us", "you", "your", "they", "their", "it", "its", "this", "that", "these", "those", "there", "he",
+    "she", "i", "the", "no", "all", "every", "each", "here",
+];
+
+/// Whether a sentence names the post being hired rather than a qualification: "We are seeking
+/// a Ward Sister to run our stroke unit", "... is hiring an Assistant Principal for its sixth
+/// form" (a capitalised job title, then `to`, `for`, `in`, `who will` or the end). A title
+/// followed by what the person must hold ("a Staff Nurse with five years in ICU") asks that;
+/// a lower-case one ("a registered nurse with ...") is a qualification, as before.
+fn names_the_post(text: &str) -> bool {
+    let ws = words(text);
+    let f: Vec<String> = ws.iter().map(|w| fold(w.text)).collect();
+    let cue = (0..f.len()).find(|&i| {
+        matches!(f[i].as_str(), "seeking" | "hiring" | "recruiting" | "appoint" | "recruit")
+            || (f[i] == "looking" && f.get(i + 1).is_some_and(|n| n == "for"))
+    });
+    let Some(cue) = cue else { return false };
+    let mut k = cue + if f[cue] == "looking" { 2 } else { 1 };
+    if f.get(k).is_some_and(|w| matches!(w.as_str(), "a" | "an" | "the")) {
+        k += 1;
+    }
+    // Up to two lower-case words before the title ("an experienced", "a permanent full-time").
+    let mut skipped = 0;
+    while skipped < 2 && ws.get(k).is_some_and(|w| w.text.starts_with(char::is_lowercase)) {
+        k += 1;
+        skipped += 1;
+    }
+    let start = k;
+    while ws.get(k).is_some_and(|w| w.text.starts_with(char::is_uppercase) && (k == start || !w.after_break)) {
+        k += 1;
+    }
+    let title = &ws[start..k];
+    // A title has a word in title case (`Nurse`, `Headteacher`): `NMC`, `ICU` or a language
+    // alone are what is asked.
+    let titled =
+        title.iter().any(|w| w.text.chars().skip(1).any(char::is_lowercase) && !levels::is_language(&fold(w.text)));
+    if !titled {
+        return false;
+    }
+    match (f.get(k).map(String::as_str), f.get(k + 1).map(String::as_str)) {
+        (None, _) => true,
+        (Some("with" | "holding" | "having"), _) => false,
+        (Some("who" | "that"), next) => matches!(next, Some("will" | "can" | "would" | "wants" | "shares")),
+        (Some("to" | "for" | "in" | "at" | "on" | "of" | "based" | "within" | "across" | "joining" | "and"), _) => true,
+        // A lower-case word goes on with the noun: "a Python developer", "an ACCA accountant".
+        _ => false,
+    }
+}
+
+/// Whether a "we need someone ..." sentence asks only for a trait ("someone who keeps their
+/// head in a crisis", "someone warm and funny", "someone with drive"): files could not show
+/// it. It is a requirement when, after `someone`, it names something checkable: a name or
+/// language (a capitalised word), a number, a degree, a qualification word ("someone with
+/// experience of ...", "someone registered with ..."), or what they have done ("someone who
+/// has led ...").
+fn only_a_trait(text: &str) -> bool {
+    let ws = words(text);
+    let f: Vec<String> = ws.iter().map(|w| fold(w.text)).collect();
+    let at = (0..f.len()).find(|&i| {
+        matches!(f[i].as_str(), "someone" | "somebody")
+            || (matches!(f[i].as_str(), "person" | "individual")
+                && i > 0
+                && matches!(f[i - 1].as_str(), "a" | "an")
+                && f.get(i + 1).is_some_and(|n| matches!(n.as_str(), "who" | "with" | "that")))
+    });
+    let Some(at) = at else { return false };
+    const CHECKABLE: &[&str] = &[
+        "accred", "backgr", "certif", "charte", "command", "degree", "expert", "experi", "exposu", "famili", "fluenc",
+        "fluent", "grasp", "knowle", "licenc", "licens", "profic", "qualif", "regist", "track", "traine", "traini",
+        "unders", "year", "years",
+    ];
+    let checkable = |i: usize| {
+        let w = ws[i].text;
+        (w.starts_with(char::is_uppercase) && !NOT_A_SUBJECT.contains(&f[i].as_str()))
+            || is_number(w)
+            || levels::is_degree_word(w)
+            || CHECKABLE.contains(&stem(w).as_str())
+            // "who has led", "who has taught": done, not a trait.
+            || (matches!(f[i].as_str(), "has" | "have")
+                && f.get(i + 1).is_some_and(|n| n.ends_with("ed") || matches!(n.as_str(), "led" | "run" | "taught" | "built" | "held" | "written" | "done")))
+    };
+    !(at + 1..ws.len()).any(checkable)
+}
+
+/// Whether a sentence in prose opens with the qualification it asks for: "Ward experience in
+/// oncology would be welcome.", "A background in audit is a plus.", "Spoken Welsh at B2 would
+/// help.", "Three years' post-registration experience is desirable.", "An MSc in ...". Such a
+/// sentence need not speak to the reader ("you") nor use a cue like "required".
+fn opens_with_qualification(text: &str) -> bool {
+    const QUALIFICATION: &[&str] = &[
+        "experience",
+        "background",
+        "knowledge",
+        "familiarity",
+        "exposure",
+        "track",
+        "qualification",
+        "qualifications",
+        "degree",
+        "accreditation",
+        "certificate",
+        "certification",
+        "licence",
+        "license",
+        "registration",
+        "fluency",
+        "previous",
+        "prior",
+        "proven",
+        "demonstrable",
+        "demonstrated",
+        "expertise",
+        "understanding",
+        "proficiency",
+    ];
+    let ws = words(text);
+    let f: Vec<String> = ws.iter().map(|w| fold(w.text)).collect();
+    let first = usize::from(f.first().is_some_and(|w| matches!(w.as_str(), "a" | "an" | "some" | "any")));
+    if f.get(first).is_none_or(|w| NOT_A_SUBJECT.contains(&w.as_str())) {
+        return false;
+    }
+    // "Experience the city": a word of the list leading an imperative is followed by a
+    // determiner.
+    if f.get(first + 1).is_some_and(|w| matches!(w.as_str(), "the" | "our" | "your" | "a" | "an" | "life")) {
+        return false;
+    }
+    let years = ws.get(first).is_some_and(|w| is_number(w.text))
+        && f.get(first + 1).is_some_and(|w| w.starts_with("year") || w.starts_with("yr"));
+    years
+        || (first..(first + 3).min(ws.len())).any(|i| {
+            QUALIFICATION.contains(&f[i].as_str())
+                || levels::is_degree_word(ws[i].text)
+                || (ws[i].text.starts_with(char::is_uppercase) && levels::is_language(&f[i]))
+        })
 }
 
 /// Whether a sentence speaks of the company rather than asking something of the candidate.
@@ -578,42 +755,66 @@ fn before_heading(posting: &str, span: std::ops::Range<usize>) -> std::ops::Rang
 /// experience", "annual bonus, 360-degree reviews", "Salary expected to be competitive" and
 /// "No travel is required" were read as requirements).
 fn asks_for_something(text: &str) -> bool {
-    let t = format!(" {} ", text.to_lowercase());
-    let asks = [
-        " you have",
-        " you will have",
-        " you'll have",
-        " you've ",
-        " you should",
-        " you must",
-        " you bring",
-        " you will bring",
-        " you'll bring",
-        " you need",
-        " you will need",
-        " you'll need",
-        " you know",
-        " you are ",
-        " you're ",
-        " your experience",
-        " candidate",
-        " we need ",
-        " needs a ",
-        " looking for ",
-        " must ",
-        " is required",
-        " are required",
-        " is essential",
-        " are essential",
-        " is expected",
-        " are expected",
-        " a plus",
-        " nice to have",
-        " ideally with",
-        " ideally you",
-    ]
-    .iter()
-    .any(|k| t.contains(k));
+    // "You will also need", "you'll ideally have": the adverb does not change the ask.
+    let t = format!(" {} ", text.to_lowercase()).replace(" also ", " ").replace(" ideally ", " ");
+    // "It would help if you have ...", "It is an advantage if you speak ...".
+    let hedged_if = t.split(" if you ").next().is_some_and(|before| {
+        t.contains(" if you ")
+            && [
+                "help",
+                "advantage",
+                "great",
+                "good",
+                "useful",
+                "welcome",
+                "ideal",
+                "desirable",
+                "bonus",
+                "plus",
+                "nice",
+            ]
+            .iter()
+            .any(|k| before.contains(k))
+    });
+    let asks = hedged_if
+        || text.to_lowercase().contains("ideally with")
+        || [
+            " you have",
+            " you will have",
+            " you'll have",
+            " you've ",
+            " you should",
+            " you must",
+            " you bring",
+            " you will bring",
+            " you'll bring",
+            " you need",
+            " you will need",
+            " you'll need",
+            " you know",
+            " you are ",
+            " you're ",
+            " your experience",
+            " candidate",
+            " we need ",
+            " needs a ",
+            " looking for ",
+            " must ",
+            " is required",
+            " are required",
+            " is essential",
+            " are essential",
+            " is expected",
+            " are expected",
+            " a plus",
+            " nice to have",
+            " applicant",
+            " post holder",
+            " postholder",
+            " post-holder",
+        ]
+        .iter()
+        .any(|k| t.contains(k));
     let about_us = [" salary", " benefit", " we offer", " bonus", " perks", " holiday", " vacation", " pension"]
         .iter()
         .any(|k| t.contains(k));
@@ -1507,6 +1708,76 @@ languages: [English (native), French (B2)]
             Northgate is an equal opportunity employer and welcomes applicants regardless of background.\n";
         let found: Vec<&str> = requirements(prose).into_iter().map(|(s, _, _)| prose[s].trim()).collect();
         assert_eq!(found, ["You should hold NMC registration."]);
+    }
+
+    /// Class 1a: the opening that names the post is no requirement; a sentence that asks for
+    /// a qualification through the same words is one.
+    #[test]
+    fn the_sentence_naming_the_post_is_not_a_requirement() {
+        let prose = "Kestrel Health is looking for a Community Matron to lead our district nursing service. \
+            Riverside Primary, with 420 pupils, is seeking an experienced Deputy Head for September. \
+            We are hiring a Senior Power Electronics Engineer who will own our inverter platform. \
+            We are looking for a registered nurse with at least three years of district nursing experience. \
+            We are looking for a Staff Nurse with ICU experience.\n";
+        let found: Vec<&str> = requirements(prose).into_iter().map(|(s, _, _)| prose[s].trim()).collect();
+        assert_eq!(
+            found,
+            [
+                "We are looking for a registered nurse with at least three years of district nursing experience.",
+                "We are looking for a Staff Nurse with ICU experience."
+            ]
+        );
+        assert!(names_the_post("Our firm is recruiting a Partner in its Leeds office."));
+        assert!(!names_the_post("We are looking for an ACCA accountant to join us."));
+        assert!(!names_the_post("We are looking for NMC registration."));
+    }
+
+    /// Class 1b: "we need someone ..." asks only a trait unless it names something checkable.
+    #[test]
+    fn someone_with_a_trait_is_not_a_requirement() {
+        let prose = "We need someone who keeps a sense of humour on a night shift. We want someone patient and \
+            kind. We need someone with warmth and grit. We need someone who enjoys a challenge in the classroom. \
+            We need someone with experience of paediatric wards. We need someone fluent in Welsh. \
+            We need someone who has led a ward audit. We need someone with 5 years in family law.\n";
+        let found: Vec<&str> = requirements(prose).into_iter().map(|(s, _, _)| prose[s].trim()).collect();
+        assert_eq!(
+            found,
+            [
+                "We need someone with experience of paediatric wards.",
+                "We need someone fluent in Welsh.",
+                "We need someone who has led a ward audit.",
+                "We need someone with 5 years in family law."
+            ]
+        );
+    }
+
+    /// Class 2: a prose requirement that opens with what it asks, with no cue word, is read;
+    /// its level is nice only when its main ask is hedged.
+    #[test]
+    fn prose_requirements_open_with_what_they_ask() {
+        let prose = "# Employment Solicitor - Marlow & Finch\n\nMarlow & Finch is a 40-lawyer firm in Bristol. \
+            Experience of Employment Tribunal advocacy is essential. A background in pensions disputes would be \
+            welcome. Prior secondment to an in-house team is an advantage. Mediation accreditation is desirable. \
+            Written Italian at B2 would help. Two years' experience in a regulated sector is useful. \
+            You will also need a current practising certificate. It would help if you have trained trainees. \
+            You will have run multi-claimant cases, ideally as lead fee earner. Our offices are in Bristol.\n";
+        let found: Vec<(&str, Level)> = requirements(prose).into_iter().map(|(s, _, l)| (prose[s].trim(), l)).collect();
+        assert_eq!(
+            found,
+            [
+                ("Experience of Employment Tribunal advocacy is essential.", Level::Must),
+                ("A background in pensions disputes would be welcome.", Level::Nice),
+                ("Prior secondment to an in-house team is an advantage.", Level::Nice),
+                ("Mediation accreditation is desirable.", Level::Nice),
+                ("Written Italian at B2 would help.", Level::Nice),
+                ("Two years' experience in a regulated sector is useful.", Level::Nice),
+                ("You will also need a current practising certificate.", Level::Must),
+                ("It would help if you have trained trainees.", Level::Nice),
+                ("You will have run multi-claimant cases, ideally as lead fee earner.", Level::Must),
+            ]
+        );
+        assert!(says_nice("Ideally, you will have taught A-level physics."));
+        assert!(!says_nice("A degree, ideally in physics."));
     }
 
     proptest::proptest! {
