@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::claims::{ClaimText, FactKind, facts, split};
 use super::evidence::{GraphEvidence, Origin, Passage, RECORDS_PER_QUERY, context_passages};
 use super::levels::{self, Met};
-use super::text::{Word, fold, is_content, is_number, stem, words};
+use super::text::{Word, fold, is_content, is_number, root, stem, words};
 use super::{Evidence, FactStatus, Sources};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,12 +91,17 @@ const COMMON: &[&str] = &[
     "abilities",
     "ability",
     "able",
+    "above",
     "accredited",
     "achieve",
     "active",
     "additional",
     "advanced",
+    "advantage",
+    "advantageous",
+    "alike",
     "also",
+    "amount",
     "anyone",
     "applicant",
     "applicants",
@@ -104,12 +109,15 @@ const COMMON: &[&str] = &[
     "applications",
     "apply",
     "approach",
+    "appropriate",
     "area",
     "areas",
     "aspect",
     "aspects",
     "attitude",
     "background",
+    "below",
+    "beneficial",
     "best",
     "better",
     "big",
@@ -139,6 +147,9 @@ const COMMON: &[&str] = &[
     "concept",
     "concepts",
     "confident",
+    "considerable",
+    "context",
+    "contexts",
     "contribute",
     "could",
     "create",
@@ -158,6 +169,7 @@ const COMMON: &[&str] = &[
     "designs",
     "desirable",
     "desired",
+    "detail",
     "develop",
     "developing",
     "device",
@@ -167,6 +179,7 @@ const COMMON: &[&str] = &[
     "diversity",
     "do",
     "doing",
+    "dozens",
     "drive",
     "driven",
     "dynamic",
@@ -200,6 +213,7 @@ const COMMON: &[&str] = &[
     "experienced",
     "experiences",
     "expertise",
+    "extensive",
     "familiar",
     "familiarity",
     "fast",
@@ -232,8 +246,10 @@ const COMMON: &[&str] = &[
     "have",
     "having",
     "help",
+    "helpful",
     "high",
     "highly",
+    "hundreds",
     "ideal",
     "ideally",
     "impact",
@@ -243,12 +259,18 @@ const COMMON: &[&str] = &[
     "industry",
     "institution",
     "interest",
+    "involved",
+    "involving",
+    "item",
+    "items",
     "job",
     "jobs",
     "join",
     "keen",
     "keep",
     "key",
+    "kind",
+    "kinds",
     "know",
     "knowledge",
     "knows",
@@ -264,6 +286,8 @@ const COMMON: &[&str] = &[
     "local",
     "long",
     "looking",
+    "lot",
+    "lots",
     "love",
     "low",
     "main",
@@ -271,6 +295,8 @@ const COMMON: &[&str] = &[
     "make",
     "making",
     "many",
+    "meaning",
+    "millions",
     "minimum",
     "mission",
     "modern",
@@ -283,6 +309,8 @@ const COMMON: &[&str] = &[
     "new",
     "next",
     "nice",
+    "number",
+    "numbers",
     "open",
     "opportunities",
     "opportunity",
@@ -297,11 +325,14 @@ const COMMON: &[&str] = &[
     "passionate",
     "people",
     "person",
+    "piece",
+    "pieces",
     "place",
     "plus",
     "position",
     "positive",
     "possible",
+    "practical",
     "practices",
     "preferably",
     "preferred",
@@ -309,7 +340,11 @@ const COMMON: &[&str] = &[
     "proactive",
     "problem",
     "problems",
+    "process",
+    "processes",
+    "product",
     "production",
+    "products",
     "professional",
     "proficiency",
     "proficient",
@@ -321,6 +356,8 @@ const COMMON: &[&str] = &[
     "range",
     "ready",
     "real",
+    "recent",
+    "recently",
     "record",
     "related",
     "relevant",
@@ -340,8 +377,11 @@ const COMMON: &[&str] = &[
     "seeking",
     "self",
     "sense",
+    "setting",
+    "settings",
     "should",
     "side",
+    "significant",
     "similar",
     "simple",
     "skill",
@@ -354,10 +394,13 @@ const COMMON: &[&str] = &[
     "somebody",
     "someone",
     "specific",
+    "spoken",
     "standard",
     "strong",
+    "substantial",
     "success",
     "successful",
+    "suitable",
     "superb",
     "support",
     "system",
@@ -369,8 +412,11 @@ const COMMON: &[&str] = &[
     "teams",
     "technologies",
     "technology",
+    "tens",
     "thing",
     "things",
+    "thorough",
+    "thousands",
     "thrive",
     "time",
     "times",
@@ -384,16 +430,22 @@ const COMMON: &[&str] = &[
     "types",
     "understand",
     "understanding",
+    "unit",
+    "units",
     "university",
     "use",
+    "useful",
     "using",
     "variety",
     "various",
+    "volume",
+    "volumes",
     "want",
     "wanted",
     "way",
     "ways",
     "we",
+    "welcome",
     "well",
     "whole",
     "wide",
@@ -406,6 +458,7 @@ const COMMON: &[&str] = &[
     "workplace",
     "world",
     "would",
+    "written",
     "year",
     "years",
     "you",
@@ -428,7 +481,8 @@ fn is_common(folded: &str) -> bool {
                 w.strip_suffix(suffix).is_some_and(|s| s.len() >= 3 && (listed(s) || listed(&format!("{s}e"))))
             })
     };
-    one(folded) || (folded.contains('-') && folded.split('-').all(|p| p.is_empty() || one(p)))
+    // `hands-on`, `in-depth`: a part that is a stop word says nothing either.
+    one(folded) || (folded.contains('-') && folded.split('-').all(|p| p.is_empty() || one(p) || !is_content(p)))
 }
 
 fn heading_level(line: &str) -> Option<Option<Level>> {
@@ -831,8 +885,22 @@ fn key_terms(posting: &str, span: std::ops::Range<usize>, line: usize) -> Vec<(u
 /// One concept of a requirement.
 #[derive(Debug)]
 struct Term {
-    /// Terms of one group are alternatives: one of them meets the group.
+    /// Terms of one group are alternatives, phrase by phrase: one phrase met meets the group
+    /// ("motor drives or traction inverters" is two phrases, not four words).
     group: usize,
+    /// Terms written next to each other, with nothing but a space or a hyphen between, are one
+    /// phrase ("automotive EMC testing", "employment law").
+    phrase: usize,
+    /// Groups of one chunk are joined by prepositions or common words ("writing the
+    /// curriculum for a key stage"); chunks by `and`, `with` or a list's commas, each asked.
+    chunk: usize,
+    /// A name (capitalised, an acronym, code-like), as opposed to a lower-case word.
+    name: bool,
+    /// A lower-case word after a name in its phrase ("SiC power", "NMC registration"): it
+    /// says what the name is, so it is only looked for when the name is not found.
+    descriptor: bool,
+    /// Where it starts in the posting.
+    at: usize,
     shown: String,
     words: Vec<String>,
 }
@@ -845,6 +913,9 @@ struct Asked {
     /// Common words of the requirement, left out of the comparison.
     generic: Vec<String>,
     years: Option<(f64, String)>,
+    /// Where, in the posting, the years asked are written: the terms after it are what the
+    /// years are of ("8+ years' PQE in employment law", not the "qualified solicitor" before).
+    years_at: usize,
     degree: Option<u8>,
 }
 
@@ -861,8 +932,11 @@ impl Asked {
 enum Link {
     /// `Kotlin or Swift`, `Bazel/Buck`, `Python and/or R`.
     Or,
-    /// `Kafka and Flink`, or anything else: both are asked.
+    /// `Kafka and Flink`, `X with Y`, a clause break: both are asked.
     And,
+    /// Words that are neither (`experience of writing the curriculum`): one thing asked,
+    /// described in several words.
+    Plain,
     /// `Rust, Go or C++`: the list's last joint says which.
     Comma,
 }
@@ -884,8 +958,10 @@ fn link(gap: &str) -> Link {
         Link::Or
     } else if g.contains(',') && ws.iter().all(|w| is_common(w) || !is_content(w)) {
         Link::Comma
-    } else {
+    } else if g.contains(',') {
         Link::And
+    } else {
+        Link::Plain
     }
 }
 
@@ -903,7 +979,7 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
     let level_word = |f: &str| has_language && levels::is_level_word(f);
     let mut generic: Vec<String> = Vec::new();
     // (start, end, as written, folded words), sorted by position at the end.
-    let mut terms: Vec<(usize, usize, String, Vec<String>)> = Vec::new();
+    let mut terms: Vec<(usize, usize, String, Vec<String>, bool)> = Vec::new();
     let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
     for f in facts(posting, &claim) {
         if f.kind == FactKind::Name {
@@ -922,7 +998,7 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
                 continue;
             }
             let shown = as_written.get(skip..).map_or_else(|| name.join(" "), |w| w.join(" "));
-            terms.push((f.span.start, f.span.end, shown, name));
+            terms.push((f.span.start, f.span.end, shown, name, true));
         }
     }
     // Looked up, not scanned, for each word: a requirement of many words was quadratic (found
@@ -942,7 +1018,10 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
     };
     let mut single_stems: std::collections::HashSet<String> =
         terms.iter().filter(|t| t.3.len() == 1).map(|t| stem(&t.3[0])).collect();
-    for w in &req_words {
+    // Verbs of what was done: terms only when the requirement asks nothing else ("You will
+    // have shipped a product in volume").
+    let mut verbs: Vec<(usize, usize, String, Vec<String>, bool)> = Vec::new();
+    for (i, w) in req_words.iter().enumerate() {
         let abs = span.start + w.span.start;
         if is_covered(abs) || !(is_content(w.text) || is_short_name(w.text)) || is_number(w.text) {
             continue;
@@ -952,13 +1031,23 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
             generic.push(f);
             continue;
         }
+        if done_verb(&req_words, i) {
+            verbs.push((abs, span.start + w.span.end, w.text.to_owned(), vec![f], false));
+            continue;
+        }
         if level_word(&f) || levels::is_degree_word(w.text) || !single_stems.insert(stem(&f)) {
             continue;
         }
-        terms.push((abs, span.start + w.span.end, w.text.to_owned(), vec![f]));
+        terms.push((abs, span.start + w.span.end, w.text.to_owned(), vec![f], is_short_name(w.text)));
+    }
+    if terms.is_empty() {
+        terms = verbs;
+    } else {
+        generic.extend(verbs.into_iter().map(|v| v.3.concat()));
     }
     terms.sort_by_key(|t| t.0);
-    let mut links: Vec<Link> = terms.windows(2).map(|w| link(posting.get(w[0].1..w[1].0).unwrap_or(""))).collect();
+    let gaps: Vec<&str> = terms.windows(2).map(|w| posting.get(w[0].1..w[1].0).unwrap_or("")).collect();
+    let mut links: Vec<Link> = gaps.iter().map(|g| link(g)).collect();
     // A list's commas take the joint that ends the list: from the last joint backwards.
     let tail = terms.last().map_or("", |t| posting.get(t.1..span.end).unwrap_or(""));
     let mut next = if fold(tail).trim_start_matches([',', ' ']).starts_with("or ") { Link::Or } else { Link::And };
@@ -966,19 +1055,51 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
         if *l == Link::Comma {
             *l = next;
         }
-        next = *l;
-    }
-    let mut out = Vec::with_capacity(terms.len());
-    let mut group = 0;
-    for (i, (_, _, shown, t)) in terms.into_iter().enumerate() {
-        if i > 0 && links[i - 1] != Link::Or {
-            group += 1;
+        // Words inside one item do not say how the list is joined.
+        if *l != Link::Plain {
+            next = *l;
         }
-        out.push(Term { group, shown, words: t });
+    }
+    let adjacent = |i: usize| links[i] == Link::Plain && gaps[i].chars().all(|c| c == ' ' || c == '-');
+    let mut out = Vec::with_capacity(terms.len());
+    let (mut group, mut phrase, mut chunk, mut named) = (0, 0, 0, false);
+    for (i, (at, _, shown, t, name)) in terms.into_iter().enumerate() {
+        if i > 0 && !adjacent(i - 1) {
+            phrase += 1;
+            named = false;
+            match links[i - 1] {
+                Link::Or => {}
+                Link::Plain => group += 1,
+                Link::And | Link::Comma => {
+                    group += 1;
+                    chunk += 1;
+                }
+            }
+        }
+        let descriptor = !name && named;
+        named |= name;
+        out.push(Term { group, phrase, chunk, name, descriptor, at, shown, words: t });
     }
     generic.sort();
     generic.dedup();
-    Asked { terms: out, generic, years: levels::years_asked(text), degree: levels::degree_asked(text) }
+    let (years, years_at) = match levels::years_asked_at(text) {
+        Some((n, shown, at)) => (Some((n, shown)), span.start + at),
+        None => (None, span.end),
+    };
+    Asked { terms: out, generic, years, years_at, degree: levels::degree_asked(text) }
+}
+
+/// Whether word `i` is the verb of "you will have shipped ...", "having taken ...": a past
+/// participle after `have`. It says what was done, in the posting's words; the files say it in
+/// theirs (`Took`, `Launched`), and the concept is its object.
+fn done_verb(ws: &[Word<'_>], i: usize) -> bool {
+    const IRREGULAR: &[&str] =
+        &["taken", "taught", "built", "held", "written", "shown", "brought", "given", "grown", "driven", "chosen"];
+    let f = fold(ws[i].text);
+    i > 0
+        && !ws[i].after_break
+        && matches!(fold(ws[i - 1].text).as_str(), "have" | "has" | "had" | "having")
+        && (f.ends_with("ed") || IRREGULAR.contains(&f.as_str()))
 }
 
 /// A name of one or two letters written with a capital (Go, R, AI, ML, QA): too short to be a
@@ -1000,10 +1121,13 @@ fn is_short_name(word: &str) -> bool {
 /// hold it (by stem for single words, by exact word sequence for names), so that a covered
 /// requirement cites a record id whenever the VitaeGraph has one.
 /// Where each stem is first written in `p`'s text.
+/// Each root ([`root`]) is kept too, as `~root`: a word of another form (`driver` for
+/// `drives`) is looked for when no passage has the word's stem.
 fn first_stems(p: &Passage) -> HashMap<String, usize> {
     let mut first = HashMap::new();
     for w in words(&p.text) {
         first.entry(stem(w.text)).or_insert(w.span.start);
+        first.entry(format!("~{}", root(w.text))).or_insert(w.span.start);
     }
     first
 }
@@ -1018,12 +1142,21 @@ fn find_term(
 ) -> Vec<Evidence> {
     let single = term.len() == 1;
     let s = if single { stem(&term[0]) } else { String::new() };
+    let r = if single { root(&term[0]) } else { String::new() };
     let hit = |p: &Passage| -> Option<usize> {
-        if single { words(&p.text).iter().find(|w| stem(w.text) == s).map(|w| w.span.start) } else { p.find_name(term) }
+        if single {
+            let ws = words(&p.text);
+            let by = |f: &dyn Fn(&str) -> bool| ws.iter().find(|w| f(w.text)).map(|w| w.span.start);
+            by(&|w| stem(w) == s).or_else(|| by(&|w| root(w) == r))
+        } else {
+            p.find_name(term)
+        }
     };
     let mut found = Vec::new();
     let in_context = if single {
-        context.iter().zip(context_first).find_map(|(p, first)| first.get(&s).map(|&at| (p, at)))
+        let tilde = format!("~{r}");
+        let by = |k: &str| context.iter().zip(context_first).find_map(|(p, first)| first.get(k).map(|&at| (p, at)));
+        by(&s).or_else(|| by(&tilde))
     } else {
         context.iter().find_map(|p| hit(p).map(|at| (p, at)))
     };
@@ -1066,43 +1199,36 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
     for (span, line, level) in requirements(posting) {
         let asked = analyse(posting, span.clone(), line);
         let ws = words(&posting[span.clone()]);
-        let groups = asked.terms.last().map_or(0, |t| t.group + 1);
-        let mut met = vec![Met::Missing; groups];
+        let mut term_met = Vec::with_capacity(asked.terms.len());
         let mut found = Vec::new();
-        let mut missing: Vec<(usize, String)> = Vec::new();
         let mut short: Vec<String> = Vec::new();
         let mut notes: Vec<String> = Vec::new();
         let mut evidence: Vec<Evidence> = Vec::new();
-        let mut found_terms: std::collections::HashSet<(usize, &String)> = std::collections::HashSet::new();
         for term in &asked.terms {
             let places = find_term(&term.words, &context, &context_first, &mut graph);
             let mut m = Met::Missing;
-            match places.first().cloned() {
-                Some(e) => {
-                    let in_packet = if term.words.len() == 1 {
-                        packet_stems.contains(&stem(&term.words[0]))
-                    } else {
-                        packet_words.windows(term.words.len()).any(|w| w == term.words.as_slice())
-                    };
-                    if !in_packet {
-                        keywords
-                            .entry(term.shown.clone())
-                            .or_insert(Keyword { term: term.shown.clone(), evidence: e.clone() });
-                    }
-                    let key = |o: &Origin| match o {
-                        Origin::Context { section, .. } => section.clone(),
-                        Origin::Record { id, .. } => id.clone(),
-                    };
-                    for e in places {
-                        if !evidence.iter().any(|x| key(&x.origin) == key(&e.origin)) {
-                            evidence.push(e);
-                        }
-                    }
-                    found.push(term.shown.clone());
-                    found_terms.insert((term.group, &term.shown));
-                    m = Met::Met;
+            if let Some(e) = places.first().cloned() {
+                let in_packet = if term.words.len() == 1 {
+                    packet_stems.contains(&stem(&term.words[0]))
+                } else {
+                    packet_words.windows(term.words.len()).any(|w| w == term.words.as_slice())
+                };
+                if !in_packet {
+                    keywords
+                        .entry(term.shown.clone())
+                        .or_insert(Keyword { term: term.shown.clone(), evidence: e.clone() });
                 }
-                None => missing.push((term.group, term.shown.clone())),
+                let key = |o: &Origin| match o {
+                    Origin::Context { section, .. } => section.clone(),
+                    Origin::Record { id, .. } => id.clone(),
+                };
+                for e in places {
+                    if !evidence.iter().any(|x| key(&x.origin) == key(&e.origin)) {
+                        evidence.push(e);
+                    }
+                }
+                found.push(term.shown.clone());
+                m = Met::Met;
             }
             if m == Met::Met
                 && let Some((note, gap)) = language_level(term, &ws, &held)
@@ -1113,25 +1239,11 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
                     short.push(gap);
                 }
             }
-            met[term.group] = met[term.group].max(m);
+            term_met.push(m);
         }
-        // Alternatives: say which one was found. Terms are in group order, so each group is a
-        // run (one pass: a requirement of 8,000 words is 8,000 groups).
-        for alts in asked.terms.chunk_by(|a, b| a.group == b.group).filter(|c| c.len() > 1) {
-            let more = if alts.len() > 8 { ", …" } else { "" };
-            let shown: Vec<&str> = alts.iter().take(8).map(|t| t.shown.as_str()).collect();
-            let hit: Vec<&str> = alts
-                .iter()
-                .filter(|t| found_terms.contains(&(t.group, &t.shown)))
-                .take(8)
-                .map(|t| t.shown.as_str())
-                .collect();
-            notes.push(if hit.is_empty() {
-                format!("asks one of {}{more}: none found", shown.join(", "))
-            } else {
-                format!("asks one of {}{more}: {} found", shown.join(", "), hit.join(", "))
-            });
-        }
+        let concepts = concepts(&asked.terms, &term_met);
+        notes.extend(concepts.notes);
+        let mut met = concepts.chunks;
         let subjects: Vec<Vec<String>> = asked
             .terms
             .iter()
@@ -1140,7 +1252,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             .collect();
         let mut years_gap = None;
         if let Some((n, shown)) = &asked.years {
-            let m = match held.years(&subjects) {
+            let m = match held.years(&years_subjects(&asked)) {
                 Some((v, why)) => {
                     notes.push(format!("asks {shown}; files: {why}"));
                     if v + 1e-9 >= *n {
@@ -1159,6 +1271,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             short.extend(years_gap.clone());
             met.push(m);
         }
+        let mut degree_met = None;
         if let Some(d) = asked.degree {
             let asks = format!("asks {} or above", levels::degree_name(d));
             let m = match held.degree(&subjects) {
@@ -1186,6 +1299,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
                     Met::Missing
                 }
             };
+            degree_met = Some(m);
             met.push(m);
         }
         if !asked.generic.is_empty() {
@@ -1193,16 +1307,18 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             let more = if asked.generic.len() > 8 { ", …" } else { "" };
             notes.push(format!("common words not compared: {}{more}", shown.join(", ")));
         }
+        // A degree asked at a level the files hold in no subject asked ("an LLM in employment
+        // law", files with a history BA) is missing, whatever words of its subject the files
+        // use elsewhere; a degree held below the level asked is partial at most.
+        let degree_missing = degree_met == Some(Met::Missing) && asked.years.is_none();
         let coverage = if !met.is_empty() && met.iter().all(|m| *m == Met::Met) {
             Coverage::Covered
-        } else if met.iter().all(|m| *m == Met::Missing) {
+        } else if degree_missing || met.iter().all(|m| *m == Met::Missing) {
             Coverage::Missing
         } else {
             Coverage::Partial
         };
-        // An alternative that is found covers its group: only wholly missing groups count.
-        let mut missing: Vec<String> =
-            missing.into_iter().filter(|(g, _)| met[*g] == Met::Missing).map(|(_, s)| s).collect();
+        let mut missing = concepts.missing;
         missing.extend(short);
         let explanation = if notes.is_empty() {
             let n = asked.terms.len();
@@ -1237,6 +1353,119 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
         req.missing.extend(contradicted);
     }
     JobMatch { requirements: reqs, keywords: keywords.into_values().collect() }
+}
+
+/// How far a requirement's concepts are met, read from its terms' verdicts.
+struct Concepts {
+    /// One verdict per chunk (see [`Term::chunk`]).
+    chunks: Vec<Met>,
+    /// The terms that leave a chunk unmet, as written.
+    missing: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// What a verdict counts for in a chunk's share of its groups met.
+fn weight(m: Met) -> f64 {
+    match m {
+        Met::Met => 1.0,
+        Met::Short => 0.5,
+        Met::Missing => 0.0,
+    }
+}
+
+/// The verdict of each chunk of a requirement from the verdicts of its terms (`term_met`, in
+/// term order). A phrase is met when all its words are (a name's descriptors need not be when
+/// the name is), short when some are; a group takes its best phrase. A chunk is met when every
+/// group with a name in it is met and at least two thirds of its groups are (half for one
+/// that is short): "experience of writing the curriculum for a key stage" is met by files that
+/// rewrote a Key Stage 3 curriculum, while "employment law" stays short for files that only
+/// say `law`, and a name asked ("ICU nursing") is never passed over. Missing when no group is
+/// met at all. One pass over the terms, in order (chunks, groups and phrases are runs).
+fn concepts(terms: &[Term], term_met: &[Met]) -> Concepts {
+    let idx: Vec<usize> = (0..terms.len()).collect();
+    let mut out = Concepts { chunks: Vec::new(), missing: Vec::new(), notes: Vec::new() };
+    let mut tolerated: Vec<&str> = Vec::new();
+    for chunk in idx.chunk_by(|&a, &b| terms[a].chunk == terms[b].chunk) {
+        let (mut score, mut n, mut keys_met, mut any) = (0.0, 0usize, true, false);
+        let mut unmet: Vec<usize> = Vec::new();
+        for group in chunk.chunk_by(|&a, &b| terms[a].group == terms[b].group) {
+            let mut g = Met::Missing;
+            let mut key = false;
+            let phrases: Vec<&[usize]> = group.chunk_by(|&a, &b| terms[a].phrase == terms[b].phrase).collect();
+            for ph in &phrases {
+                let name_found = ph.iter().any(|&i| terms[i].name && term_met[i] == Met::Met);
+                let counted = ph.iter().filter(|&&i| !(terms[i].descriptor && name_found)).map(|&i| term_met[i]);
+                let (all, none) = counted.fold((true, true), |(a, n), m| (a && m == Met::Met, n && m == Met::Missing));
+                g = g.max(if all {
+                    Met::Met
+                } else if none {
+                    Met::Missing
+                } else {
+                    Met::Short
+                });
+                key |= ph.iter().any(|&i| terms[i].name);
+            }
+            if phrases.len() > 1 {
+                out.notes.push(alternatives(terms, term_met, &phrases));
+            }
+            if g != Met::Met {
+                unmet.extend(group.iter().filter(|&&i| term_met[i] == Met::Missing && !terms[i].descriptor));
+            }
+            score += weight(g);
+            n += 1;
+            keys_met &= !key || g == Met::Met;
+            any |= g != Met::Missing;
+        }
+        let c = if keys_met && score * 3.0 >= 2.0 * n as f64 {
+            tolerated.extend(unmet.iter().map(|&i| terms[i].shown.as_str()));
+            Met::Met
+        } else {
+            out.missing.extend(unmet.iter().map(|&i| terms[i].shown.clone()));
+            if any { Met::Short } else { Met::Missing }
+        };
+        out.chunks.push(c);
+    }
+    if !tolerated.is_empty() {
+        let more = if tolerated.len() > 8 { ", …" } else { "" };
+        let shown: Vec<&str> = tolerated.into_iter().take(8).collect();
+        out.notes.push(format!("met without: {}{more}", shown.join(", ")));
+    }
+    out
+}
+
+/// "asks one of A, B: A found", for a group of alternative phrases.
+fn alternatives(terms: &[Term], term_met: &[Met], phrases: &[&[usize]]) -> String {
+    let more = if phrases.len() > 8 { ", …" } else { "" };
+    let text = |ph: &[usize]| ph.iter().map(|&i| terms[i].shown.as_str()).collect::<Vec<_>>().join(" ");
+    let shown: Vec<String> = phrases.iter().take(8).map(|ph| text(ph)).collect();
+    let hit: Vec<String> = phrases
+        .iter()
+        .filter(|ph| ph.iter().any(|&i| term_met[i] != Met::Missing))
+        .take(8)
+        .map(|ph| text(ph))
+        .collect();
+    if hit.is_empty() {
+        format!("asks one of {}{more}: none found", shown.join(", "))
+    } else {
+        format!("asks one of {}{more}: {} found", shown.join(", "), hit.join(", "))
+    }
+}
+
+/// What the years a requirement asks are of: its phrases written after the number ("8+ years'
+/// PQE in employment law": PQE, employment law), or all of them when none is; a phrase of
+/// several words is looked for whole. Languages are not subjects.
+fn years_subjects(asked: &Asked) -> Vec<Vec<String>> {
+    let phrase_words = |after: usize| -> Vec<Vec<String>> {
+        asked
+            .terms
+            .chunk_by(|a, b| a.phrase == b.phrase)
+            .filter(|ph| ph[0].at >= after)
+            .map(|ph| ph.iter().flat_map(|t| t.words.iter().cloned()).collect::<Vec<String>>())
+            .filter(|w| !(w.len() == 1 && levels::is_language(&w[0])))
+            .collect()
+    };
+    let after = phrase_words(asked.years_at);
+    if after.is_empty() { phrase_words(0) } else { after }
 }
 
 /// The language level a requirement asks of `term` when it is a language with a level named
@@ -1778,6 +2007,92 @@ languages: [English (native), French (B2)]
         );
         assert!(says_nice("Ideally, you will have taught A-level physics."));
         assert!(!says_nice("A degree, ideally in physics."));
+    }
+
+    /// A power electronics engineer whose files name the concepts in other words and forms.
+    const POWER: &str = "\
+# Lena Brandt - Power electronics engineer
+
+## PROFESSIONAL EXPERIENCE
+
+### Senior Hardware Engineer [ROLE] - Voltra Mobility (2018-2025)
+
+- Designed a 48 V motor driver board with GaN FETs for cargo e-bikes.
+- Took the charger through automotive EMC testing and ISO 26262 functional safety.
+- Shipped 45,000 units in 2024.
+";
+
+    /// A family solicitor: nine years qualified, four of them in family law, an LLB.
+    const FAMILY: &str = "\
+# Ruth Oyelaran - Family solicitor
+
+## PROFESSIONAL EXPERIENCE
+
+### Associate Solicitor, Family [ROLE] - Pell & Dace (2021-2025)
+
+- Financial remedy and children cases in family law; published two articles in Family Law Week.
+- Regular speaker at regional Resolution meetings.
+
+### Solicitor, Commercial Litigation [ROLE] - Orme LLP (2016-2021)
+
+- Contract disputes for manufacturers.
+
+## EDUCATION
+
+### LLB Law [DEGREE] - University of Leicester (2011-2014)
+";
+
+    /// Class 3: filler nouns, a name's descriptors and other word forms do not hold back a
+    /// requirement whose concepts are in the files; two thirds of a chunk's groups carry it.
+    #[test]
+    fn coverage_reads_concepts_not_every_word() {
+        let got = coverage(
+            "## Requirements\n- Practical experience with SiC or GaN converters\n- Experience with motor drives or \
+             solar inverters\n- You should have taken a design through automotive EMC testing and ISO 26262 functional \
+             safety.\n- You should have shipped a product in volume, meaning thousands of units.\n- Experience with \
+             SiC MOSFETs and traction inverters\n",
+            POWER,
+        );
+        assert_eq!(
+            got.iter().map(|g| g.1).collect::<Vec<_>>(),
+            [Coverage::Covered, Coverage::Covered, Coverage::Covered, Coverage::Covered, Coverage::Missing],
+            "{got:#?}"
+        );
+        let teacher = "# Sam Ode - Chemistry teacher\n\n## PROFESSIONAL EXPERIENCE\n\n### Head of Chemistry [ROLE] - \
+            Fenwick Academy (2017-2024)\n\n- Rewrote the Key Stage 4 chemistry scheme of work.\n";
+        let m = matched("## Requirements\n- Experience of writing a scheme of work for a key stage\n", teacher);
+        assert_eq!(m[0].coverage, Coverage::Covered, "{m:#?}");
+        assert!(m[0].explanation.contains("met without: writing"), "{}", m[0].explanation);
+        // Alternatives are whole phrases; a name asked is never passed over.
+        let m = matched(
+            "## Requirements\n- Published work or a speaking record in family law\n- Experience in family \
+             mediation and Collaborative Law\n",
+            FAMILY,
+        );
+        assert_eq!((m[0].coverage, m[1].coverage), (Coverage::Covered, Coverage::Partial), "{m:#?}");
+        let got = coverage("## Requirements\n- Experience in paediatric intensive care\n", NURSE);
+        assert_eq!(got[0].1, Coverage::Partial, "{got:?}");
+    }
+
+    /// Class 3, levels: years are of what follows the number, and a degree asked at a level the
+    /// files lack is never covered.
+    #[test]
+    fn years_and_degrees_are_of_the_subject_asked() {
+        let m = matched(
+            "## Requirements\n- A solicitor with 6+ years' PQE in family law\n- 8+ years as a solicitor\n\
+             - An LLM in family law\n- An MA in Criminology\n",
+            FAMILY,
+        );
+        let cov: Vec<Coverage> = m.iter().map(|r| r.coverage).collect();
+        assert_eq!(cov, [Coverage::Partial, Coverage::Covered, Coverage::Partial, Coverage::Missing], "{m:#?}");
+        assert!(m[0].explanation.contains("asks 6+ years; files: 4 years in roles"), "{}", m[0].explanation);
+        // A postgraduate certificate is below the master's asked.
+        let nurse = "# Jo Reyes - Nurse educator\n\n## EDUCATION\n\n### BSc Nursing [DEGREE] - University of Hull \
+            (2010-2013)\n\n### Postgraduate Certificate in Clinical Education [QUALIFICATION] - University of Hull \
+            (2018-2019)\n";
+        let m = matched("## Requirements\n- A master's degree in nursing or clinical education\n", nurse);
+        assert_eq!(m[0].coverage, Coverage::Partial, "{m:#?}");
+        assert!(m[0].explanation.contains("files: a bachelor's degree"), "{}", m[0].explanation);
     }
 
     proptest::proptest! {

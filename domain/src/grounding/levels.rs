@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use super::Evidence;
 use super::evidence::{Origin, Passage};
 use super::evidence_at;
-use super::text::{Word, fold, lead_stems, numbers, stem, words};
+use super::text::{Word, fold, lead_stems, numbers, root, stem, words};
 
 /// Where a piece of evidence is, for an explanation: `file:line` or a record id.
 pub fn place(e: &Evidence) -> String {
@@ -34,6 +34,11 @@ pub enum Met {
 /// The years a requirement asks for: `5+ years`, `at least five years'`, `3-5 years` (the lower
 /// end). Only numbers counted in years that are not calendar years.
 pub fn years_asked(text: &str) -> Option<(f64, String)> {
+    years_asked_at(text).map(|(n, shown, _)| (n, shown))
+}
+
+/// [`years_asked`], with the byte of `text` where the number ends.
+pub fn years_asked_at(text: &str) -> Option<(f64, String, usize)> {
     let ws = words(text);
     let n = numbers(text, &ws).into_iter().find(|n| !n.year && n.unit.as_deref() == Some("year"))?;
     if !(0.5..=60.0).contains(&n.value) {
@@ -42,7 +47,7 @@ pub fn years_asked(text: &str) -> Option<(f64, String)> {
     let t = fold(text);
     let plus = text[n.span.end..].starts_with('+')
         || ["at least", "minimum", "more than", "over "].iter().any(|k| t.contains(k));
-    Some((n.value, format!("{}{} years", n.value, if plus { "+" } else { "" })))
+    Some((n.value, format!("{}{} years", n.value, if plus { "+" } else { "" }), n.span.end))
 }
 
 /// A `[ROLE]` entry of the Career Context: its years and the stems of everything written in it.
@@ -52,6 +57,9 @@ struct Role {
     /// `None`: to the present.
     to: Option<i32>,
     stems: HashSet<String>,
+    /// The [`root`]s of its words, for a subject of several words written in another form
+    /// ("acute medicine" in a role on an "Acute Medical Unit").
+    roots: HashSet<String>,
     evidence: Evidence,
 }
 
@@ -307,9 +315,16 @@ fn about_degrees(folded: &str) -> bool {
 /// of`, is a bachelor's): (level, word index).
 fn degrees_in(ws: &[Word<'_>], about: bool) -> Vec<(u8, usize)> {
     let mut out = Vec::new();
+    let next = |i: usize| ws.get(i + 1).map(|n| fold(n.text)).unwrap_or_default();
     for (i, w) in ws.iter().enumerate() {
         if let Some((l, ambiguous)) = degree_word(w.text) {
-            if about || !ambiguous {
+            // "An LLM in employment law", "an MA": an abbreviation after an article or before
+            // its subject names a degree (`MS Office`, `a Scrum Master` do not).
+            let named = w.text.len() <= 4
+                && ((i > 0 && matches!(fold(ws[i - 1].text).as_str(), "a" | "an")) || next(i) == "in");
+            // A postgraduate certificate or diploma is below a master's.
+            let l = if l == 3 && matches!(next(i).as_str(), "certificate" | "cert" | "diploma") { 2 } else { l };
+            if about || !ambiguous || named {
                 out.push((l, i));
             }
         } else if fold(w.text) == "degree" || fold(w.text) == "degrees" {
@@ -395,7 +410,13 @@ impl Held {
                 && let Some((from, to, at)) = span_of(&p.text, &p.numbers)
             {
                 role_at.insert(line, held.roles.len());
-                held.roles.push(Role { from, to, stems: HashSet::new(), evidence: evidence_at(p, at) });
+                held.roles.push(Role {
+                    from,
+                    to,
+                    stems: HashSet::new(),
+                    roots: HashSet::new(),
+                    evidence: evidence_at(p, at),
+                });
             }
             for n in p.numbers.iter().filter(|n| !n.year && n.unit.as_deref() == Some("year")) {
                 let mut stems = lead_stems(&p.text, &ws, n.span.start, p.body);
@@ -436,6 +457,7 @@ impl Held {
             for e in &p.entries {
                 if let Some(&r) = role_at.get(e) {
                     held.roles[r].stems.extend(p.stems.iter().cloned());
+                    held.roles[r].roots.extend(p.words.iter().map(|w| root(w)));
                 }
             }
         }
@@ -450,22 +472,33 @@ impl Held {
         // years (a requirement can have thousands of terms).
         let stemmed: Vec<Vec<String>> = subjects.iter().map(|t| t.iter().map(|w| stem(w)).collect()).collect();
         let singles: HashSet<&str> = stemmed.iter().filter(|t| t.len() == 1).map(|t| t[0].as_str()).collect();
-        let multi: Vec<&Vec<String>> = stemmed.iter().filter(|t| t.len() > 1).collect();
-        let about = |stems: &HashSet<&str>| {
+        let multi: Vec<(&Vec<String>, Vec<String>)> = stemmed
+            .iter()
+            .zip(subjects)
+            .filter(|(t, _)| t.len() > 1)
+            .map(|(t, words)| (t, words.iter().map(|w| root(w)).collect()))
+            .collect();
+        let about = |stems: &HashSet<&str>, roots: Option<&HashSet<String>>| {
             let single = if singles.len() < stems.len() {
                 singles.iter().any(|s| stems.contains(s))
             } else {
                 stems.iter().any(|s| singles.contains(s))
             };
-            single || multi.iter().any(|t| t.iter().all(|w| stems.contains(w.as_str())))
+            single
+                || multi.iter().any(|(t, r)| {
+                    t.iter().zip(r).all(|(w, r)| stems.contains(w.as_str()) || roots.is_some_and(|rs| rs.contains(r)))
+                })
         };
         let said = self
             .said
             .iter()
-            .filter(|s| about(&s.stems.iter().map(String::as_str).collect()))
+            .filter(|s| about(&s.stems.iter().map(String::as_str).collect(), None))
             .max_by(|a, b| a.value.total_cmp(&b.value));
-        let roles: Vec<&Role> =
-            self.roles.iter().filter(|r| about(&r.stems.iter().map(String::as_str).collect())).collect();
+        let roles: Vec<&Role> = self
+            .roles
+            .iter()
+            .filter(|r| about(&r.stems.iter().map(String::as_str).collect(), Some(&r.roots)))
+            .collect();
         let role_years = self.span_years(&roles);
         let cap = |v: f64| self.stated_total.as_ref().map_or(v, |(t, _)| v.min(*t));
         let subject = match (said, role_years) {

@@ -101,6 +101,28 @@ pub fn stem(word: &str) -> String {
     f.chars().take(6).collect()
 }
 
+/// A coarser key than [`stem`], for a requirement's words against the files: the word without
+/// its longest inflectional or derivational suffix that leaves five letters, cut to six, so
+/// that `drives`/`driver`, `medicine`/`medical`, `speaking`/`speaker` and `publish`/`published`
+/// meet; five letters keep `care` from `career` and `intern` from `interview`.
+pub fn root(word: &str) -> String {
+    const SUFFIXES: &[&str] = &[
+        "ations", "ation", "ments", "ment", "ings", "ing", "ical", "ions", "ion", "ers", "er", "ies", "es", "ed", "al",
+        "ic", "ine", "ly", "e", "s", "r", "d", "y",
+    ];
+    let f = fold(word);
+    let f = f.strip_suffix("'s").unwrap_or(&f);
+    let cut = SUFFIXES
+        .iter()
+        .filter_map(|s| f.strip_suffix(s))
+        .filter(|r| r.chars().count() >= 5)
+        .min_by_key(|r| r.len())
+        .unwrap_or(f);
+    // `manage`, `manager`, `management`: a final `e` left by the cut goes too.
+    let cut = cut.strip_suffix('e').filter(|r| r.chars().count() >= 5).unwrap_or(cut);
+    cut.chars().take(6).collect()
+}
+
 const STOPWORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "with", "from", "by", "as", "is", "are", "was",
     "were", "be", "been", "being", "has", "have", "had", "that", "this", "these", "those", "it", "its", "their", "our",
@@ -513,6 +535,14 @@ mod tests {
 
     fn texts(s: &str) -> Vec<&str> {
         words(s).into_iter().map(|w| w.text).collect()
+    }
+
+    #[test]
+    fn roots_meet_across_word_forms_but_not_across_words() {
+        let same = |a: &str, b: &str| root(a) == root(b);
+        assert!(same("drives", "driver") && same("medicine", "medical") && same("speaking", "speaker"));
+        assert!(same("published", "publishing") && same("management", "manager"));
+        assert!(!same("care", "career") && !same("intern", "interview") && !same("concept", "concern"));
     }
 
     #[test]
