@@ -87,7 +87,7 @@ const FLOORS: &[(&str, f64)] = &[
     ("true claims not flagged", 0.95),
     ("invented claims caught", 0.91),
     ("wrong values contradicted", 0.76),
-    ("requirements agreeing", 0.35),
+    ("requirements agreeing", 0.75),
 ];
 
 #[test]

@@ -229,114 +229,212 @@ fn is_goal_key(entry: &str) -> bool {
 
 /// The Career Context as passages.
 pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let headings = headings(&lines);
-    // For each heading, the last H1 or H2 at or before it: found by halves and looked up, not
-    // by filtering every heading for every passage (64,000 headings took 7 s a request; found
-    // in review).
-    let sections: Vec<Option<usize>> = headings
-        .iter()
-        .enumerate()
-        .scan(None, |last, (i, h)| {
-            if h.1 <= 2 {
-                *last = Some(i);
+    let c = ContextPassages::new(file, text);
+    (0..c.len()).map(|i| c.get(i)).collect()
+}
+
+/// Where a passage's own text is: a span of the file, or text made from it (a QUICK REFERENCE
+/// entry with its `_` read as spaces, a VERIFIED FACTS pair).
+#[derive(Debug, Clone)]
+enum Body {
+    Span(std::ops::Range<usize>),
+    Made(String),
+}
+
+/// One passage, before it is made: its line (0-based, for the headings it is under), its
+/// text, the 1-based line its text starts on, and whether it is about the whole person.
+#[derive(Debug, Clone)]
+struct Spec {
+    line_idx: usize,
+    body: Body,
+    body_line: usize,
+    whole_person: bool,
+}
+
+/// The Career Context's passages, each made when asked for ([`ContextPassages::get`]): a
+/// check reads a few passages per claim through an index, so a 16 MiB file need not be held
+/// as passages (with their words, stems and numbers) all at once.
+#[derive(Debug)]
+pub struct ContextPassages<'t> {
+    file: &'t str,
+    text: &'t str,
+    headings: Vec<(usize, usize, &'t str)>,
+    /// For each heading, the last H1 or H2 at or before it.
+    sections: Vec<Option<usize>>,
+    /// For each heading, the entry headings (H3-H6) it is in, outermost first.
+    chains: Vec<Vec<usize>>,
+    specs: Vec<Spec>,
+}
+
+impl<'t> ContextPassages<'t> {
+    pub fn new(file: &'t str, text: &'t str) -> Self {
+        let lines: Vec<&str> = text.split('\n').collect();
+        let headings = headings(&lines);
+        // For each heading, the last H1 or H2 at or before it: found by halves and looked up,
+        // not by filtering every heading for every passage (64,000 headings took 7 s a
+        // request; found in review).
+        let sections: Vec<Option<usize>> = headings
+            .iter()
+            .enumerate()
+            .scan(None, |last, (i, h)| {
+                if h.1 <= 2 {
+                    *last = Some(i);
+                }
+                Some(*last)
+            })
+            .collect();
+        // For each heading, the entry headings (H3-H6) it is in, outermost first, itself
+        // included when it is one: a thesis under its degree is about the degree too (found in
+        // review: `My MSc thesis at the University of Porto` was no longer contradicted by the
+        // thesis's own figure). At most four deep.
+        let mut stack: Vec<usize> = Vec::new();
+        let chains: Vec<Vec<usize>> = headings
+            .iter()
+            .enumerate()
+            .map(|(k, h)| {
+                while stack.last().is_some_and(|&t| headings[t].1 >= h.1) {
+                    stack.pop();
+                }
+                if h.1 <= 2 {
+                    stack.clear();
+                } else {
+                    stack.push(k);
+                }
+                stack.clone()
+            })
+            .collect();
+        let mut specs = Vec::new();
+        for c in split(text) {
+            specs.push(Spec { line_idx: c.line - 1, body: Body::Span(c.span), body_line: c.line, whole_person: false });
+        }
+        // QUICK REFERENCE entries and VERIFIED FACTS, which the claim splitter skips.
+        let mut in_quick = false;
+        let mut fence = false;
+        let mut entry: Option<(usize, String)> = None;
+        let made = |li: usize, body: String| Spec {
+            line_idx: li,
+            body: Body::Made(body),
+            body_line: li + 1,
+            whole_person: true,
+        };
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim_end_matches('\r');
+            if let Some(h) = t.strip_prefix("## ") {
+                in_quick = h.trim().eq_ignore_ascii_case("quick reference");
             }
-            Some(*last)
-        })
-        .collect();
-    // For each heading, the entry headings (H3-H6) it is in, outermost first, itself included
-    // when it is one: a thesis under its degree is about the degree too (found in review: `My
-    // MSc thesis at the University of Porto` was no longer contradicted by the thesis's own
-    // figure). At most four deep.
-    let mut stack: Vec<usize> = Vec::new();
-    let chains: Vec<Vec<usize>> = headings
-        .iter()
-        .enumerate()
-        .map(|(k, h)| {
-            while stack.last().is_some_and(|&t| headings[t].1 >= h.1) {
-                stack.pop();
+            if t.trim_start().starts_with("```") {
+                fence = !fence;
+                if let Some((li, body)) = entry.take() {
+                    specs.push(made(li, body));
+                }
+                continue;
             }
-            if h.1 <= 2 {
-                stack.clear();
-            } else {
-                stack.push(k);
+            if in_quick && fence {
+                if t.starts_with([' ', '\t']) {
+                    if let Some((_, body)) = entry.as_mut() {
+                        body.push('\n');
+                        body.push_str(t);
+                    }
+                } else {
+                    if let Some((li, body)) = entry.take() {
+                        specs.push(made(li, body));
+                    }
+                    entry = Some((i, t.replace('_', " ")));
+                }
             }
-            stack.clone()
-        })
-        .collect();
-    let context_of = |line_idx: usize| -> (String, &[usize]) {
-        // A heading's own line is under that heading, not the one before it: found in review,
-        // `### Backend Engineer [ROLE] - Harbourline Studio (2016-2018)` was read with the
-        // entry above it, `(2018-2021)`, and a date was "contradicted" by the wrong entry.
-        let before = headings.partition_point(|h| h.0 <= line_idx);
-        let Some(last) = before.checked_sub(1) else { return (String::new(), &[]) };
-        let section = sections[last].map_or(String::new(), |i| headings[i].2.to_owned());
-        (section, chains[last].as_slice())
-    };
-    let mut out = Vec::new();
-    let push = |line_idx: usize, body: &str, body_line: usize, whole_person: bool, out: &mut Vec<Passage>| {
-        let (section, chain) = context_of(line_idx);
-        let goal = is_goal_section(&section) || (whole_person && is_goal_key(body));
-        let in_entry = !chain.is_empty() && !whole_person;
-        let origin = Origin::Context { file: file.to_owned(), section };
+            if let Some(rest) = t.trim_start().strip_prefix("<!--")
+                && let Some(facts) = rest.trim_start().strip_prefix("VERIFIED FACTS:")
+            {
+                let facts = facts.trim_end().trim_end_matches("-->");
+                for pair in facts.split(',') {
+                    specs.push(made(i, pair.trim().replace('_', " ")));
+                }
+            }
+        }
+        ContextPassages { file, text, headings, sections, chains, specs }
+    }
+
+    pub fn len(&self) -> usize {
+        self.specs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+
+    /// The section and the entry chain of a 0-based line. A heading's own line is under that
+    /// heading, not the one before it: found in review, `### Backend Engineer [ROLE] -
+    /// Harbourline Studio (2016-2018)` was read with the entry above it, `(2018-2021)`, and a
+    /// date was "contradicted" by the wrong entry.
+    fn context_of(&self, line_idx: usize) -> (&'t str, &[usize]) {
+        let before = self.headings.partition_point(|h| h.0 <= line_idx);
+        let Some(last) = before.checked_sub(1) else { return ("", &[]) };
+        let section = self.sections[last].map_or("", |i| self.headings[i].2);
+        (section, self.chains[last].as_slice())
+    }
+
+    /// Passage `i`'s text: the titles of the entries it is in (each on its line), then its own
+    /// text; with the line map and where its own text starts.
+    fn text_of(&self, i: usize) -> (String, Vec<(usize, usize)>, usize) {
+        let spec = &self.specs[i];
+        let (_, chain) = self.context_of(spec.line_idx);
         let (mut s, mut map) = (String::new(), Vec::new());
         for &k in chain {
-            let (hl, _, title) = headings[k];
-            if hl + 1 != body_line {
+            let (hl, _, title) = self.headings[k];
+            if hl + 1 != spec.body_line {
                 map.push((s.len(), hl + 1));
                 s.push_str(title);
                 s.push('\n');
             }
         }
-        map.push((s.len(), body_line));
+        map.push((s.len(), spec.body_line));
         let body_at = s.len();
-        s.push_str(body);
-        let entries = if in_entry { chain.iter().map(|&k| headings[k].0).collect() } else { Vec::new() };
-        out.push(Passage { entries, goal, ..Passage::new(origin, s, map, body_at, in_entry) });
-    };
-    for c in split(text) {
-        let body = &text[c.span.clone()];
-        push(c.line - 1, body, c.line, false, &mut out);
+        match &spec.body {
+            Body::Span(r) => s.push_str(&self.text[r.clone()]),
+            Body::Made(b) => s.push_str(b),
+        }
+        (s, map, body_at)
     }
-    // QUICK REFERENCE entries and VERIFIED FACTS, which the claim splitter skips.
-    let mut in_quick = false;
-    let mut fence = false;
-    let mut entry: Option<(usize, String)> = None;
-    for (i, l) in lines.iter().enumerate() {
-        let t = l.trim_end_matches('\r');
-        if let Some(h) = t.strip_prefix("## ") {
-            in_quick = h.trim().eq_ignore_ascii_case("quick reference");
-        }
-        if t.trim_start().starts_with("```") {
-            fence = !fence;
-            if let Some((li, body)) = entry.take() {
-                push(li, &body, li + 1, true, &mut out);
-            }
-            continue;
-        }
-        if in_quick && fence {
-            if t.starts_with([' ', '\t']) {
-                if let Some((_, body)) = entry.as_mut() {
-                    body.push('\n');
-                    body.push_str(t);
-                }
-            } else {
-                if let Some((li, body)) = entry.take() {
-                    push(li, &body, li + 1, true, &mut out);
-                }
-                entry = Some((i, t.replace('_', " ")));
-            }
-        }
-        if let Some(rest) = t.trim_start().strip_prefix("<!--")
-            && let Some(facts) = rest.trim_start().strip_prefix("VERIFIED FACTS:")
-        {
-            let facts = facts.trim_end().trim_end_matches("-->");
-            for pair in facts.split(',') {
-                push(i, &pair.trim().replace('_', " "), i + 1, true, &mut out);
-            }
-        }
+
+    /// Passage `i`, made.
+    pub fn get(&self, i: usize) -> Passage {
+        let spec = &self.specs[i];
+        let (section, chain) = self.context_of(spec.line_idx);
+        let body = match &spec.body {
+            Body::Span(r) => &self.text[r.clone()],
+            Body::Made(b) => b.as_str(),
+        };
+        let goal = is_goal_section(section) || (spec.whole_person && is_goal_key(body));
+        let in_entry = !chain.is_empty() && !spec.whole_person;
+        let origin = Origin::Context { file: self.file.to_owned(), section: section.to_owned() };
+        let (s, map, body_at) = self.text_of(i);
+        let entries = if in_entry { chain.iter().map(|&k| self.headings[k].0).collect() } else { Vec::new() };
+        Passage { entries, goal, ..Passage::new(origin, s, map, body_at, in_entry) }
     }
-    out
+
+    /// Whether passage `i` says what the person wants (see [`Passage::goal`]), without making it.
+    pub fn is_goal(&self, i: usize) -> bool {
+        let spec = &self.specs[i];
+        let (section, _) = self.context_of(spec.line_idx);
+        let body = match &spec.body {
+            Body::Span(r) => &self.text[r.clone()],
+            Body::Made(b) => b.as_str(),
+        };
+        is_goal_section(section) || (spec.whole_person && is_goal_key(body))
+    }
+
+    /// Passage `i`'s full text (entry titles and its own), for indexing it without making it.
+    pub fn full_text(&self, i: usize) -> String {
+        self.text_of(i).0
+    }
+
+    /// Whether passage `i` holds the folded word sequence `name` ([`Passage::find_name`]),
+    /// reading only its words.
+    pub fn holds_name(&self, i: usize, name: &[String]) -> bool {
+        let text = self.full_text(i);
+        let ws: Vec<String> = words(&text).iter().map(|w| fold(w.text)).collect();
+        !name.is_empty() && ws.windows(name.len()).any(|w| w == name)
+    }
 }
 
 /// The records of a VitaeGraph, as passages found through its search index and kept once.

@@ -189,6 +189,8 @@ pub struct Person {
 pub struct FactModel {
     pub entities: Vec<Entity>,
     pub person: Person,
+    /// The look-ups the claims read, built on first use ([`super::typed::Prepared`]).
+    prepared: std::sync::OnceLock<super::typed::Prepared>,
 }
 
 /// The languages a level word or code can be given for, and their ranks: CEFR A1-C2 are 1-6,
@@ -687,6 +689,11 @@ impl FactModel {
             }
         }
         model
+    }
+
+    /// The look-ups of this model that every claim reads, built once.
+    pub fn prepared(&self) -> &super::typed::Prepared {
+        self.prepared.get_or_init(|| super::typed::Prepared::of(self))
     }
 
     /// The role entities (each entry whose kind is [`Kind::Role`]).

@@ -15,12 +15,13 @@ pub mod levels;
 pub mod text;
 pub mod typed;
 
-use std::collections::HashSet;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 pub use claims::FactKind;
 use claims::{FactText, claim_words, facts, split};
-use evidence::{EntryNames, GraphEvidence, Named, Origin, Passage, RECORDS_PER_QUERY, context_passages};
+use evidence::{ContextPassages, EntryNames, GraphEvidence, Named, Origin, Passage, RECORDS_PER_QUERY};
 use text::{fold, is_content, stem, stems_near, words};
 
 use crate::graph::search::Searcher;
@@ -172,6 +173,76 @@ const ASPIRATION: &[&str] = &[
     "application",
 ];
 
+/// The Career Context's passages with the look-ups a claim needs, so that a claim costs what
+/// its own words find, not a scan of the whole file (2,000 claims against a 2 MB file took 25 s
+/// when each scanned every passage), and a passage is made only when a claim reads it (a 16 MiB
+/// file held as passages took half a gigabyte).
+struct Context<'a> {
+    passages: ContextPassages<'a>,
+    /// Whether each passage says what the person wants.
+    goal: Vec<bool>,
+    /// The passages (indices, ascending) holding each content stem, and each number (by unit
+    /// and value).
+    by_stem: HashMap<String, Vec<u32>>,
+    by_number: HashMap<(Option<String>, u64), Vec<u32>>,
+}
+
+impl<'a> Context<'a> {
+    fn new(passages: ContextPassages<'a>) -> Self {
+        let mut c = Context { goal: Vec::new(), by_stem: HashMap::new(), by_number: HashMap::new(), passages };
+        for i in 0..c.passages.len() {
+            c.goal.push(c.passages.is_goal(i));
+            let at = u32::try_from(i).unwrap_or(u32::MAX);
+            let push = |list: &mut Vec<u32>| {
+                if list.last() != Some(&at) {
+                    list.push(at);
+                }
+            };
+            let text = c.passages.full_text(i);
+            let ws = words(&text);
+            for w in ws.iter() {
+                let s = index_key(w.text);
+                if s.is_empty() {
+                    continue;
+                }
+                match c.by_stem.get_mut(&s) {
+                    Some(list) => push(list),
+                    None => {
+                        c.by_stem.insert(s, vec![at]);
+                    }
+                }
+            }
+            for n in text::numbers(&text, &ws) {
+                push(c.by_number.entry((n.unit, n.value.to_bits())).or_default());
+            }
+        }
+        c
+    }
+
+    /// The passages of a posting list that a claim may read (`goals`: what the person wants),
+    /// in file order, made.
+    fn list<'s>(&'s self, list: Option<&'s Vec<u32>>, goals: bool) -> impl Iterator<Item = Passage> + 's {
+        self.indices(list, goals).map(|i| self.passages.get(i))
+    }
+
+    fn indices<'s>(&'s self, list: Option<&'s Vec<u32>>, goals: bool) -> impl Iterator<Item = usize> + 's {
+        list.into_iter().flatten().map(|&i| i as usize).filter(move |&i| goals || !self.goal[i])
+    }
+}
+
+/// The key a word is indexed by: a content word's stem; a word too short to be one that may
+/// still be a name (`CI`, `Go`) or a number (`4471920`) by itself, marked; nothing for a stop
+/// word. So a name of any words is found without a scan.
+fn index_key(w: &str) -> String {
+    if is_content(w) && !w.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.') {
+        return stem(w);
+    }
+    let f = fold(w);
+    let short = f.chars().count() <= 2 && f.chars().all(char::is_alphanumeric);
+    let number = f.chars().all(|c| c.is_ascii_digit());
+    if (short || number) && !f.is_empty() { format!("w:{f}") } else { String::new() }
+}
+
 /// Every claim of `draft` with its facts and verdict, in draft order.
 pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
     let model = sources.context.map(|(file, text)| facts::FactModel::of_context(file, text)).unwrap_or_default();
@@ -181,9 +252,10 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
 /// [`check`] with the Career Context's fact model already built (it is built once per file
 /// version and shared).
 pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -> Vec<Claim> {
-    let all_context = sources.context.map(|(file, text)| context_passages(file, text)).unwrap_or_default();
-    // What the person wants supports only a claim about what they want (see `Passage::goal`).
-    let done_context: Vec<Passage> = all_context.iter().filter(|p| !p.goal).cloned().collect();
+    let context = Context::new(ContextPassages::new(
+        sources.context.map_or("", |(file, _)| file),
+        sources.context.map_or("", |(_, text)| text),
+    ));
     let entries = sources.context.map(|(_, text)| EntryNames::new(text)).unwrap_or_default();
     let mut graph = sources.graph.map(GraphEvidence::new);
     let year_now = sources.year_now.unwrap_or_else(|| {
@@ -194,6 +266,8 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
     let mut under_heading: typed::Subject = None;
     let mut subject: typed::Subject = None;
     let mut last_end = 0;
+    let mut counts: Vec<u16> = vec![0; context.passages.len()];
+    let mut touched: Vec<u32> = Vec::new();
     split(draft)
         .into_iter()
         .map(|c| {
@@ -204,7 +278,9 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
             // positions the person for the role they want.
             let headline = claim_text.starts_with("# ");
             let aspiring = ws.iter().any(|w| ASPIRATION.contains(&fold(w.text).as_str()));
-            let context = if headline || aspiring { &all_context } else { &done_context };
+            // What the person wants supports only a claim about what they want (see
+            // `Passage::goal`).
+            let goals = headline || aspiring;
             // A new part of the draft (`## Education`) is about something else.
             if claim_text.starts_with("# ") || claim_text.starts_with("## ") {
                 under_heading = None;
@@ -244,16 +320,62 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
             }
             subject = next;
             last_end = c.span.end;
-            let mut related: Vec<(usize, &Passage)> = context
+            // The passages sharing content words with the claim, found through the stems'
+            // posting lists and counted in one array reused for every claim (a common word is
+            // in every passage of a long file: no map, no sort of them all).
+            touched.clear();
+            for st in &stems {
+                for &i in context.by_stem.get(st.as_str()).into_iter().flatten() {
+                    let n = &mut counts[i as usize];
+                    if *n == 0 {
+                        touched.push(i);
+                    }
+                    *n = n.saturating_add(1);
+                }
+            }
+            touched.sort_unstable();
+            let records: Vec<(usize, &Passage)> = record_ids
                 .iter()
-                .chain(record_ids.iter().filter_map(|id| graph.as_ref().and_then(|g| g.get(id))))
+                .filter_map(|id| graph.as_ref().and_then(|g| g.get(id)))
                 .map(|p| (stems.iter().filter(|s| p.stems.contains(*s)).count(), p))
                 .filter(|(n, _)| *n > 0)
                 .collect();
-            related.sort_by_key(|r| std::cmp::Reverse(r.0));
-            let best = related.first().map_or(0, |r| r.0);
-            let close = related.iter().take_while(|r| r.0 + 1 >= best).count();
-            related.truncate(close.clamp(RELATED_MIN, RELATED_MAX));
+            // By count, highest first; in one count the file's passages in file order, then the
+            // records: all those within one of the best, at least RELATED_MIN, at most
+            // RELATED_MAX. Ranked before any is made: only the few kept are.
+            let best = touched
+                .iter()
+                .filter(|&&i| goals || !context.goal[i as usize])
+                .map(|&i| usize::from(counts[i as usize]))
+                .chain(records.iter().map(|r| r.0))
+                .max()
+                .unwrap_or(0);
+            let mut ranked: Vec<(usize, Result<u32, usize>)> = Vec::new();
+            for level in (1..=best).rev() {
+                let close = ranked.len();
+                if close >= RELATED_MAX || (level + 1 < best && close >= RELATED_MIN) {
+                    break;
+                }
+                ranked.extend(
+                    touched
+                        .iter()
+                        .filter(|&&i| usize::from(counts[i as usize]) == level && (goals || !context.goal[i as usize]))
+                        .map(|&i| (level, Ok(i)))
+                        .chain(records.iter().enumerate().filter(|(_, r)| r.0 == level).map(|(k, _)| (level, Err(k)))),
+                );
+            }
+            for &i in &touched {
+                counts[i as usize] = 0;
+            }
+            let close = ranked.iter().take_while(|r| r.0 + 1 >= best).count();
+            ranked.truncate(close.clamp(RELATED_MIN, RELATED_MAX));
+            let related: Vec<(usize, Cow<'_, Passage>)> = ranked
+                .into_iter()
+                .map(|(n, at)| match at {
+                    Ok(i) => (n, Cow::Owned(context.passages.get(i as usize))),
+                    Err(k) => (n, Cow::Owned(records[k].1.clone())),
+                })
+                .collect();
             // When the claim names entries of the Career Context, a passage of another entry
             // neither supports nor contradicts its numbers and dates (see [`Related`]). The
             // entry a claim is about only by being under its heading does not restrict them:
@@ -262,8 +384,8 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
             let related: Vec<Related> = related
                 .into_iter()
                 .map(|(overlap, p)| {
-                    let same_subject = named.covers(p);
-                    Related { overlap, same_subject, may_support: same_subject || !p.in_entry, passage: p.clone() }
+                    let (same_subject, in_entry) = (named.covers(&p), p.in_entry);
+                    Related { overlap, same_subject, may_support: same_subject || !in_entry, passage: p }
                 })
                 .collect();
             let mut claimed: Vec<f64> = fact_texts.iter().flat_map(|f| f.numbers.iter().map(|n| n.value)).collect();
@@ -303,7 +425,7 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
                     kind: f.kind,
                     text: draft[f.span.clone()].to_owned(),
                     span: f.span.clone(),
-                    status: judge(f, &in_claim, context, graph.as_mut()),
+                    status: judge(f, &in_claim, &context, goals, graph.as_mut()),
                 })
                 .collect();
             // A contradiction needs the same subject: when a name of the claim is not in the
@@ -405,11 +527,11 @@ pub(crate) fn evidence_at(p: &Passage, at: usize) -> Evidence {
 /// contradict it; one that is about no entry at all (the QUICK REFERENCE, the VERIFIED FACTS) may
 /// still support it (`may_support`), but not one of another entry: Brightwave Health's dates do
 /// not support a claim about Brightwave Analytics (found in review, with 40 such swaps passing).
-struct Related {
+struct Related<'p> {
     overlap: usize,
     same_subject: bool,
     may_support: bool,
-    passage: Passage,
+    passage: Cow<'p, Passage>,
 }
 
 /// The claim a fact is judged in.
@@ -422,7 +544,7 @@ struct InClaim<'a> {
     /// the "other value" of a contradiction (`from 41 to 15 minutes` is not contradicted by 41).
     claimed: &'a [f64],
 
-    related: &'a [Related],
+    related: &'a [Related<'a>],
     /// The Career Context entries the claim names.
     named: &'a Named<'a>,
     /// The claim's names (folded words) and the stems of their words.
@@ -527,15 +649,21 @@ impl Hedge {
     }
 }
 
-fn judge(f: &FactText, claim: &InClaim<'_>, context: &[Passage], graph: Option<&mut GraphEvidence<'_>>) -> FactStatus {
+fn judge(
+    f: &FactText,
+    claim: &InClaim<'_>,
+    context: &Context<'_>,
+    goals: bool,
+    graph: Option<&mut GraphEvidence<'_>>,
+) -> FactStatus {
     match f.kind {
-        FactKind::Name => judge_name(f, context, graph),
-        FactKind::Number => judge_number(f, claim, context),
+        FactKind::Name => judge_name(f, context, goals, graph),
+        FactKind::Number => judge_number(f, claim, context, goals),
         FactKind::Date => judge_date(f, claim),
     }
 }
 
-fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidence<'_>>) -> FactStatus {
+fn judge_name(f: &FactText, context: &Context<'_>, goals: bool, graph: Option<&mut GraphEvidence<'_>>) -> FactStatus {
     let mut forms: Vec<&[String]> = vec![&f.name];
     // `Aspiring Head of Science`: the wish is not part of the name.
     let wish = f.name.first().is_some_and(|w| ASPIRATION.contains(&w.as_str()));
@@ -543,8 +671,22 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
         forms.push(&f.name[1..]);
     }
     for form in &forms {
-        if let Some((p, at)) = context.iter().find_map(|p| p.find_name(form).map(|at| (p, at))) {
-            return FactStatus::Supported(evidence(p, at));
+        // The first passage in file order holding the name: among those holding the stem of
+        // its first content word (only its words are read; the one found is made).
+        // The rarest of its words is the key (`Works 123`: the number, not `works`).
+        let key = form
+            .iter()
+            .map(|w| index_key(w))
+            .filter(|k| !k.is_empty())
+            .min_by_key(|k| context.by_stem.get(k).map_or(0, Vec::len))
+            .unwrap_or_default();
+        if let Some((p, at)) = context
+            .indices(context.by_stem.get(&key), goals)
+            .find(|&i| context.passages.holds_name(i, form))
+            .map(|i| context.passages.get(i))
+            .and_then(|p| p.find_name(form).map(|at| (p, at)))
+        {
+            return FactStatus::Supported(evidence(&p, at));
         }
     }
     if let Some(g) = graph {
@@ -562,7 +704,7 @@ fn judge_name(f: &FactText, context: &[Passage], graph: Option<&mut GraphEvidenc
     FactStatus::Unsupported
 }
 
-fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactStatus {
+fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &Context<'_>, goals: bool) -> FactStatus {
     let InClaim { ws, base, related, .. } = *claim;
     let Some(n) = f.numbers.first() else { return FactStatus::Unsupported };
     // Units must agree when both numbers have one (`12 engineers` is not `12 minutes`); a
@@ -685,7 +827,9 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &[Passage]) -> FactS
         }
     }
     if n.unit.is_some() {
-        for p in context.iter().filter(|p| claim.may_support(p)) {
+        let same = context.by_number.get(&(n.unit.clone(), n.value.to_bits()));
+        for p in context.list(same, goals).filter(|p| claim.may_support(p)) {
+            let p = &p;
             if let Some(m) = p.numbers.iter().find(|m| m.same_value(n) && m.unit == n.unit && of_the_claim(p, m)) {
                 return FactStatus::Supported(evidence(p, m.span.start));
             }
