@@ -412,6 +412,18 @@ impl<'t> ContextPassages<'t> {
         Passage { entries, goal, ..Passage::new(origin, s, map, body_at, in_entry) }
     }
 
+    /// Whether passage `i` may bear out a number of a claim that names the entries `named` (its
+    /// heading lines): it is about no entry, or about one of them ([`Named::covers`]), read
+    /// without making the passage.
+    pub fn may_support(&self, i: usize, named: &Named<'_>) -> bool {
+        let spec = &self.specs[i];
+        let (_, chain) = self.context_of(spec.line_idx);
+        spec.whole_person
+            || chain.is_empty()
+            || named.entries.is_empty()
+            || chain.iter().any(|&k| named.entries.contains(&self.headings[k].0))
+    }
+
     /// Whether passage `i` says what the person wants (see [`Passage::goal`]), without making it.
     pub fn is_goal(&self, i: usize) -> bool {
         let spec = &self.specs[i];

@@ -220,11 +220,7 @@ impl<'a> Context<'a> {
     }
 
     /// The passages of a posting list that a claim may read (`goals`: what the person wants),
-    /// in file order, made.
-    fn list<'s>(&'s self, list: Option<&'s Vec<u32>>, goals: bool) -> impl Iterator<Item = Passage> + 's {
-        self.indices(list, goals).map(|i| self.passages.get(i))
-    }
-
+    /// in file order.
     fn indices<'s>(&'s self, list: Option<&'s Vec<u32>>, goals: bool) -> impl Iterator<Item = usize> + 's {
         list.into_iter().flatten().map(|&i| i as usize).filter(move |&i| goals || !self.goal[i])
     }
@@ -333,7 +329,6 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
                     *n = n.saturating_add(1);
                 }
             }
-            touched.sort_unstable();
             let records: Vec<(usize, &Passage)> = record_ids
                 .iter()
                 .filter_map(|id| graph.as_ref().and_then(|g| g.get(id)))
@@ -342,27 +337,33 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
                 .collect();
             // By count, highest first; in one count the file's passages in file order, then the
             // records: all those within one of the best, at least RELATED_MIN, at most
-            // RELATED_MAX. Ranked before any is made: only the few kept are.
+            // RELATED_MAX. Ranked before any is made, and only the passages kept are sorted.
+            let allowed = |i: u32| goals || !context.goal[i as usize];
             let best = touched
                 .iter()
-                .filter(|&&i| goals || !context.goal[i as usize])
+                .filter(|&&i| allowed(i))
                 .map(|&i| usize::from(counts[i as usize]))
                 .chain(records.iter().map(|r| r.0))
                 .max()
                 .unwrap_or(0);
             let mut ranked: Vec<(usize, Result<u32, usize>)> = Vec::new();
             for level in (1..=best).rev() {
-                let close = ranked.len();
-                if close >= RELATED_MAX || (level + 1 < best && close >= RELATED_MIN) {
+                let room = RELATED_MAX - ranked.len();
+                if room == 0 || (level + 1 < best && ranked.len() >= RELATED_MIN) {
                     break;
                 }
-                ranked.extend(
-                    touched
-                        .iter()
-                        .filter(|&&i| usize::from(counts[i as usize]) == level && (goals || !context.goal[i as usize]))
-                        .map(|&i| (level, Ok(i)))
-                        .chain(records.iter().enumerate().filter(|(_, r)| r.0 == level).map(|(k, _)| (level, Err(k)))),
-                );
+                let mut at: Vec<u32> = touched
+                    .iter()
+                    .copied()
+                    .filter(|&i| usize::from(counts[i as usize]) == level && allowed(i))
+                    .collect();
+                if at.len() > room {
+                    at.select_nth_unstable(room - 1);
+                    at.truncate(room);
+                }
+                at.sort_unstable();
+                ranked.extend(at.into_iter().map(|i| (level, Ok(i))));
+                ranked.extend(records.iter().enumerate().filter(|(_, r)| r.0 == level).map(|(k, _)| (level, Err(k))));
             }
             for &i in &touched {
                 counts[i as usize] = 0;
@@ -673,15 +674,24 @@ fn judge_name(f: &FactText, context: &Context<'_>, goals: bool, graph: Option<&m
     for form in &forms {
         // The first passage in file order holding the name: among those holding the stem of
         // its first content word (only its words are read; the one found is made).
-        // The rarest of its words is the key (`Works 123`: the number, not `works`).
-        let key = form
-            .iter()
-            .map(|w| index_key(w))
-            .filter(|k| !k.is_empty())
-            .min_by_key(|k| context.by_stem.get(k).map_or(0, Vec::len))
-            .unwrap_or_default();
+        // The passages holding every word of it: the posting lists of its words intersected,
+        // the shortest first (`Works 123`: the number's few, not the thousands of `works`).
+        let mut lists: Vec<&Vec<u32>> = Vec::new();
+        for key in form.iter().map(|w| index_key(w)).filter(|k| !k.is_empty()) {
+            match context.by_stem.get(&key) {
+                Some(list) => lists.push(list),
+                None => lists.clear(),
+            }
+            if lists.is_empty() {
+                break;
+            }
+        }
+        lists.sort_by_key(|l| l.len());
+        let holding: Option<Vec<u32>> = lists.split_first().map(|(first, rest)| {
+            first.iter().copied().filter(|i| rest.iter().all(|l| l.binary_search(i).is_ok())).collect()
+        });
         if let Some((p, at)) = context
-            .indices(context.by_stem.get(&key), goals)
+            .indices(holding.as_ref(), goals)
             .find(|&i| context.passages.holds_name(i, form))
             .map(|i| context.passages.get(i))
             .and_then(|p| p.find_name(form).map(|at| (p, at)))
@@ -828,7 +838,8 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &Context<'_>, goals:
     }
     if n.unit.is_some() {
         let same = context.by_number.get(&(n.unit.clone(), n.value.to_bits()));
-        for p in context.list(same, goals).filter(|p| claim.may_support(p)) {
+        let candidates = context.indices(same, goals).filter(|&i| context.passages.may_support(i, claim.named));
+        for p in candidates.map(|i| context.passages.get(i)).filter(|p| claim.may_support(p)) {
             let p = &p;
             if let Some(m) = p.numbers.iter().find(|m| m.same_value(n) && m.unit == n.unit && of_the_claim(p, m)) {
                 return FactStatus::Supported(evidence(p, m.span.start));

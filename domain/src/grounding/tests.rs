@@ -449,3 +449,127 @@ fn change_sizes_decades_and_year_spans() {
     assert_eq!(claims[1].status, ClaimStatus::NoCheckableFacts, "{:#?}", claims[1]);
     assert_ne!(claims[2].status, ClaimStatus::Supported, "2022-2025 is three years: {:#?}", claims[2]);
 }
+
+/// A generated person: roles of distinct titles at distinct employers in consecutive years,
+/// each with a team size, as a Career Context and as a draft that repeats every fact.
+#[derive(Debug)]
+struct Person {
+    /// (rank, field, head, employer, start, end, team)
+    roles: Vec<(&'static str, &'static str, &'static str, &'static str, i32, i32, u32)>,
+}
+
+const RANKS: [&str; 3] = ["Junior", "", "Senior"];
+const FIELDS: [&str; 4] = ["Platform", "Ward", "Litigation", "Chemistry"];
+const HEADS: [&str; 3] = ["Engineer", "Nurse", "Teacher"];
+const EMPLOYERS: [&str; 5] = ["Kestrel Foods", "Orla Hospital", "Brightmoor Academy", "Vantor Systems", "Pellow Legal"];
+
+impl Person {
+    fn title(&self, k: usize) -> String {
+        let (rank, field, head, ..) = self.roles[k];
+        [rank, field, head].iter().filter(|w| !w.is_empty()).copied().collect::<Vec<_>>().join(" ")
+    }
+
+    fn context(&self) -> String {
+        let mut s = String::from(
+            "# Gen Person - Generated\n\n## QUICK REFERENCE\n```yaml\nname: Gen Person\npositioning_summary: Generated.\n```\n\n\
+             Scope: generated.\n\n## PROFESSIONAL EXPERIENCE\n\n",
+        );
+        for (k, r) in self.roles.iter().enumerate() {
+            s.push_str(&format!(
+                "### {} [ROLE] - {} ({}-{})\n\n- Led a team of {} analysts.\n\n",
+                self.title(k),
+                r.3,
+                r.4,
+                r.5,
+                r.6
+            ));
+        }
+        s
+    }
+
+    /// Two claims of a role: its title, employer and dates; its team size, in the file's words.
+    fn claims(title: &str, employer: &str, start: i32, end: i32, team: u32) -> String {
+        format!("- {title} at {employer} ({start}-{end})\n- Led a team of {team} analysts at {employer}.\n")
+    }
+}
+
+fn person() -> impl proptest::strategy::Strategy<Value = Person> {
+    use proptest::prelude::*;
+    (2usize..5, 0usize..3, proptest::collection::vec((0usize..3, 2u32..40), 5)).prop_map(|(n, shift, picks)| {
+        let mut year = 2000;
+        let roles = (0..n)
+            .map(|k| {
+                let (rank, team) = picks[k];
+                let len = 2 + ((k + shift) % 3) as i32;
+                let r = (
+                    RANKS[rank],
+                    FIELDS[k % 4],
+                    HEADS[(k + shift) % 3],
+                    EMPLOYERS[k],
+                    year,
+                    year + len,
+                    team + k as u32 * 50,
+                );
+                year += len;
+                r
+            })
+            .collect();
+        Person { roles }
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, ..Default::default() })]
+
+    /// A draft that repeats each role (title, employer, dates, team size) is supported, and
+    /// changing one attribute of one role (a more senior title, another role's title, a start or
+    /// end year, the team size, the employer) turns exactly that claim contradicted.
+    #[test]
+    fn one_changed_attribute_contradicts_exactly_that_claim(p in person(), pick in 0usize..8, what in 0usize..6) {
+        let context = p.context();
+        let k = pick % p.roles.len();
+        let mut draft = String::new();
+        let mut changed = String::new();
+        for (i, r) in p.roles.iter().enumerate() {
+            let (mut title, mut start, mut end, mut team, mut employer) = (p.title(i), r.4, r.5, r.6, r.3);
+            if i == k {
+                match what {
+                    // A rank above the held one.
+                    0 => title = format!("Principal {} {}", r.1, r.2),
+                    // Another role's title, at this employer.
+                    1 => title = p.title((i + 1) % p.roles.len()),
+                    2 => start -= 1,
+                    3 => end += 3,
+                    4 => team += 7,
+                    // The title and dates claimed at the next role's employer.
+                    _ => employer = p.roles[(i + 1) % p.roles.len()].3,
+                }
+                changed = format!("{title} {employer} {start} {end} {team}");
+            }
+            let mut two = Person::claims(&title, employer, start, end, team);
+            if employer != r.3 {
+                // Only the first claim moves: the team claim stays at the role's own employer.
+                two = two.replacen(&format!("analysts at {employer}"), &format!("analysts at {}", r.3), 1);
+            }
+            draft.push_str(&two);
+        }
+        let claims = check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026) });
+        proptest::prop_assert_eq!(claims.len(), 2 * p.roles.len(), "{}", draft);
+        // The team size is the role's second claim.
+        let target = 2 * k + usize::from(what == 4);
+        for (i, c) in claims.iter().enumerate() {
+            let want = if i == target { ClaimStatus::Contradicted } else { ClaimStatus::Supported };
+            proptest::prop_assert_eq!(c.status, want, "claim {} ({}) of\n{}\nagainst\n{}\n{:#?}", i, changed, draft, context, c);
+        }
+    }
+
+    /// The same draft unchanged is fully supported.
+    #[test]
+    fn a_draft_repeating_every_role_is_supported(p in person()) {
+        let context = p.context();
+        let draft: String = p.roles.iter().enumerate().map(|(i, r)| Person::claims(&p.title(i), r.3, r.4, r.5, r.6)).collect();
+        for c in check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026) }) {
+            proptest::prop_assert_eq!(c.status, ClaimStatus::Supported, "{:#?}", c);
+        }
+    }
+}
