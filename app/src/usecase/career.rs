@@ -55,7 +55,10 @@ pub fn select(fs: &dyn FileSystem, sources: &Sources) -> Selection {
 /// Reads the file as text; invalid UTF-8 becomes U+FFFD, as VitaeContext 2.x reads it.
 pub fn read_text(fs: &dyn FileSystem, path: &Path) -> Result<String, LoadError> {
     match fs.read(path, MAX_CONTEXT_BYTES) {
-        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        // Valid UTF-8 is taken as it is: no second copy of a 16 MiB file.
+        Ok(bytes) => {
+            Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        }
         Err(e) => Err(match e.kind {
             FsErrorKind::NotFound | FsErrorKind::NotADirectory => LoadError::NotFound(path.to_path_buf()),
             FsErrorKind::IsADirectory | FsErrorKind::NotAFile => LoadError::NotAFile(path.to_path_buf()),

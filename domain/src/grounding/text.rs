@@ -89,6 +89,10 @@ pub fn words(text: &str) -> Vec<Word<'_>> {
 
 /// Lower case for comparison.
 pub fn fold(word: &str) -> String {
+    // Most words are ASCII: no Unicode case tables for them (a fifth of a long check's time).
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
     word.chars().flat_map(char::to_lowercase).map(|c| if c == '’' { '\'' } else { c }).collect()
 }
 
