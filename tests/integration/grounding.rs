@@ -55,7 +55,7 @@ fn fixture(name: &str) -> PathBuf {
 
 /// The checker's verdict as one of the label classes: partly supported and unsupported are both
 /// "something in it is invented".
-fn class(status: &str) -> &'static str {
+pub(crate) fn class(status: &str) -> &'static str {
     match status {
         "supported" => "supported",
         "contradicted" => "contradicted",

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::grounding::class;
 use crate::util::{Cmd, copy_dir, repo_root};
 
 /// One person of the corpus, with an indexed copy of their records when they have some.
@@ -59,16 +60,6 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| l.split('\t').map(str::to_owned).collect())
         .collect()
-}
-
-fn class(status: &str) -> &'static str {
-    match status {
-        "supported" => "supported",
-        "contradicted" => "contradicted",
-        "unsupported" | "partly_supported" => "invented",
-        "no_checkable_facts" => "none",
-        other => panic!("unknown status {other}"),
-    }
 }
 
 fn people() -> Vec<PathBuf> {

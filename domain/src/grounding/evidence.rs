@@ -389,21 +389,23 @@ impl<'t> ContextPassages<'t> {
         }
         map.push((s.len(), spec.body_line));
         let body_at = s.len();
-        match &spec.body {
-            Body::Span(r) => s.push_str(&self.text[r.clone()]),
-            Body::Made(b) => s.push_str(b),
-        }
+        s.push_str(self.body(i));
         (s, map, body_at)
+    }
+
+    /// Passage `i`'s own text.
+    fn body(&self, i: usize) -> &str {
+        match &self.specs[i].body {
+            Body::Span(r) => &self.text[r.clone()],
+            Body::Made(b) => b.as_str(),
+        }
     }
 
     /// Passage `i`, made.
     pub fn get(&self, i: usize) -> Passage {
         let spec = &self.specs[i];
         let (section, chain) = self.context_of(spec.line_idx);
-        let body = match &spec.body {
-            Body::Span(r) => &self.text[r.clone()],
-            Body::Made(b) => b.as_str(),
-        };
+        let body = self.body(i);
         let goal = is_goal_section(section) || (spec.whole_person && is_goal_key(body));
         let in_entry = !chain.is_empty() && !spec.whole_person;
         let origin = Origin::Context { file: self.file.to_owned(), section: section.to_owned() };
@@ -428,11 +430,7 @@ impl<'t> ContextPassages<'t> {
     pub fn is_goal(&self, i: usize) -> bool {
         let spec = &self.specs[i];
         let (section, _) = self.context_of(spec.line_idx);
-        let body = match &spec.body {
-            Body::Span(r) => &self.text[r.clone()],
-            Body::Made(b) => b.as_str(),
-        };
-        is_goal_section(section) || (spec.whole_person && is_goal_key(body))
+        is_goal_section(section) || (spec.whole_person && is_goal_key(self.body(i)))
     }
 
     /// Passage `i`'s full text (entry titles and its own), for indexing it without making it.

@@ -193,41 +193,10 @@ pub struct FactModel {
     prepared: std::sync::OnceLock<super::typed::Prepared>,
 }
 
-/// The languages a level word or code can be given for, and their ranks: CEFR A1-C2 are 1-6,
-/// native is 7.
+/// The language level a text states, on the CEFR scale (A1-C2 are 1-6; native is 6): the
+/// one reading of levels for postings, claims and files ([`super::levels::level_in`]).
 pub fn level_of(text: &str) -> Option<u8> {
-    let t = fold(text);
-    for (i, code) in ["a1", "a2", "b1", "b2", "c1", "c2"].iter().enumerate() {
-        if words(&t).iter().any(|w| w.text == *code) {
-            return u8::try_from(i + 1).ok();
-        }
-    }
-    const LEVELS: &[(&str, u8)] = &[
-        ("mother tongue", 7),
-        ("native", 7),
-        ("bilingual", 7),
-        ("first language", 7),
-        ("full professional", 5),
-        ("limited working", 3),
-        ("professional working", 4),
-        ("business", 4),
-        ("upper intermediate", 4),
-        ("upper-intermediate", 4),
-        ("fluent", 5),
-        ("fluency", 5),
-        ("advanced", 5),
-        ("proficient", 5),
-        ("professional", 4),
-        ("working knowledge", 3),
-        ("conversational", 3),
-        ("intermediate", 3),
-        ("good", 3),
-        ("elementary", 2),
-        ("basic", 2),
-        ("beginner", 1),
-        ("some", 2),
-    ];
-    LEVELS.iter().find(|(k, _)| contains_phrase(&t, k)).map(|&(_, l)| l)
+    super::levels::level_in(text)
 }
 
 /// Whether `phrase` occurs in `text` as whole words (both folded).
@@ -248,74 +217,8 @@ pub fn contains_phrase(text: &str, phrase: &str) -> bool {
     false
 }
 
-/// The languages a person may list, folded.
-pub const LANGUAGES: &[&str] = &[
-    "english",
-    "french",
-    "german",
-    "spanish",
-    "portuguese",
-    "italian",
-    "dutch",
-    "polish",
-    "arabic",
-    "mandarin",
-    "cantonese",
-    "chinese",
-    "japanese",
-    "korean",
-    "hindi",
-    "russian",
-    "turkish",
-    "swedish",
-    "danish",
-    "norwegian",
-    "finnish",
-    "greek",
-    "hebrew",
-    "irish",
-    "welsh",
-    "yoruba",
-    "igbo",
-    "hausa",
-    "swahili",
-    "urdu",
-    "bengali",
-    "punjabi",
-    "tamil",
-    "vietnamese",
-    "thai",
-    "indonesian",
-    "malay",
-    "czech",
-    "romanian",
-    "hungarian",
-    "ukrainian",
-    "catalan",
-    "basque",
-    "tagalog",
-    "farsi",
-    "persian",
-    "gujarati",
-    "somali",
-    "amharic",
-    "twi",
-    "croatian",
-    "serbian",
-    "slovak",
-    "bulgarian",
-    "lithuanian",
-    "latvian",
-    "estonian",
-    "icelandic",
-    "maltese",
-    "afrikaans",
-    "zulu",
-    "xhosa",
-];
-
 /// A calendar year written as a word (1950-2100).
-fn year_of(w: &str) -> Option<i32> {
+pub(crate) fn year_of(w: &str) -> Option<i32> {
     (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()))
         .then(|| w.parse().ok())
         .flatten()
@@ -663,7 +566,8 @@ impl FactModel {
                 }
                 "languages" | "language" | "spoken_languages" => {
                     let f = fold(&value);
-                    let name = words(&f).iter().map(|w| w.text).find(|w| LANGUAGES.contains(w)).map(str::to_owned);
+                    let name =
+                        words(&f).iter().map(|w| w.text).find(|w| super::levels::is_language(w)).map(str::to_owned);
                     if let Some(name) = name
                         && !model.person.languages.iter().any(|l| l.name == name && l.level.is_some())
                     {
@@ -756,7 +660,7 @@ Joined in March 2011, left in 2016.
         assert_eq!(m.person.location.as_ref().unwrap().0, "Leeds, UK");
         assert_eq!(m.person.years_experience.as_ref().unwrap().0, 12.0);
         let langs: Vec<(&str, Option<u8>)> = m.person.languages.iter().map(|l| (l.name.as_str(), l.level)).collect();
-        assert_eq!(langs, [("english", Some(7)), ("french", Some(4)), ("yoruba", Some(7))]);
+        assert_eq!(langs, [("english", Some(6)), ("french", Some(4)), ("yoruba", Some(6))]);
         assert_eq!(m.person.never_claim.len(), 2);
         assert_eq!(m.person.never_claim[1].0, ["people", "management"]);
     }

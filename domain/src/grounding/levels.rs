@@ -74,7 +74,8 @@ struct SaidYears {
 // ---------------------------------------------------------------------------------------------
 // Languages
 
-/// Language names a posting asks for, folded and sorted (binary-searched).
+/// Language names, folded and sorted (binary-searched): the one list that postings (`match`) and
+/// claims and files (`check`) are read with.
 const LANGUAGES: &[&str] = &[
     "afrikaans",
     "albanian",
@@ -102,10 +103,12 @@ const LANGUAGES: &[&str] = &[
     "german",
     "greek",
     "gujarati",
+    "hausa",
     "hebrew",
     "hindi",
     "hungarian",
     "icelandic",
+    "igbo",
     "indonesian",
     "irish",
     "italian",
@@ -137,10 +140,12 @@ const LANGUAGES: &[&str] = &[
     "telugu",
     "thai",
     "turkish",
+    "twi",
     "ukrainian",
     "urdu",
     "vietnamese",
     "welsh",
+    "xhosa",
     "yoruba",
     "zulu",
 ];
@@ -212,6 +217,13 @@ fn level_at(ws: &[Word<'_>], i: usize) -> Option<(u8, usize)> {
     LEVEL_WORDS.iter().find(|(w, _)| *w == f).map(|(_, l)| (*l, 1))
 }
 
+/// The first language level a text states (`C1`, `fluent`, `professional working
+/// proficiency`), on the scale of [`CEFR`] (native is 6).
+pub fn level_in(text: &str) -> Option<u8> {
+    let ws = words(text);
+    (0..ws.len()).find_map(|i| level_at(&ws, i)).map(|(l, _)| l)
+}
+
 /// How many words from a language name a level said of it may stand ("fluent in spoken and
 /// written French"): further off, `working` or `business` are about something else.
 const LEVEL_REACH: usize = 4;
@@ -279,7 +291,7 @@ pub fn degree_name(level: u8) -> &'static str {
 /// The degree level a word names, and whether the word names a degree only where a text is
 /// about degrees (`MA`, `MS`, `BA` are also a state, milliseconds, an airline; `master` a
 /// Scrum Master). Abbreviations count only when written with a capital.
-fn degree_word(word: &str) -> Option<(u8, bool)> {
+pub(crate) fn degree_word(word: &str) -> Option<(u8, bool)> {
     let f: String = fold(word).chars().filter(|c| *c != '.').collect();
     let f = f.strip_suffix("'s").or_else(|| f.strip_suffix("s'")).unwrap_or(&f);
     let capital = word.starts_with(|c: char| c.is_uppercase());
@@ -291,7 +303,10 @@ fn degree_word(word: &str) -> Option<(u8, bool)> {
         "ba" | "bs" | "bed" | "bfa" | "ab" if capital => (2, true),
         "masters" => (3, false),
         "master" | "postgraduate" => (3, true),
-        "msc" | "meng" | "mba" | "mphil" | "mres" if capital => (3, false),
+        "msc" | "meng" | "mba" | "mphil" | "mres" | "mchem" | "mphys" | "mmath" | "msci" | "jd" if capital => {
+            (3, false)
+        }
+        "pgce" | "pgcert" | "pgdip" if capital => (2, false),
         "ma" | "ms" | "llm" | "med" | "mfa" if capital => (3, true),
         "phd" | "dphil" | "edd" if capital => (4, false),
         "doctorate" => (4, false),
@@ -307,7 +322,7 @@ pub fn is_degree_word(word: &str) -> bool {
 }
 
 /// Whether a text is about degrees, so that an ambiguous degree word in it names one.
-fn about_degrees(folded: &str) -> bool {
+pub(crate) fn about_degrees(folded: &str) -> bool {
     ["degree", "hons", "graduat", "[thesis]"].iter().any(|k| folded.contains(k))
 }
 

@@ -23,6 +23,9 @@ pub use claims::FactKind;
 use claims::{FactText, claim_words, facts, split};
 use evidence::{ContextPassages, EntryNames, GraphEvidence, Named, Origin, Passage, RECORDS_PER_QUERY};
 use text::{fold, is_content, stem, stems_near, words};
+// Words that make a claim about what the person wants, which the GOALS AND TARGETING section
+// and the target QUICK REFERENCE keys may support (`Seeking a Staff Platform Engineer role`).
+use typed::ASPIRATION;
 
 use crate::graph::search::Searcher;
 
@@ -147,31 +150,6 @@ const RELATED_MIN: usize = 6;
 const RELATED_MAX: usize = 24;
 /// The content words a passage must share with a claim before it can contradict it.
 const CONTRADICTION_OVERLAP: usize = 2;
-
-/// Words that make a claim about what the person wants, which the GOALS AND TARGETING section
-/// and the target QUICK REFERENCE keys may support (`Seeking a Staff Platform Engineer role`).
-const ASPIRATION: &[&str] = &[
-    "seeking",
-    "seek",
-    "looking",
-    "open",
-    "want",
-    "wants",
-    "aspire",
-    "aspiring",
-    "target",
-    "targeting",
-    "next",
-    "hoping",
-    "interested",
-    "goal",
-    "goals",
-    "pursue",
-    "pursuing",
-    "applying",
-    "apply",
-    "application",
-];
 
 /// The Career Context's passages with the look-ups a claim needs, so that a claim costs what
 /// its own words find, not a scan of the whole file (2,000 claims against a 2 MB file took 25 s

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use super::Evidence;
-use super::facts::{Dates, End, Entity, FactModel, Kind, LANGUAGES, level_of};
+use super::facts::{Dates, End, Entity, FactModel, Kind, level_of, year_of as year_word};
 use super::text::{self, Word, fold, stem};
 
 /// What an assertion is about.
@@ -356,58 +356,6 @@ pub const ASPIRATION: &[&str] = &[
     "ambition",
 ];
 
-/// Degree words: (folded form, family, rank).
-const DEGREES: &[(&str, &str, i32)] = &[
-    ("diploma", "diploma", 1),
-    ("hnd", "diploma", 1),
-    ("foundation", "diploma", 1),
-    ("bsc", "bachelor", 2),
-    ("ba", "bachelor", 2),
-    ("beng", "bachelor", 2),
-    ("bed", "bachelor", 2),
-    ("llb", "bachelor", 2),
-    ("bn", "bachelor", 2),
-    ("bsn", "bachelor", 2),
-    ("bmus", "bachelor", 2),
-    ("bba", "bachelor", 2),
-    ("bachelor", "bachelor", 2),
-    ("bachelor's", "bachelor", 2),
-    ("bachelors", "bachelor", 2),
-    ("b.sc", "bachelor", 2),
-    ("b.a", "bachelor", 2),
-    ("b.eng", "bachelor", 2),
-    ("pgce", "pgce", 3),
-    ("pgdip", "pgdip", 3),
-    ("msc", "master", 4),
-    ("mchem", "master", 4),
-    ("mphys", "master", 4),
-    ("mmath", "master", 4),
-    ("msci", "master", 4),
-    ("ma", "master", 4),
-    ("meng", "master", 4),
-    ("mba", "master", 4),
-    ("llm", "master", 4),
-    ("med", "master", 4),
-    ("mres", "master", 4),
-    ("mphil", "master", 4),
-    ("mpa", "master", 4),
-    ("mph", "master", 4),
-    ("msn", "master", 4),
-    ("mst", "master", 4),
-    ("master", "master", 4),
-    ("master's", "master", 4),
-    ("masters", "master", 4),
-    ("m.sc", "master", 4),
-    ("m.a", "master", 4),
-    ("jd", "jd", 5),
-    ("phd", "doctorate", 6),
-    ("ph.d", "doctorate", 6),
-    ("dphil", "doctorate", 6),
-    ("doctorate", "doctorate", 6),
-    ("doctoral", "doctorate", 6),
-    ("edd", "doctorate", 6),
-];
-
 /// Words after a degree that are not its field (`MSc thesis`, `BSc (Hons) degree`).
 const NOT_FIELD: &[&str] = &[
     "hons",
@@ -426,9 +374,11 @@ const NOT_FIELD: &[&str] = &[
     "merit",
 ];
 
-fn degree_word(w: &str) -> Option<(&'static str, i32)> {
-    let w = w.trim_end_matches('.');
-    DEGREES.iter().find(|(d, _, _)| *d == w).map(|&(_, f, r)| (f, r))
+/// The level of a degree word as written (1 diploma, 2 bachelor, 3 master, 4 doctorate), the
+/// one table [`super::levels`] reads postings with; an ambiguous one (`MA`, `master`,
+/// `Associate`) only in a text about degrees.
+fn degree_word(word: &str, about_degrees: bool) -> Option<u8> {
+    super::levels::degree_word(word).filter(|(_, ambiguous)| !ambiguous || about_degrees).map(|(l, _)| l)
 }
 
 /// Words that say a claim is about a credential (a certificate, licence, award, patent or
@@ -592,8 +542,8 @@ pub struct Prepared {
     role_titles: Vec<(u32, Title)>,
     /// The roles at each organisation (its folded words).
     by_org: HashMap<Vec<String>, Vec<u32>>,
-    /// The degrees, with their family, rank and field.
-    degrees: Vec<(u32, (&'static str, i32), Vec<String>)>,
+    /// The degrees, with their level and field.
+    degrees: Vec<(u32, u8, Vec<String>)>,
     /// The words of role titles and target roles other than role words and ranks, by their
     /// first four letters ([`same_word`]).
     vocabulary: HashSet<String>,
@@ -653,19 +603,19 @@ impl Prepared {
     }
 }
 
-/// A degree entry's family, rank and field (`MSc Computer Science`: master, 4, computer
-/// science).
-fn degree_of(e: &Entity) -> Option<((&'static str, i32), Vec<String>)> {
+/// A degree entry's level and field (`MSc Computer Science`: 3, computer science).
+fn degree_of(e: &Entity) -> Option<(u8, Vec<String>)> {
     if e.kind != Kind::Degree {
         return None;
     }
-    let k = e.title_words.iter().position(|w| degree_word(w).is_some())?;
-    let field: Vec<String> = e.title_words[k + 1..]
+    let ws = text::words(&e.title);
+    let k = ws.iter().position(|w| degree_word(w.text, true).is_some())?;
+    let field: Vec<String> = ws[k + 1..]
         .iter()
+        .map(|w| fold(w.text))
         .filter(|w| text::is_content(w) && !NOT_FIELD.contains(&w.as_str()))
-        .cloned()
         .collect();
-    Some((degree_word(&e.title_words[k])?, field))
+    Some((degree_word(ws[k].text, true)?, field))
 }
 
 /// Reads and judges the typed assertions of one claim.
@@ -785,7 +735,10 @@ impl Judge<'_> {
                 let k = from - 1;
                 let p = c.folded[k].as_str();
                 if seniority_word(p).is_some()
-                    || (cap_ok(k) && text::is_content(p) && degree_word(p).is_none() && !SELF_CUES.contains(&p))
+                    || (cap_ok(k)
+                        && text::is_content(p)
+                        && degree_word(c.ws[k].text, false).is_none()
+                        && !SELF_CUES.contains(&p))
                 {
                     from -= 1;
                 } else {
@@ -1212,14 +1165,20 @@ impl Judge<'_> {
 
     fn degrees(&self, c: &Claim<'_>, a: &mut Vec<Assertion>, anchored: &mut bool) {
         let prep = self.model.prepared();
-        let held: Vec<(&Entity, (&str, i32), Vec<String>)> = prep
+        let held: Vec<(&Entity, u8, Vec<String>)> = prep
             .degrees
             .iter()
             .map(|(i, d, f)| (&self.model.entities[*i as usize], *d, f.clone()))
             .chain(self.records.iter().filter_map(|e| degree_of(e).map(|(d, f)| (e, d, f))))
             .collect();
+        // An ambiguous degree word (`MA`, `master`, `Associate`) names a degree only in a claim
+        // about study.
+        let about = super::levels::about_degrees(&fold(c.text))
+            || c.folded
+                .iter()
+                .any(|w| matches!(w.as_str(), "university" | "college" | "institute" | "graduated" | "studied"));
         for i in 0..c.folded.len() {
-            let Some((family, rank)) = degree_word(&c.folded[i]) else { continue };
+            let Some(level) = degree_word(c.ws[i].text, about) else { continue };
             // `MA` or `BA` mid-sentence must be capitalised as degrees are.
             if c.ws[i].text.len() <= 3 && !c.ws[i].text.starts_with(char::is_uppercase) {
                 continue;
@@ -1235,7 +1194,10 @@ impl Judge<'_> {
                 {
                     break;
                 }
-                if matches!(w, "from" | "at" | "with" | "and") || year_word(w).is_some() || degree_word(w).is_some() {
+                if matches!(w, "from" | "at" | "with" | "and")
+                    || year_word(w).is_some()
+                    || degree_word(c.ws[j].text, about).is_some()
+                {
                     break;
                 }
                 if text::is_content(w) && !NOT_FIELD.contains(&w) {
@@ -1269,12 +1231,13 @@ impl Judge<'_> {
                     c.folded[s..e].to_vec()
                 })
             };
-            let inst = inst.filter(|w| !(w.is_empty() || w.len() == 1 && degree_word(&w[0]).is_some()));
+            let inst =
+                inst.filter(|w| !(w.is_empty() || w.len() == 1 && degree_word(&w[0].to_uppercase(), true).is_some()));
             *anchored = true;
             let end = j.max(i + 1);
             let span = c.span(i, end);
             let shown = c.words_text(i, end);
-            let by_inst: Vec<&(&Entity, (&str, i32), Vec<String>)> = match &inst {
+            let by_inst: Vec<&(&Entity, u8, Vec<String>)> = match &inst {
                 Some(iw) => held
                     .iter()
                     .filter(|(e, _, _)| {
@@ -1285,7 +1248,7 @@ impl Judge<'_> {
                 None => Vec::new(),
             };
             let field_fits = |f: &[String]| field.iter().all(|w| f.iter().any(|h| same_word(w, h)));
-            let same_level = |d: &(&str, i32)| d.0 == family;
+            let same_level = |d: &u8| *d == level;
             // The year the claim gives the degree, if any.
             let year = (end..c.folded.len().min(end + 10)).find_map(|k| year_word(&c.folded[k]));
             let in_time = |e: &Entity| {
@@ -1314,7 +1277,7 @@ impl Judge<'_> {
                     match held.iter().find(|h| same_level(&h.1)) {
                         Some(h) => Some((true, h.0)),
                         // `a master's degree` when the highest held is a bachelor's.
-                        None => held.iter().filter(|h| h.1.1 < rank).max_by_key(|h| h.1.1).map(|h| (false, h.0)),
+                        None => held.iter().filter(|h| h.1 < level).max_by_key(|h| h.1).map(|h| (false, h.0)),
                     }
                 } else {
                     same_field.first().map(|h| (false, h.0))
@@ -1384,7 +1347,7 @@ impl Judge<'_> {
         ];
         for i in 0..c.folded.len() {
             let w = c.folded[i].as_str();
-            if !LANGUAGES.contains(&w) || !c.capitalised(i) {
+            if !super::levels::is_language(w) || !c.capitalised(i) {
                 continue;
             }
             // The clause the language is in.
@@ -1414,7 +1377,7 @@ impl Judge<'_> {
                 None if self.model.person.languages.is_empty() => continue,
                 None => (Verdict::Unsupported, format!("{} is not among the languages the files give", c.ws[i].text)),
                 Some(l) => match (level, l.level) {
-                    (Some(claimed), Some(has)) if claimed > has && !(claimed == 5 && has == 6) => (
+                    (Some(claimed), Some(has)) if claimed > has => (
                         Verdict::Contradicted { evidence: l.evidence.clone(), found: l.text.clone() },
                         format!("a higher level than the files give: {}", l.text),
                     ),
@@ -1445,13 +1408,6 @@ impl Judge<'_> {
             });
         }
     }
-}
-
-fn year_word(w: &str) -> Option<i32> {
-    (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| w.parse().ok())
-        .flatten()
-        .filter(|y| (1950..=2100).contains(y))
 }
 
 fn is_present_word(w: &str) -> bool {
