@@ -308,8 +308,16 @@ fn take_dates(s: &str) -> (String, Dates) {
     (out, dates)
 }
 
+/// The folded words of a name, a possessive `'s` dropped (`St Brannock's` and `Halden's region`
+/// are read as claims read them).
 fn folded_words(s: &str) -> Vec<String> {
-    words(s).iter().map(|w| fold(w.text)).collect()
+    words(s)
+        .iter()
+        .map(|w| {
+            let f = fold(w.text);
+            f.strip_suffix("'s").map_or_else(|| f.clone(), str::to_owned)
+        })
+        .collect()
 }
 
 fn clean(s: &str) -> String {

@@ -251,7 +251,7 @@ pub fn language_level_asked(ws: &[Word<'_>], at: usize) -> Option<(u8, String)> 
 /// The level the files give the language at word `i` of a passage: a level expression right
 /// after it (`French (C1)`, `Portuguese: native`, up to the next language named) or just before
 /// it in its clause (`native French speaker`).
-fn language_level_held(ws: &[Word<'_>], i: usize) -> Option<u8> {
+pub(crate) fn language_level_held(ws: &[Word<'_>], i: usize) -> Option<u8> {
     let mut j = i + 1;
     while j < ws.len() && j <= i + 5 {
         if is_language(&fold(ws[j].text)) {

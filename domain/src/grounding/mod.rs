@@ -418,6 +418,15 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
                 }
             }
             // `Dear Hiring Manager,` greets the reader: nothing in it is about the person.
+            // A claim about what the person wants names the employer or post they want: a name
+            // the files lack there is no invented fact (`applying for the Project Manager role at
+            // Greystone Build`).
+            let applying = ws
+                .iter()
+                .any(|w| matches!(fold(w.text).as_str(), "applying" | "apply" | "application" | "seeking" | "seek"));
+            if applying && !headline {
+                facts.retain(|f| !(f.kind == FactKind::Name && f.status == FactStatus::Unsupported));
+            }
             let salutation = claims::is_salutation(claim_text);
             if salutation {
                 facts.clear();

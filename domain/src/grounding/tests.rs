@@ -573,3 +573,51 @@ proptest::proptest! {
         }
     }
 }
+
+/// Classes found by a held-out review (a civil engineer and a chef): each year to the credential
+/// it bears out, each language its own level, `graduated in`, the city after an employer,
+/// another organisation is not the entry above, a possessive names its owner.
+#[test]
+fn classes_from_a_held_out_review() {
+    const CC: &str = "\
+# Tom Held - Site manager
+## QUICK REFERENCE
+```yaml
+name: Tom Held
+positioning_summary: Site manager.
+location: Manchester, UK
+languages: [Polish (C1), German (A2)]
+```
+Scope: work.
+## EXPERIENCE
+### Site Manager [ROLE] - Halden Build, Leeds (2016-present)
+TL;DR: Schools.
+### Commis Chef [ROLE] - Harcourt Grill, Dublin (2010-2012)
+### Sous Chef [ROLE] - Ostra, Barcelona (2012-2015)
+## EDUCATION
+### BEng Civil Engineering [DEGREE] - University of Salford (2011-2014)
+## CERTIFICATIONS
+### NEBOSH National General Certificate [CERT] (2017)
+### Temporary Works Coordinator [CERT] - CITB (2016)
+";
+    let run = |d: &str| check(d, Sources { context: Some(("cc.md", CC)), graph: None, year_now: Some(2026) });
+    let status = |d: &str| run(d)[0].status;
+    assert_eq!(
+        status(
+            "I completed the NEBOSH National General Certificate in 2017 and the CITB Temporary Works Coordinator course in 2016."
+        ),
+        ClaimStatus::Supported
+    );
+    assert_eq!(status("I speak Polish at C1 level and basic German."), ClaimStatus::Supported);
+    assert_eq!(status("I speak Polish at C1 level and fluent German."), ClaimStatus::Contradicted);
+    assert_eq!(status("I graduated in 2014."), ClaimStatus::Supported);
+    assert_eq!(status("I graduated in 2008."), ClaimStatus::Contradicted);
+    assert_eq!(status("- Sous Chef, Ostra, Madrid (2012-2015)"), ClaimStatus::Contradicted);
+    assert_eq!(status("- Sous Chef, Ostra, Barcelona (2012-2015)"), ClaimStatus::Supported);
+    assert_eq!(status("- Junior Sous Chef, Harcourt Grill (2010-2012)"), ClaimStatus::Contradicted);
+    // Under a role heading, a season at an employer the files lack is not that role's.
+    let claims = run("### Site Manager - Halden Build (2016-present)\n\n- I also worked a season at Noma in 2018.\n");
+    assert_ne!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
+    // A possessive names its owner: the employer as the files write it.
+    assert_eq!(status("I was Head of Site Operations at Halden Build's Leeds office."), ClaimStatus::Contradicted);
+}

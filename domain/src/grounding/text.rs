@@ -79,7 +79,7 @@ pub fn words(text: &str) -> Vec<Word<'_>> {
             out.push(Word { text: &text[start..end], span: start..end, after_break: pending_break });
             pending_break = false;
         } else if matches!(c, ',' | ';' | ':' | '(' | ')' | '[' | ']' | '\n' | '|' | '!' | '?' | '"' | '.')
-            || matches!(c, '–' | '—' | '-' | '/' | '•')
+            || matches!(c, '–' | '—' | '-' | '/' | '•' | '·')
         {
             pending_break = true;
         }
@@ -228,6 +228,11 @@ const UNITS: &[(&str, &[&str])] = &[
     ("mb", &["mb"]),
     ("gb", &["gb"]),
     ("tb", &["tb"]),
+    ("km", &["km", "kilometre", "kilometres", "kilometer", "kilometers"]),
+    ("kg", &["kg", "kilogram", "kilograms"]),
+    ("kw", &["kw", "kilowatt", "kilowatts"]),
+    ("mw", &["mw", "megawatt", "megawatts"]),
+    ("kwh", &["kwh"]),
     ("pb", &["pb"]),
 ];
 

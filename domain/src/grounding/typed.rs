@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use super::Evidence;
-use super::facts::{Dates, End, Entity, FactModel, Kind, level_of, year_of as year_word};
+use super::facts::{Dates, End, Entity, FactModel, Kind, year_of as year_word};
 use super::text::{self, Word, fold, stem};
 
 /// What an assertion is about.
@@ -188,6 +188,28 @@ const HEADS: &[&str] = &[
     "tester",
     "operator",
     "mentor",
+    "chef",
+    "cook",
+    "baker",
+    "sommelier",
+    "surveyor",
+    "foreman",
+    "electrician",
+    "carpenter",
+    "plumber",
+    "inspector",
+    "agent",
+    "planner",
+    "buyer",
+    "worker",
+    "receptionist",
+    "caretaker",
+    "dentist",
+    "paramedic",
+    "psychologist",
+    "librarian",
+    "producer",
+    "journalist",
 ];
 
 /// Seniority words and their rank (tenths): junior < plain (20) < senior < staff/lead <
@@ -663,7 +685,15 @@ impl Judge<'_> {
         carried: &Subject,
         aspiration: bool,
     ) -> (Reading, Subject) {
-        let c = Claim { text, base, ws, folded: ws.iter().map(|w| fold(w.text)).collect() };
+        // `Halden's northern region` names Halden.
+        let folded = ws
+            .iter()
+            .map(|w| {
+                let f = fold(w.text);
+                f.strip_suffix("'s").map_or_else(|| f.clone(), str::to_owned)
+            })
+            .collect();
+        let c = Claim { text, base, ws, folded };
         let mut out = Reading::default();
         // The entities the claim names: by organisation first.
         let mut named: Vec<(&Entity, Range<usize>, bool)> =
@@ -677,8 +707,18 @@ impl Judge<'_> {
             .iter()
             .map(|(e, _, _)| (e.title_words.iter().chain(&e.org_words).cloned().collect(), e.evidence.clone()))
             .collect();
+        // A claim naming an organisation the files do not have (`a season at Noma`), or a
+        // credential none of theirs (`Michelin star awarded in 2024`), is not about the entry of
+        // the claims before it.
+        let elsewhere = (1..c.folded.len()).any(|i| {
+            matches!(c.folded[i - 1].as_str(), "at" | "for" | "with" | "joined")
+                && c.capitalised(i)
+                && !c.ws[i].after_break
+        });
+        let credential = c.folded.iter().any(|w| CREDENTIAL_CUES.contains(&w.as_str()));
         let subject: Subject = match named.first() {
             Some((e, _, _)) => Some((*e).clone()),
+            None if elsewhere || credential => None,
             None => carried.clone(),
         };
         let mut a = Vec::new();
@@ -691,6 +731,7 @@ impl Judge<'_> {
             self.durations(&c, &named, &subject, &mut a);
         }
         self.location(&c, &mut a);
+        self.role_places(&c, &named, &mut a);
         self.languages(&c, &mut a);
         self.never_claim(&c, &mut a);
         if c.folded.iter().any(|w| CREDENTIAL_CUES.contains(&w.as_str())) && named.is_empty() {
@@ -974,7 +1015,14 @@ impl Judge<'_> {
                 })
                 .min_by_key(|(e, r, _)| {
                     let span_kind = matches!(e.kind, Kind::Role | Kind::Degree) != credential;
-                    (!matched.contains(&&e.evidence), !span_kind, r.start.abs_diff(from))
+                    // The entry whose dates the year bears out, if one of those named does
+                    // (`NEBOSH in 2017 and the CITB course in 2016`); then the one named just
+                    // before the year (`X in 2017`), then just after it (`In 2022 I presented X`).
+                    let claimed = super::facts::dates_in(&c.text[c.ws[from].span.start..c.ws[to - 1].span.end]);
+                    let before: Vec<&str> = c.folded[from.saturating_sub(3)..from].iter().map(String::as_str).collect();
+                    let fits = dates_fit(e, &claimed, &before, self.year_now);
+                    let distance = if r.end <= from { from - r.end } else { 2 + r.start.saturating_sub(to) };
+                    (!matched.contains(&&e.evidence), !fits, !span_kind, distance)
                 });
             // A certificate at a school where the person took a degree is not that degree.
             let weak = owner.is_some_and(|(e, _, by_org)| {
@@ -988,6 +1036,28 @@ impl Judge<'_> {
             let carried = owner.is_none();
             let owner =
                 owner.or(subject.as_ref().filter(|s| !s.dates.is_empty() && named.is_empty() && !s.kind_is_point()));
+            // `I graduated in 2008`: the degrees, the one the year bears out, else the latest.
+            let graduated = named.is_empty()
+                && c.folded.iter().any(|w| matches!(w.as_str(), "graduated" | "graduating" | "graduation"));
+            let owner = owner.or_else(|| {
+                if !graduated {
+                    return None;
+                }
+                let claimed = super::facts::dates_in(&c.text[c.ws[from].span.start..c.ws[to - 1].span.end]);
+                let degrees: Vec<&Entity> = self
+                    .model
+                    .prepared()
+                    .degrees
+                    .iter()
+                    .map(|(i, _, _)| &self.model.entities[*i as usize])
+                    .filter(|e| !e.dates.is_empty())
+                    .collect();
+                degrees
+                    .iter()
+                    .find(|e| dates_fit(e, &claimed, &[], self.year_now))
+                    .or_else(|| degrees.iter().max_by_key(|e| e.dates.end_year(self.year_now)))
+                    .copied()
+            });
             let Some(e) = owner.or_else(|| {
                 // A claim that names no entry (`since 2016 in adult intensive care`): a role or
                 // degree whose own words it shares, and whose dates bear the year out.
@@ -1009,7 +1079,7 @@ impl Judge<'_> {
             }) else {
                 continue;
             };
-            let carried = carried || !named.iter().any(|n| std::ptr::eq(n.0, e));
+            let carried = !graduated && (carried || !named.iter().any(|n| std::ptr::eq(n.0, e)));
             if side_role {
                 continue;
             }
@@ -1024,6 +1094,10 @@ impl Judge<'_> {
             }
             let cue = from.saturating_sub(3);
             let before: Vec<&str> = c.folded[cue..from].iter().map(String::as_str).collect();
+            // `renewed in 2025`: a year the files do not date.
+            if before.iter().any(|w| matches!(*w, "renewed" | "recertified" | "revalidated" | "updated")) {
+                continue;
+            }
             let mut ok = dates_fit(e, &claimed, &before, self.year_now);
             // At an employer with several roles (a promotion), `worked there since 2016` is
             // about the employment: the span of all its roles.
@@ -1330,6 +1404,47 @@ impl Judge<'_> {
         }
     }
 
+    /// `Chef de Partie, Ostra, Madrid`: the city written right after an employer the files
+    /// place elsewhere.
+    fn role_places(&self, c: &Claim<'_>, named: &[(&Entity, Range<usize>, bool)], a: &mut Vec<Assertion>) {
+        for (e, r, by_org) in named {
+            let (true, Kind::Role, Some(place)) = (*by_org, e.kind, e.place.as_deref()) else { continue };
+            let mut s = r.end;
+            if c.folded.get(s).is_some_and(|w| w == "in") {
+                s += 1;
+            } else if !c.ws.get(s).is_some_and(|w| w.after_break && c.text[..w.span.start].trim_end().ends_with(',')) {
+                continue;
+            }
+            let mut end = s;
+            while end < c.folded.len()
+                && end < s + 3
+                && c.capitalised(end)
+                && year_word(&c.folded[end]).is_none()
+                && !(end > s && c.ws[end].after_break)
+            {
+                end += 1;
+            }
+            if end == s {
+                continue;
+            }
+            let held: Vec<String> = text::words(place).iter().map(|w| fold(w.text)).collect();
+            let claimed = &c.folded[s..end];
+            let same = claimed.iter().any(|w| held.contains(w));
+            let verdict = if same {
+                Verdict::Supported(e.evidence.clone())
+            } else {
+                Verdict::Contradicted { evidence: e.evidence.clone(), found: place.to_owned() }
+            };
+            a.push(Assertion {
+                kind: AssertionKind::Location,
+                text: c.words_text(s, end),
+                span: c.span(s, end),
+                verdict,
+                explain: format!("place of {}: the files give {place}", e.shown()),
+            });
+        }
+    }
+
     fn languages(&self, c: &Claim<'_>, a: &mut Vec<Assertion>) {
         let cues = [
             "speak",
@@ -1367,7 +1482,9 @@ impl Judge<'_> {
                 }
             }
             let clause = c.text[c.ws[s].span.start..c.ws[e - 1].span.end].to_owned();
-            let level = level_of(&clause);
+            // The level said of this language (`Polish at C1 level and basic German`: German is
+            // basic), read as postings are.
+            let level = super::levels::language_level_held(c.ws, i);
             let cued = level.is_some() || c.folded.iter().any(|w| cues.contains(&w.as_str()));
             if !cued {
                 continue;
