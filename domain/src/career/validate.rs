@@ -228,7 +228,9 @@ impl Collector<'_> {
 
 /// Validates a Career Context. `content` is the file as read (CRLF is folded here).
 pub fn validate(content: &str, facts: FileFacts) -> Validation {
-    let text = content.replace("\r\n", "\n");
+    // Folded only when there is a CRLF: no second copy of a 16 MiB file that has none.
+    let text: std::borrow::Cow<'_, str> =
+        if content.contains("\r\n") { content.replace("\r\n", "\n").into() } else { content.into() };
     let scan = Scan::new(&text);
     let mut c = Collector { scan: &scan, out: Vec::new() };
     // An empty file gets 2.3.0's findings, every one at line 1 (formats.md: the same codes on
@@ -355,7 +357,7 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
 
     for h in scan.headings.iter().filter(|h| h.level >= 3) {
         let Some(t) = tag(&h.title).filter(|t| TLDR_TAGS.contains(t)) else { continue };
-        if !has_tldr(&scan.section_content(h)) {
+        if !has_tldr(scan.section_text(h)) {
             c.at_heading(Code::MissingTldr, h, format!("{t} entry is missing a TL;DR field"), Severity::Warning);
         }
     }
