@@ -328,6 +328,21 @@ pub(crate) fn about_degrees(folded: &str) -> bool {
 
 /// The degree levels named in `ws` (`degree` alone, when it is not `360-degree` or `a degree
 /// of`, is a bachelor's): (level, word index).
+/// Whether word `i` is said not to be so: a negation among the few words before it, in its
+/// sentence ("did not continue to the MSc", "never completed a PhD", "no degree").
+pub(crate) fn negated_before(ws: &[Word<'_>], i: usize) -> bool {
+    let mut k = i;
+    while k > 0 && i - k < 8 && !ws[k].after_break {
+        k -= 1;
+        let f = fold(ws[k].text);
+        if matches!(f.as_str(), "not" | "never" | "no" | "without" | "didn't" | "didnt" | "hasn't" | "haven't" | "nor")
+        {
+            return true;
+        }
+    }
+    false
+}
+
 fn degrees_in(ws: &[Word<'_>], about: bool) -> Vec<(u8, usize)> {
     let mut out = Vec::new();
     let next = |i: usize| ws.get(i + 1).map(|n| fold(n.text)).unwrap_or_default();
@@ -456,7 +471,10 @@ impl Held {
             }
             let folded = fold(&p.text);
             let about = about_degrees(&folded) || section_about_degrees(p);
-            if let Some((level, i)) = degrees_in(&ws, about).into_iter().max_by_key(|d| d.0) {
+            // "Did not continue to the MSc", "never finished the PhD": a degree named as not
+            // held is not held (found in a held-out review).
+            let held_here = |&(_, i): &(u8, usize)| !negated_before(&ws, i);
+            if let Some((level, i)) = degrees_in(&ws, about).into_iter().filter(held_here).max_by_key(|d| d.0) {
                 let e = evidence_at(p, ws[i].span.start);
                 if seen_degrees.insert((level, e.line)) {
                     held.degrees.push(HeldDegree {

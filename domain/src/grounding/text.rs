@@ -237,6 +237,12 @@ const UNITS: &[(&str, &[&str])] = &[
 ];
 
 /// The unit a folded word names, when it is one of [`UNITS`].
+/// Whether `unit` (as [`unit_of`] gives it) is a measure (`kW`, `ms`, a currency) rather than
+/// the noun a count counts (`teacher`).
+pub fn is_measure(unit: &str) -> bool {
+    UNITS.iter().any(|(u, _)| *u == unit) || currency_word(unit).is_some() || unit.chars().count() == 1
+}
+
 fn known_unit(folded: &str) -> Option<&'static str> {
     UNITS.iter().find(|(_, forms)| forms.contains(&folded)).map(|(unit, _)| *unit)
 }
