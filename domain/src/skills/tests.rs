@@ -165,6 +165,22 @@ fn aliases_that_expand_past_the_limit_are_refused() {
     assert_eq!(yaml(&long).tags.len(), 150_000);
 }
 
+/// Bytes are bounded too: one large anchored value aliased many times is few values but much
+/// text (a 100 KB skill file took 1.6 GB and was reported "ok"). A value shared a few times
+/// still loads.
+#[test]
+fn aliases_of_a_large_value_are_refused_by_size() {
+    let big = "x".repeat(64 * 1024);
+    let aliases = vec!["*b"; 20].join(", ");
+    let bomb = format!("id: a\ntype: prompt\nprompt: hi\nbig: &b \"{big}\"\ncopies: [{aliases}]\n");
+    assert!(bomb.len() < 100 * 1024);
+    let p = problems(SkillFormat::Yaml, &bomb);
+    assert!(p[0].message.contains("aliases expand to more than 1024 KiB of text"), "{p:?}");
+    assert_eq!(p[0].line(), Some(5), "the line of the alias that goes past the limit");
+    let few = format!("id: a\ntype: prompt\nprompt: hi\nbig: &b \"{big}\"\ncopies: [*b, *b, *b]\n");
+    assert_eq!(yaml(&few).id, "a");
+}
+
 #[test]
 fn spans_are_byte_offsets_in_non_ascii_files() {
     let text = "# é€ comment\nid: a\ntype: wídget\nprompt: x\n";

@@ -204,12 +204,19 @@ impl<'a> Offsets<'a> {
 /// of a larger file (SKILL.md front matter). An empty document is `Ok(None)`.
 pub fn parse(text: &str, base: usize, line_base: usize) -> Result<Option<Node>, SyntaxError> {
     let offsets = Offsets::new(text);
-    if let Err(at) = aliases_fit(text) {
+    if let Err((at, why)) = aliases_fit(text) {
         let at_byte = offsets.byte(at.index());
-        return Err(SyntaxError {
-            message: format!(
+        let message = match why {
+            TooLarge::Values => format!(
                 "its aliases expand to more than {MAX_EXPANDED_NODES} values (a skill has a few dozen); write the values out"
             ),
+            TooLarge::Bytes => format!(
+                "its aliases expand to more than {} KiB of text (a skill has a few KiB); write the values out",
+                MAX_EXPANDED_BYTES / 1024
+            ),
+        };
+        return Err(SyntaxError {
+            message,
             span: Span { start: at_byte + base, end: at_byte + base, line: at.line().max(1) + line_base },
         });
     }
@@ -240,24 +247,50 @@ pub fn parse(text: &str, base: usize, line_base: usize) -> Result<Option<Node>, 
 /// The most values a file's aliases may add once expanded.
 pub const MAX_EXPANDED_NODES: usize = 100_000;
 
-/// Counts the values `text` holds with every alias expanded, from the parser's events alone
-/// (nothing is built), and stops at the alias that takes it past [`MAX_EXPANDED_NODES`]: the
-/// loader copies an anchored value for each alias, so ten levels of ten aliases each, in 700
-/// bytes, were 10^10 values. A syntax error ends the count: the loader reports it.
-fn aliases_fit(text: &str) -> Result<(), saphyr::Marker> {
+/// The most bytes of text a file's aliases may add once expanded: one large anchored value
+/// aliased many times is a bomb of few values (a 100 KB skill file took 1.6 GB).
+pub const MAX_EXPANDED_BYTES: usize = 1024 * 1024;
+
+/// What an alias adds: values and bytes of scalar text.
+#[derive(Clone, Copy, Default)]
+struct Expanded {
+    values: usize,
+    bytes: usize,
+}
+
+impl Expanded {
+    fn add(&mut self, other: Expanded) {
+        self.values = self.values.saturating_add(other.values);
+        self.bytes = self.bytes.saturating_add(other.bytes);
+    }
+}
+
+/// Why a file's aliases are refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TooLarge {
+    Values,
+    Bytes,
+}
+
+/// Counts the values and bytes `text` holds with every alias expanded, from the parser's
+/// events alone (nothing is built), and stops at the alias that takes it past
+/// [`MAX_EXPANDED_NODES`] or [`MAX_EXPANDED_BYTES`]: the loader copies an anchored value for
+/// each alias, so ten levels of ten aliases each, in 700 bytes, were 10^10 values. A syntax
+/// error ends the count: the loader reports it.
+fn aliases_fit(text: &str) -> Result<(), (saphyr::Marker, TooLarge)> {
     use saphyr_parser::{Event, Parser};
-    // The values of each anchored collection being read: its anchor id and its count so far.
-    let mut open: Vec<(usize, usize)> = Vec::new();
-    let mut sizes: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    // The values the aliases add, expanded: a collection's count is its own value plus its
-    // members'. Values written out are bounded by the file's size and not counted (a long
-    // plain list is no bomb; found in review).
-    let mut added = 0usize;
+    // The size of each anchored collection being read: its anchor id and its size so far.
+    let mut open: Vec<(usize, Expanded)> = Vec::new();
+    let mut sizes: std::collections::HashMap<usize, Expanded> = std::collections::HashMap::new();
+    // What the aliases add, expanded: a collection's size is its own value plus its members'.
+    // Values written out are bounded by the file's size and not counted (a long plain list is
+    // no bomb; found in review).
+    let mut added = Expanded::default();
     for event in Parser::new_from_str(text) {
         let Ok((event, span)) = event else { return Ok(()) };
         let (anchor, size) = match event {
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                open.push((anchor, 1));
+                open.push((anchor, Expanded { values: 1, bytes: 0 }));
                 continue;
             }
             // Counted value by value: only passed on to the collection around it.
@@ -265,12 +298,15 @@ fn aliases_fit(text: &str) -> Result<(), saphyr::Marker> {
                 Some(done) => done,
                 None => continue,
             },
-            Event::Scalar(_, _, anchor, _) => (anchor, 1),
+            Event::Scalar(value, _, anchor, _) => (anchor, Expanded { values: 1, bytes: value.len() }),
             Event::Alias(id) => {
-                let size = sizes.get(&id).copied().unwrap_or(1);
-                added = added.saturating_add(size);
-                if added > MAX_EXPANDED_NODES {
-                    return Err(span.start);
+                let size = sizes.get(&id).copied().unwrap_or(Expanded { values: 1, bytes: 0 });
+                added.add(size);
+                if added.values > MAX_EXPANDED_NODES {
+                    return Err((span.start, TooLarge::Values));
+                }
+                if added.bytes > MAX_EXPANDED_BYTES {
+                    return Err((span.start, TooLarge::Bytes));
                 }
                 (0, size)
             }
@@ -279,8 +315,8 @@ fn aliases_fit(text: &str) -> Result<(), saphyr::Marker> {
         if anchor != 0 {
             sizes.insert(anchor, size);
         }
-        if let Some((_, count)) = open.last_mut() {
-            *count = count.saturating_add(size);
+        if let Some((_, total)) = open.last_mut() {
+            total.add(size);
         }
     }
     Ok(())
