@@ -15,10 +15,37 @@ fn is_placeholder_name(name: &str) -> bool {
 /// Renders `template`: each `{{ name }}` (spaces inside allowed) for which `lookup` answers is
 /// replaced; anything else, including `{{` without a closing `}}`, is copied unchanged.
 pub fn render<'a>(template: &str, lookup: &mut dyn FnMut(&str) -> Option<Cow<'a, str>>) -> String {
-    let mut out = String::with_capacity(template.len());
+    render_capped(template, lookup, usize::MAX).0
+}
+
+/// [`render`], stopping once the text reaches `cap` bytes (cut at a character boundary): a
+/// template of many placeholders each filled with a large value asked for gigabytes (400
+/// `{{career_context}}` against a 16 MiB context: 4.3 GB). The flag says whether it was cut.
+pub fn render_capped<'a>(
+    template: &str,
+    lookup: &mut dyn FnMut(&str) -> Option<Cow<'a, str>>,
+    cap: usize,
+) -> (String, bool) {
+    let mut out = String::with_capacity(template.len().min(cap));
+    // Appends `piece` up to the cap; false once the cap is reached.
+    let push = |out: &mut String, piece: &str| -> bool {
+        let room = cap.saturating_sub(out.len());
+        if piece.len() <= room {
+            out.push_str(piece);
+            return true;
+        }
+        let mut cut = room;
+        while !piece.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.push_str(&piece[..cut]);
+        false
+    };
     let mut rest = template;
     while let Some(open) = rest.find("{{") {
-        out.push_str(&rest[..open]);
+        if !push(&mut out, &rest[..open]) {
+            return (out, true);
+        }
         let after = &rest[open + 2..];
         let close = after.find("}}");
         let replaced = close.and_then(|close| {
@@ -27,7 +54,9 @@ pub fn render<'a>(template: &str, lookup: &mut dyn FnMut(&str) -> Option<Cow<'a,
         });
         match replaced {
             Some((value, close)) => {
-                out.push_str(&value);
+                if !push(&mut out, &value) {
+                    return (out, true);
+                }
                 rest = &after[close + 2..];
             }
             None => {
@@ -37,8 +66,8 @@ pub fn render<'a>(template: &str, lookup: &mut dyn FnMut(&str) -> Option<Cow<'a,
             }
         }
     }
-    out.push_str(rest);
-    out
+    let whole = push(&mut out, rest);
+    (out, !whole)
 }
 
 /// The placeholder names a template uses, in order of first use, each once.

@@ -209,7 +209,8 @@ impl<'p> Grounding<'p> {
         Grounding { packet, cache: Default::default() }
     }
 
-    fn get(&mut self, name: &str) -> Option<String> {
+    /// The cache slot of a grounding placeholder's packet.
+    fn slot(name: &str) -> Option<(usize, Surface)> {
         let surface = match name.strip_prefix("career_context") {
             Some("") => Surface::General,
             Some(rest) => {
@@ -218,9 +219,35 @@ impl<'p> Grounding<'p> {
             }
             None => return None,
         };
-        let i = Surface::ALL.iter().position(|x| *x == surface).unwrap_or(5);
-        Some(self.cache[i].get_or_insert_with(|| (self.packet)(surface)).clone())
+        Some((Surface::ALL.iter().position(|x| *x == surface).unwrap_or(5), surface))
     }
+
+    /// Asks for the packet of each grounding placeholder `template` uses, once.
+    fn fill(&mut self, template: &str) {
+        for name in render::placeholders(template) {
+            if let Some((i, surface)) = Self::slot(&name) {
+                self.cache[i].get_or_insert_with(|| (self.packet)(surface));
+            }
+        }
+    }
+
+    /// A filled placeholder's packet, borrowed: each use is not another copy of it.
+    fn get(&self, name: &str) -> Option<&str> {
+        Self::slot(name).and_then(|(i, _)| self.cache[i].as_deref())
+    }
+}
+
+/// The most bytes a rendered prompt, tool result or composition holds: a template that repeats
+/// a large placeholder is cut here, with a notice, instead of asking for gigabytes. One
+/// `{{career_context}}` of the largest Career Context read (16 MiB) fits.
+pub const MAX_RENDERED_BYTES: usize = 24 * 1024 * 1024;
+
+/// The notice that ends a rendering cut at [`MAX_RENDERED_BYTES`].
+fn cut_notice() -> String {
+    format!(
+        "\n\n[vitaecontext: this text was cut at {} MiB; the skill's template repeats a large placeholder such as {{{{career_context}}}}. Use it once.]\n",
+        MAX_RENDERED_BYTES / 1024 / 1024
+    )
 }
 
 /// An argument value as template text: strings as they are, anything else as JSON.
@@ -249,17 +276,38 @@ fn strings_only(args: &[(String, Value)]) -> Result<(), SkillError> {
 /// person's facts), then given arguments, then declared-but-missing arguments as empty text.
 /// With `args` `None`, only grounding values are filled (composition).
 fn render_skill(skill: &Skill, template: &str, args: Option<&[(String, Value)]>, g: &mut Grounding) -> String {
-    render::render(template, &mut |name| {
-        if let Some(v) = g.get(name) {
-            return Some(Cow::Owned(v));
-        }
-        let args = args?;
-        match given(args, name) {
-            Some(v) => Some(Cow::Owned(arg_text(v).into_owned())),
-            None if skill.declared(name) => Some(Cow::Borrowed("")),
-            None => None,
-        }
-    })
+    let (mut text, cut) = render_skill_capped(skill, template, args, g, MAX_RENDERED_BYTES);
+    if cut {
+        text.push_str(&cut_notice());
+    }
+    text
+}
+
+/// [`render_skill`] within `cap` bytes, and whether it was cut there.
+fn render_skill_capped(
+    skill: &Skill,
+    template: &str,
+    args: Option<&[(String, Value)]>,
+    g: &mut Grounding,
+    cap: usize,
+) -> (String, bool) {
+    g.fill(template);
+    let g = &*g;
+    render::render_capped(
+        template,
+        &mut |name| {
+            if let Some(v) = g.get(name) {
+                return Some(Cow::Borrowed(v));
+            }
+            let args = args?;
+            match given(args, name) {
+                Some(v) => Some(arg_text(v)),
+                None if skill.declared(name) => Some(Cow::Borrowed("")),
+                None => None,
+            }
+        },
+        cap,
+    )
 }
 
 impl SkillSet {
@@ -425,16 +473,24 @@ impl SkillSet {
         }
         matched.sort_by_key(|e| e.origin.priority);
         let mut g = Grounding::new(packet);
-        let parts: Vec<String> = matched
-            .iter()
-            .map(|e| {
-                let body = render_skill(&e.skill, e.skill.prompt.as_deref().unwrap_or_default(), None, &mut g);
-                format!("## {}\n{}", e.skill.id, body.trim())
-            })
-            .collect();
+        // The whole composition is held to the cap, each part to what is left of it.
+        let mut text = String::new();
+        for (k, e) in matched.iter().enumerate() {
+            if k > 0 {
+                text.push_str("\n\n---\n\n");
+            }
+            let room = MAX_RENDERED_BYTES.saturating_sub(text.len());
+            let (body, cut) =
+                render_skill_capped(&e.skill, e.skill.prompt.as_deref().unwrap_or_default(), None, &mut g, room);
+            text.push_str(&format!("## {}\n{}", e.skill.id, body.trim()));
+            if cut {
+                text.push_str(&cut_notice());
+                break;
+            }
+        }
         Ok(Composed {
             description: format!("Composed prompt from tags: {} ({} skills)", asked.join(", "), matched.len()),
-            text: parts.join("\n\n---\n\n"),
+            text,
         })
     }
 }

@@ -533,3 +533,36 @@ fn undeclared_placeholders_are_neither_arguments_nor_server_values() {
     assert_eq!(skill.undeclared_placeholders(), vec!["career_context.fax".to_owned(), "role".to_owned()]);
     assert!(is_server_value("career_context.github") && !is_server_value("career_contextx"));
 }
+
+/// A template that repeats a large placeholder is cut at MAX_RENDERED_BYTES with a notice, in
+/// prompts/get, tools/call and skills:compose alike, and the packet is asked for once (400
+/// `{{career_context}}` against a 16 MiB context asked for 4.3 GB).
+#[test]
+fn renderings_are_cut_at_the_documented_limit() {
+    use crate::skills::set::MAX_RENDERED_BYTES;
+    let asked = std::cell::Cell::new(0);
+    let packet = |_: crate::career::Surface| {
+        asked.set(asked.get() + 1);
+        "é".repeat(1024 * 1024)
+    };
+    let body = "{{career_context}}".repeat(400);
+    let set = SkillSet::build(
+        vec![layer("l", 1)],
+        vec![
+            cand(0, "l/p.yaml", prompt("p", &["big"], &body)),
+            cand(0, "l/q.yaml", prompt("q", &["big"], "small {{career_context}}")),
+        ],
+        Vec::new(),
+    );
+    let text = set.render_prompt("p", &[], &packet).unwrap();
+    assert!(text.len() <= MAX_RENDERED_BYTES + 200, "{}", text.len());
+    assert!(text.ends_with("Use it once.]\n"), "{}", &text[text.len() - 200..]);
+    assert_eq!(asked.get(), 1, "the packet is asked for once");
+    let composed = set.compose("big", &packet).unwrap().text;
+    assert!(composed.len() <= MAX_RENDERED_BYTES + 200);
+    assert!(composed.ends_with("Use it once.]\n"));
+    assert!(!composed.contains("## q"), "nothing is added after the cut");
+    // Under the limit, nothing is cut.
+    let small = set.render_prompt("q", &[], &packet).unwrap();
+    assert!(small.starts_with("small é") && !small.contains("cut at"));
+}
