@@ -47,18 +47,23 @@ pub enum Unavailable {
 /// serde_json's own text repeats the value it refused, whatever its length (found in review:
 /// a 100,000-character string made a 100 KB answer).
 fn json_problem(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
     if e.line() == 0 {
         // One of ours (`serde::de::Error::custom`), about no place in the file.
         return e.to_string();
     }
-    let what = match e.classify() {
+    format!("{} at line {}, column {}", json_error_kind(e), e.line(), e.column())
+}
+
+/// What kind of JSON error `e` is, in words that quote nothing and give no place: what a client
+/// is told (the place goes to the server's log).
+pub fn json_error_kind(e: &serde_json::Error) -> &'static str {
+    use serde_json::error::Category;
+    match e.classify() {
         Category::Syntax => "a syntax error",
         Category::Eof => "it ends too early",
         Category::Data => "a value of the wrong type or shape",
         Category::Io => "a read error",
-    };
-    format!("{what} at line {}, column {}", e.line(), e.column())
+    }
 }
 
 impl Unavailable {
@@ -86,7 +91,8 @@ impl Unavailable {
         }
     }
 
-    /// Why, in words fit for a client: no path of the machine.
+    /// Why, in words fit for a client: no path of the machine, and no place in the file (the
+    /// contract sends parser detail to stderr; [`Unavailable`]'s `Display` keeps it for logs).
     pub fn reason(&self) -> String {
         if self.is_denied() {
             // One wording whether the folder or the file refused.
@@ -96,7 +102,8 @@ impl Unavailable {
             Unavailable::NoRoot | Unavailable::Denied(_) => self.to_string(),
             Unavailable::Root(_) => "the VitaeGraph root cannot be resolved".to_owned(),
             Unavailable::Fs(e) => e.detail.clone(),
-            Unavailable::Json(e) => format!("it is not valid JSON of the expected shape ({})", json_problem(e)),
+            Unavailable::Json(e) if e.line() == 0 => "it is not valid JSON of the expected shape".to_owned(),
+            Unavailable::Json(e) => format!("it is not valid JSON of the expected shape ({})", json_error_kind(e)),
             Unavailable::Remembered(e) => e.reason(),
         }
     }

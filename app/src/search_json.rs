@@ -202,13 +202,7 @@ impl Window<'_> {
         };
         let parsed = serde_json::from_slice(&self.buf[self.at..end]).map_err(|e| {
             // Said by kind and place: serde_json's own words can quote the file.
-            use serde_json::error::Category;
-            let kind = match e.classify() {
-                Category::Syntax => "a syntax error",
-                Category::Eof => "it ends too early",
-                Category::Data => "a value of the wrong type or shape",
-                Category::Io => "a read error",
-            };
+            let kind = crate::graph_store::json_error_kind(&e);
             serde_json::Error::custom(format!("{kind} in {what} at byte {}", self.before + self.at as u64))
         })?;
         self.at = end;

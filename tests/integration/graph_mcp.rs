@@ -173,7 +173,9 @@ fn an_unreadable_graph_is_named_as_such_not_missing() {
     let mut s = f.server();
     let r = read(&mut s, "vitaegraph://index");
     let message = r["error"]["message"].as_str().unwrap();
-    assert!(message.contains("a value of the wrong type or shape at line 1, column"), "{message}");
+    // The kind of error, and no parser position: that goes to the server's stderr.
+    assert!(message.contains("a value of the wrong type or shape"), "{message}");
+    assert!(!message.contains("line") && !message.contains("column"), "{message}");
     assert!(!message.contains("INSIDE-VALUE") && message.len() < 300, "{message}");
     drop(s);
     fs::remove_file(&graph).unwrap();
@@ -193,9 +195,12 @@ fn ids_are_checked_before_any_lookup() {
         "vitaegraph://record/project/cachewarden",
         "vitaegraph://record/project%2Fcachewarden",
         "vitaegraph://record/..%5C..%5Csecret",
-        "vitaegraph://record/",
-        "vitaegraph://record/%zz",
     ] {
+        // A slash or backslash after one percent-decoding is a malformed id: -32602, as
+        // VitaeContext 2.3.0 answers it, with the URI.
+        assert_refused(&read(&mut s, uri), uri, -32602);
+    }
+    for uri in ["vitaegraph://record/", "vitaegraph://record/%zz"] {
         // No record is available at a URI that cannot name one: -32002 with the URI (contract
         // section 6), as for an id the graph does not have.
         assert_refused(&read(&mut s, uri), uri, -32002);

@@ -18,6 +18,10 @@ fn invalid_json_is_a_parse_error_with_null_id() {
         let r = raw_line(&mut s, line);
         assert_eq!(r["error"]["code"], -32700, "{}", String::from_utf8_lossy(line));
         assert_eq!(r["id"], Value::Null);
+        // The kind of error only: the parser's place goes to stderr (contract, errors).
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("Parse error: not valid JSON ("), "{message}");
+        assert!(!message.contains("line") && !message.contains("column"), "{message}");
     }
     assert_eq!(s.ok("ping", json!({})), json!({}));
 }

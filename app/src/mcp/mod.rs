@@ -334,8 +334,10 @@ async fn accept<Snk: FrameSink + 'static, H: Handler>(
     let value: Value = match serde_json::from_slice(&jsonrpc::lone_surrogates_replaced(bytes)) {
         Ok(v) => v,
         Err(e) => {
+            // The parser's place goes to the log; the client is told the kind of error only.
             tracing::debug!("unparseable frame: {e}");
-            send(&**sink, jsonrpc::failure(None, &RpcError::parse(e))).await;
+            let kind = crate::graph_store::json_error_kind(&e);
+            send(&**sink, jsonrpc::failure(None, &RpcError::parse(format!("not valid JSON ({kind})")))).await;
             return;
         }
     };

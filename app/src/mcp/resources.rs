@@ -164,7 +164,7 @@ fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
     match m.graph().graph(m.fs()) {
         Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
         Err(e) => {
-            tracing::debug!("vitaegraph://index unavailable: {e}");
+            tracing::warn!("vitaegraph://index unavailable: {e}");
             Err(index_unavailable(m, uri, &e))
         }
     }
@@ -180,15 +180,22 @@ fn record(m: &Methods, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
     let id = decode_uri_component(raw_id).ok_or_else(|| {
         RpcError::resource_not_found(uri, "the record id is not valid percent-encoding; a record id is `type:slug`")
     })?;
-    if id.is_empty() || id.contains('/') || id.contains('\\') {
-        return Err(RpcError::resource_not_found(uri, "a record id is `type:slug`, with no slash or backslash"));
+    // A slash or backslash in the decoded id is a malformed parameter, as VitaeContext 2.3.0
+    // answers it: -32602 in every revision (2024-11-05 to 2025-11-25 keep -32002 for an id
+    // that is well formed but not in the graph).
+    if id.contains('/') || id.contains('\\') {
+        return Err(RpcError::invalid_params("a record id is `type:slug`, with no slash or backslash")
+            .with_data(json!({ "uri": uri })));
+    }
+    if id.is_empty() {
+        return Err(RpcError::resource_not_found(uri, "a record id is `type:slug`"));
     }
     let not_found = || RpcError::resource_not_found(uri, format!("VitaeGraph record {id:?} not found"));
     if !is_valid_id(&id) {
         return Err(not_found());
     }
     let g = m.graph().graph(m.fs()).map_err(|e| {
-        tracing::debug!("record {id}: index unavailable: {e}");
+        tracing::warn!("record {id}: index unavailable: {e}");
         index_unavailable(m, uri, &e)
     })?;
     let node = g.by_id.get(&id).map(|i| &g.graph.nodes[*i]).ok_or_else(not_found)?;

@@ -227,7 +227,7 @@ fn search_vitaegraph() -> Tool {
             let results = match m.graph().with_searcher(m.fs(), |s| s.search(&query)) {
                 Ok(results) => results,
                 Err(e) => {
-                    tracing::debug!("search index unavailable: {e}");
+                    tracing::warn!("search index unavailable: {e}");
                     // An index run of an invalid graph writes only its diagnostics: running it
                     // again would not help, fixing the records would.
                     let why = match m.graph().invalid_errors(m.fs()) {
