@@ -179,10 +179,13 @@ fn run(cli: Cli) -> Outcome {
             }
         }
         Command::Check(args) => {
+            // One pass: what a phase frees (the file read, the index built) goes back at once.
+            return_freed_memory_after(0);
             let sources = sources::Sources::from_process(args.files.context.as_deref(), args.files.root.as_deref());
             commands::grounding::check(&fs, &sources, &args.file, args.surface.map(Into::into), args.json)
         }
         Command::Match(args) => {
+            return_freed_memory_after(0);
             let sources = sources::Sources::from_process(args.files.context.as_deref(), args.files.root.as_deref());
             commands::grounding::match_job(&fs, &sources, &args.file, args.json)
         }

@@ -633,7 +633,7 @@ mod tests {
 
     fn example_packet(p: PromptName) -> Grounding {
         let v = crate::career::validate(EXAMPLE, crate::career::FileFacts::default());
-        Grounding::Packet(crate::career::packet(&v, "career-context.md", p.surface()).unwrap().content)
+        Grounding::Packet(crate::career::packet(&v, EXAMPLE, "career-context.md", p.surface()).unwrap().content)
     }
 
     fn missing() -> Grounding {

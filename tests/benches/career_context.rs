@@ -39,14 +39,18 @@ fn main() {
     println!("{}", support::time(30, 3, || validate(&text, FileFacts::default())).line("validate (1 MB)"));
     println!(
         "{}",
-        support::time(30, 3, || packet(&v, "bench.md", Surface::General)).line("packet general (from a validation)")
+        support::time(30, 3, || packet(&v, &text, "bench.md", Surface::General))
+            .line("packet general (from a validation)")
     );
-    println!("{}", support::time(30, 3, || packet(&v, "bench.md", Surface::Cv)).line("packet cv (from a validation)"));
+    println!(
+        "{}",
+        support::time(30, 3, || packet(&v, &text, "bench.md", Surface::Cv)).line("packet cv (from a validation)")
+    );
     println!(
         "{}",
         support::time(30, 3, || {
             let v = validate(&text, FileFacts::default());
-            packet(&v, "bench.md", Surface::Cv)
+            packet(&v, &text, "bench.md", Surface::Cv)
         })
         .line("validate + packet cv")
     );

@@ -142,12 +142,13 @@ pub struct SummaryArgs<'a> {
 pub fn summary(fs: &dyn FileSystem, sources: &Sources, a: SummaryArgs<'_>) -> Outcome {
     let path = resolve(fs, sources, a.file)?;
     let loaded = load(fs, &path)?;
-    let packet = career::packet(&loaded.validation, &usecase::file_name(&path), a.surface).map_err(|e| {
-        Failure::failed(miette!(
-            help = format!("run `vitaecontext context validate {}` to see each error", super::shell_path(&path)),
-            "{e}"
-        ))
-    })?;
+    let packet =
+        career::packet(&loaded.validation, &loaded.text, &usecase::file_name(&path), a.surface).map_err(|e| {
+            Failure::failed(miette!(
+                help = format!("run `vitaecontext context validate {}` to see each error", super::shell_path(&path)),
+                "{e}"
+            ))
+        })?;
     let output =
         a.output.map(|o| career::select::expand_path(&o.to_string_lossy(), sources.home.as_deref(), &sources.cwd));
     if let Some(o) = &output {

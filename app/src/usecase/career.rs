@@ -237,7 +237,7 @@ pub fn invalid_notice(loaded: &Loaded) -> String {
 
 /// The packet for `surface`, or (for an invalid file) the notice saying why there is none.
 pub fn packet_of(loaded: &Loaded, surface: Surface) -> Result<String, String> {
-    career::packet(&loaded.validation, &file_name(&loaded.path), surface)
+    career::packet(&loaded.validation, &loaded.text, &file_name(&loaded.path), surface)
         .map(|p| p.content)
         .map_err(|_| invalid_notice(loaded))
 }

@@ -162,8 +162,14 @@ pub struct InvalidContext {
     pub errors: usize,
 }
 
-/// Assembles the packet for `surface` from a validated file named `file_name`.
-pub fn packet(validation: &Validation, file_name: &str, surface: Surface) -> Result<Packet, InvalidContext> {
+/// Assembles the packet for `surface` from the file `text` named `file_name` and its
+/// validation.
+pub fn packet(
+    validation: &Validation,
+    text: &str,
+    file_name: &str,
+    surface: Surface,
+) -> Result<Packet, InvalidContext> {
     if !validation.valid {
         return Err(InvalidContext { errors: validation.errors.len() });
     }
@@ -174,7 +180,8 @@ pub fn packet(validation: &Validation, file_name: &str, surface: Surface) -> Res
         .filter(|s| match surface.names() {
             None => true,
             Some(names) => {
-                names.contains(&s.normalized.as_str()) || surface.tags().iter().any(|t| s.content.contains(t))
+                names.contains(&s.normalized.as_str())
+                    || surface.tags().iter().any(|t| validation.section_text(text, s).contains(t))
             }
         })
         .collect();
@@ -194,7 +201,7 @@ pub fn packet(validation: &Validation, file_name: &str, surface: Surface) -> Res
         String::new(),
     ];
     for s in &selected {
-        parts.push(s.content.clone());
+        parts.push(validation.section_text(text, s).to_owned());
         parts.push(String::new());
     }
     let mut content = crate::text::trim_end(&parts.join("\n")).to_owned();

@@ -198,7 +198,7 @@ fn packets_per_surface() {
     let v = validate(EXAMPLE, FileFacts::default());
     let mut all = String::new();
     for s in Surface::ALL {
-        let p = packet(&v, "career-context.md", s).unwrap();
+        let p = packet(&v, EXAMPLE, "career-context.md", s).unwrap();
         all.push_str(&format!("===== {s}: {:?}\n", p.selected_sections));
         if s == Surface::General {
             all.push_str(&p.content);
@@ -210,7 +210,7 @@ fn packets_per_surface() {
 #[test]
 fn packet_layout_is_exact() {
     let v = validate(EXAMPLE, FileFacts::default());
-    let p = packet(&v, "career-context.md", Surface::X).unwrap();
+    let p = packet(&v, EXAMPLE, "career-context.md", Surface::X).unwrap();
     let head = "# Career Context packet - x\n\n> Generated from career-context.md. This packet preserves supplied facts; it does not independently verify them.\n\n## QUICK REFERENCE\n```yaml\nname: \"Rowan Vale\"\n";
     assert!(p.content.starts_with(head), "{}", p.content);
     assert!(p.content.contains("\nremote: true\nyears_experience: 8\n"));
@@ -224,7 +224,7 @@ fn packet_layout_is_exact() {
 fn an_invalid_file_has_no_packet() {
     let (_, text) = BROKEN.iter().find(|(n, _)| *n == "placeholder").unwrap();
     let v = validate(text, FileFacts::default());
-    assert_eq!(packet(&v, "x.md", Surface::Cv).unwrap_err().errors, v.errors.len());
+    assert_eq!(packet(&v, text, "x.md", Surface::Cv).unwrap_err().errors, v.errors.len());
 }
 
 proptest! {
@@ -242,7 +242,7 @@ proptest! {
         prop_assert!(v.errors.windows(2).all(|w| (w[0].line, w[0].code.as_str()) <= (w[1].line, w[1].code.as_str())));
         prop_assert_eq!(v.valid, v.errors.is_empty());
         for s in Surface::ALL {
-            let _ = packet(&v, "f.md", s);
+            let _ = packet(&v, &text, "f.md", s);
         }
     }
 
@@ -256,7 +256,7 @@ proptest! {
         let text: String = pieces.concat();
         let v = validate(&text, FileFacts::default());
         for s in Surface::ALL {
-            prop_assert_eq!(packet(&v, "f.md", s).is_ok(), v.valid);
+            prop_assert_eq!(packet(&v, &text, "f.md", s).is_ok(), v.valid);
         }
     }
 }
@@ -272,4 +272,17 @@ fn the_starter_fails_until_its_placeholders_are_replaced() {
     let v = validate(&filled, FileFacts::default());
     assert!(v.valid, "{:?}", codes(&v));
     assert!(v.warnings.is_empty(), "{:?}", codes(&v));
+}
+
+/// Sections are spans of the text validated, not copies: a file with CRLF line ends gives the
+/// packet of the same file with LF, and one without holds no second copy.
+#[test]
+fn a_crlf_file_packets_as_its_lf_twin() {
+    let crlf = EXAMPLE.replace('\n', "\r\n");
+    let (a, b) = (validate(EXAMPLE, FileFacts::default()), validate(&crlf, FileFacts::default()));
+    for s in Surface::ALL {
+        assert_eq!(packet(&a, EXAMPLE, "f.md", s).unwrap(), packet(&b, &crlf, "f.md", s).unwrap(), "{s}");
+    }
+    let first = &a.sections[0];
+    assert!(a.section_text(EXAMPLE, first).starts_with("## "), "{:?}", first.content);
 }

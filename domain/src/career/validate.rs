@@ -96,8 +96,9 @@ pub struct Section {
     pub title: String,
     pub normalized: String,
     pub line: usize,
-    /// The heading and its body, trimmed.
-    pub content: String,
+    /// The heading and its body, trimmed: a span of the text as validated (see
+    /// [`Validation::section_text`]), so that a 16 MiB file is not held twice.
+    pub content: std::ops::Range<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -109,9 +110,17 @@ pub struct Validation {
     pub sections: Vec<Section>,
     pub errors: Vec<Diagnostic>,
     pub warnings: Vec<Diagnostic>,
+    /// The text with CRLF folded to LF, kept only when the file had a CRLF (section spans are
+    /// of this text then, of the file as read otherwise).
+    folded: Option<String>,
 }
 
 impl Validation {
+    /// The text of section `s` of the file `text` this validation was made from.
+    pub fn section_text<'t>(&'t self, text: &'t str, s: &Section) -> &'t str {
+        self.folded.as_deref().unwrap_or(text).get(s.content.clone()).unwrap_or_default()
+    }
+
     pub fn section_names(&self) -> Vec<&str> {
         self.sections.iter().map(|s| s.normalized.as_str()).collect()
     }
@@ -416,18 +425,20 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
             title: h.title.clone(),
             normalized: h.normalized.clone(),
             line: h.line(),
-            content: scan.section_content(h),
+            content: {
+                let t = scan.section_text(h);
+                let start = t.as_ptr() as usize - text.as_ptr() as usize;
+                start..start + t.len()
+            },
         })
         .collect();
 
-    Validation {
-        valid: errors.is_empty(),
-        title: (h1s.len() == 1).then(|| h1s[0].title.clone()),
-        quick_reference: quick,
-        sections,
-        errors,
-        warnings,
-    }
+    let title = (h1s.len() == 1).then(|| h1s[0].title.clone());
+    let folded = match text {
+        std::borrow::Cow::Owned(folded) => Some(folded),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    Validation { valid: errors.is_empty(), title, quick_reference: quick, sections, errors, warnings, folded }
 }
 
 /// `\s[-–—]\s` somewhere in the title.

@@ -238,17 +238,33 @@ pub fn context_passages(file: &str, text: &str) -> Vec<Passage> {
 #[derive(Debug, Clone)]
 enum Body {
     Span(std::ops::Range<usize>),
-    Made(String),
+    Made(Box<str>),
 }
 
-/// One passage, before it is made: its line (0-based, for the headings it is under), its
-/// text, the 1-based line its text starts on, and whether it is about the whole person.
+/// One passage, before it is made: its line (0-based, for the headings it is under; its text
+/// starts on the next 1-based line), its text, and whether it is about the whole person. Kept
+/// small: a 16 MiB file has some 370,000 of them (56 bytes each took 21 MB).
 #[derive(Debug, Clone)]
 struct Spec {
-    line_idx: usize,
-    body: Body,
-    body_line: usize,
+    line_idx: u32,
     whole_person: bool,
+    body: Body,
+}
+
+impl Spec {
+    fn line(&self) -> usize {
+        self.line_idx as usize
+    }
+
+    /// The 1-based line its text starts on.
+    fn body_line(&self) -> usize {
+        self.line() + 1
+    }
+}
+
+/// A 0-based line index as stored (a file is at most 16 MiB: far fewer lines than `u32` holds).
+fn line_index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// The Career Context's passages, each made when asked for ([`ContextPassages::get`]): a
@@ -305,16 +321,15 @@ impl<'t> ContextPassages<'t> {
             .collect();
         let mut specs = Vec::new();
         for c in split(text) {
-            specs.push(Spec { line_idx: c.line - 1, body: Body::Span(c.span), body_line: c.line, whole_person: false });
+            specs.push(Spec { line_idx: line_index(c.line - 1), body: Body::Span(c.span), whole_person: false });
         }
         // QUICK REFERENCE entries and VERIFIED FACTS, which the claim splitter skips.
         let mut in_quick = false;
         let mut fence = false;
         let mut entry: Option<(usize, String)> = None;
         let made = |li: usize, body: String| Spec {
-            line_idx: li,
-            body: Body::Made(body),
-            body_line: li + 1,
+            line_idx: line_index(li),
+            body: Body::Made(body.into_boxed_str()),
             whole_person: true,
         };
         for (i, l) in lines.iter().enumerate() {
@@ -351,6 +366,7 @@ impl<'t> ContextPassages<'t> {
                 }
             }
         }
+        specs.shrink_to_fit();
         ContextPassages { file, text, headings, sections, chains, specs }
     }
 
@@ -377,17 +393,17 @@ impl<'t> ContextPassages<'t> {
     /// text; with the line map and where its own text starts.
     fn text_of(&self, i: usize) -> (String, Vec<(usize, usize)>, usize) {
         let spec = &self.specs[i];
-        let (_, chain) = self.context_of(spec.line_idx);
+        let (_, chain) = self.context_of(spec.line());
         let (mut s, mut map) = (String::new(), Vec::new());
         for &k in chain {
             let (hl, _, title) = self.headings[k];
-            if hl + 1 != spec.body_line {
+            if hl + 1 != spec.body_line() {
                 map.push((s.len(), hl + 1));
                 s.push_str(title);
                 s.push('\n');
             }
         }
-        map.push((s.len(), spec.body_line));
+        map.push((s.len(), spec.body_line()));
         let body_at = s.len();
         s.push_str(self.body(i));
         (s, map, body_at)
@@ -397,14 +413,14 @@ impl<'t> ContextPassages<'t> {
     fn body(&self, i: usize) -> &str {
         match &self.specs[i].body {
             Body::Span(r) => &self.text[r.clone()],
-            Body::Made(b) => b.as_str(),
+            Body::Made(b) => b,
         }
     }
 
     /// Passage `i`, made.
     pub fn get(&self, i: usize) -> Passage {
         let spec = &self.specs[i];
-        let (section, chain) = self.context_of(spec.line_idx);
+        let (section, chain) = self.context_of(spec.line());
         let body = self.body(i);
         let goal = is_goal_section(section) || (spec.whole_person && is_goal_key(body));
         let in_entry = !chain.is_empty() && !spec.whole_person;
@@ -419,7 +435,7 @@ impl<'t> ContextPassages<'t> {
     /// without making the passage.
     pub fn may_support(&self, i: usize, named: &Named<'_>) -> bool {
         let spec = &self.specs[i];
-        let (_, chain) = self.context_of(spec.line_idx);
+        let (_, chain) = self.context_of(spec.line());
         spec.whole_person
             || chain.is_empty()
             || named.entries.is_empty()
@@ -429,7 +445,7 @@ impl<'t> ContextPassages<'t> {
     /// Whether passage `i` says what the person wants (see [`Passage::goal`]), without making it.
     pub fn is_goal(&self, i: usize) -> bool {
         let spec = &self.specs[i];
-        let (section, _) = self.context_of(spec.line_idx);
+        let (section, _) = self.context_of(spec.line());
         is_goal_section(section) || (spec.whole_person && is_goal_key(self.body(i)))
     }
 
