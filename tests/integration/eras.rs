@@ -316,7 +316,8 @@ fn a_listen_stream_gets_graph_changes_tagged_with_its_id() {
 /// change (the repository root written as `{ROOT}`), then re-recorded once for the deliberate
 /// additions of the grounding work, which apply in every revision: the `check_claims` and
 /// `match_job` tools, and the VitaeGraph digest in the career prompts; and once more for the
-/// format guide's paragraph on the keys `check` reads (`never_claim`). Each response is compared
+/// format guide's paragraph on the keys `check` reads (`never_claim`), and its sentence on what
+/// `match` does with that key. Each response is compared
 /// as the harness re-serialises it, which keeps key order and number spelling. To re-record
 /// after a deliberate change, run this test with `VITAECONTEXT_RECORD_GOLDEN=1` and review the
 /// diff of the fixture.

@@ -621,3 +621,17 @@ TL;DR: Schools.
     // A possessive names its owner: the employer as the files write it.
     assert_eq!(status("I was Head of Site Operations at Halden Build's Leeds office."), ClaimStatus::Contradicted);
 }
+
+/// A `never_claim` item is found with a qualifier between its words ("Independent Nurse
+/// Prescriber" for `independent prescriber`), in another form of them, and not when negated.
+#[test]
+fn never_claim_items_are_found_with_a_qualifier_between_their_words() {
+    let context = "# Jo Reyes - Nurse\n\n## QUICK REFERENCE\n```yaml\nname: Jo Reyes\n\
+        never_claim: [independent prescriber]\n```\n\n## EXPERIENCE\n\n### Staff Nurse [ROLE] - Northgate (2019-present)\n";
+    let run = |d: &str| check(d, Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026) });
+    for claim in ["- Independent Nurse Prescriber, qualified 2020", "Independent prescribing qualification (2021)."] {
+        let c = &run(claim)[0];
+        assert_eq!(c.status, ClaimStatus::Contradicted, "{claim}: {c:#?}");
+    }
+    assert_ne!(run("I am not an independent nurse prescriber.")[0].status, ClaimStatus::Contradicted);
+}

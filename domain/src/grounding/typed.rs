@@ -1509,7 +1509,7 @@ impl Judge<'_> {
         for (item, shown, ev) in &self.model.person.never_claim {
             let stems: Vec<String> = item.iter().map(|w| stem(w)).collect();
             let claim_stems: Vec<String> = c.folded.iter().map(|w| stem(w)).collect();
-            let Some(i) = find_seq(&claim_stems, &stems) else { continue };
+            let Some((i, end)) = find_with_qualifiers(&claim_stems, &stems) else { continue };
             let negated = c.folded[i.saturating_sub(3)..i]
                 .iter()
                 .any(|w| matches!(w.as_str(), "no" | "not" | "never" | "without" | "non"));
@@ -1518,13 +1518,27 @@ impl Judge<'_> {
             }
             a.push(Assertion {
                 kind: AssertionKind::NeverClaim,
-                text: c.words_text(i, i + item.len()),
-                span: c.span(i, i + item.len()),
+                text: c.words_text(i, end),
+                span: c.span(i, end),
                 verdict: Verdict::Contradicted { evidence: ev.clone(), found: format!("never_claim lists {shown:?}") },
                 explain: format!("QUICK REFERENCE never_claim: {shown}"),
             });
         }
     }
+}
+
+/// Where the words of `item` are in `words`, in order, with at most one word between two of
+/// them (`independent prescriber` in "Independent Nurse Prescriber"; found in a corpus review):
+/// the start and the end (exclusive) of the first such run.
+fn find_with_qualifiers(words: &[String], item: &[String]) -> Option<(usize, usize)> {
+    let first = item.first()?;
+    (0..words.len()).filter(|&i| &words[i] == first).find_map(|i| {
+        let mut at = i;
+        for w in &item[1..] {
+            at = (at + 1..(at + 3).min(words.len())).find(|&k| &words[k] == w)?;
+        }
+        Some((i, at + 1))
+    })
 }
 
 fn is_present_word(w: &str) -> bool {
