@@ -358,6 +358,19 @@ pub trait FileSystem: Send + Sync {
     /// (`PermissionDenied`); a symlink is judged by what it leads to.
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError>;
 
+    /// [`FileSystem::write_atomic`] only if the file still holds `expected` when it is about to
+    /// be replaced; `Ok(false)`, with nothing written, when another program changed it since it
+    /// was read (a lost update otherwise: `register` merged into a config that an editor was
+    /// saving, and 326 of its 1,240 entries vanished). `expected` is at most `limit` bytes. The
+    /// default reads, compares and writes; an adapter may stage the new file first, so that the
+    /// compare comes right before the rename.
+    fn replace_if_unchanged(&self, path: &Path, expected: &[u8], bytes: &[u8], limit: u64) -> Result<bool, FsError> {
+        if self.read(path, limit)? != expected {
+            return Ok(false);
+        }
+        self.write_atomic(path, bytes).map(|()| true)
+    }
+
     /// Applies several changes as one: either all of them happen or, when any step fails,
     /// none does and the error is returned. In order:
     /// 1. stage: each `Write` goes to a temporary file beside its target, written and synced;

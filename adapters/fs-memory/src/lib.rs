@@ -72,6 +72,9 @@ struct State {
     modes: BTreeMap<PathBuf, u32>,
     /// Steps of `write_atomic_set` that fail for a target (as requested).
     failing_steps: BTreeSet<(SetStep, PathBuf)>,
+    /// Edits another program makes, one at each of the next `write_new` calls, before it: a
+    /// file saved between a read and the replace that was planned from it.
+    edits_at_write_new: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// A step of [`FileSystem::write_atomic_set`] for one target, which a test can make fail.
@@ -453,6 +456,7 @@ impl MemoryFs {
                 failing_writes: BTreeSet::new(),
                 modes: BTreeMap::new(),
                 failing_steps: BTreeSet::new(),
+                edits_at_write_new: Vec::new(),
             }),
             reads: AtomicUsize::new(0),
             lists: AtomicUsize::new(0),
@@ -529,6 +533,12 @@ impl MemoryFs {
     }
 
     /// Makes every later write to `path` fail, as a full disk would.
+    /// At each of the next `write_new` calls (a backup, say), another program first replaces
+    /// `path` with `bytes`: one edit per call, in the order given.
+    pub fn edit_at_next_write_new(&self, path: impl Into<PathBuf>, bytes: &[u8]) {
+        self.lock().edits_at_write_new.push((path.into(), bytes.to_vec()));
+    }
+
     pub fn fail_writes_to(&self, path: impl Into<PathBuf>) {
         self.lock().failing_writes.insert(path.into());
     }
@@ -790,6 +800,13 @@ impl FileSystem for MemoryFs {
 
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
         require_absolute(path)?;
+        let edit = {
+            let mut s = self.lock();
+            (!s.edits_at_write_new.is_empty()).then(|| s.edits_at_write_new.remove(0))
+        };
+        if let Some((other, content)) = edit {
+            self.write_atomic(&other, &content)?;
+        }
         let mut s = self.lock();
         let slot = s.entry_slot(path)?;
         if s.nodes.contains_key(&slot) {

@@ -629,6 +629,23 @@ impl FileSystem for StdFs {
         Ok(())
     }
 
+    fn replace_if_unchanged(&self, path: &Path, expected: &[u8], bytes: &[u8], limit: u64) -> Result<bool, FsError> {
+        let mode = replaced_mode(path)?;
+        // Staged (written and synced) first: the compare is then the last step before the
+        // rename, microseconds before it rather than the length of a write and a sync.
+        let tmp = staged(path, bytes)?;
+        if let Some(mode) = mode {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = tmp.as_file().set_permissions(fs::Permissions::from_mode(mode));
+        }
+        if self.read(path, limit)? != expected {
+            return Ok(false);
+        }
+        tmp.persist(path).map_err(|e| err(path, e.error))?;
+        sync_parent(path);
+        Ok(true)
+    }
+
     fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
         // Temporaries and kept names are removed when they drop, on every return path.
         for change in changes {
@@ -787,6 +804,24 @@ mod tests {
         let e = StdFs.write_atomic(Path::new("/proc/vitaecontext-test"), b"x").unwrap_err();
         assert_eq!(e.path, Path::new("/proc"), "{e}");
         assert!(e.detail.starts_with("cannot create a file in this folder: ") && !e.detail.contains(".tmp"), "{e}");
+    }
+
+    /// A replace planned from what was read happens only if the file still holds it; a file
+    /// changed since is left as the other program wrote it, with no temporary behind.
+    #[test]
+    fn a_replace_if_unchanged_leaves_a_changed_file_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("mcp.json");
+        fs::write(&config, b"read").unwrap();
+        fs::set_permissions(&config, fs::Permissions::from_mode(0o640)).unwrap();
+        fs::write(&config, b"saved by an editor").unwrap();
+        assert!(!StdFs.replace_if_unchanged(&config, b"read", b"merged", 1024).unwrap());
+        assert_eq!(fs::read(&config).unwrap(), b"saved by an editor");
+        assert!(StdFs.replace_if_unchanged(&config, b"saved by an editor", b"merged", 1024).unwrap());
+        assert_eq!(fs::read(&config).unwrap(), b"merged");
+        assert_eq!(fs::metadata(&config).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left");
     }
 
     #[test]

@@ -89,8 +89,8 @@ pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, edge: &Edge, args: &RegisterA
         err("Dry run: nothing was written.\n");
         return Ok(ExitCode::SUCCESS);
     }
-    let applied = usecase::apply(fs, clock, &plan).map_err(failure)?;
-    report(&plan, &action, &applied);
+    let applied = usecase::apply(fs, clock, &edge.env, &action, plan).map_err(failure)?;
+    report(&applied.plan, &action, &applied);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -102,6 +102,12 @@ fn report(plan: &Plan, action: &Action, applied: &usecase::Applied) {
         }
         Action::Register(_) => out(&format!("Registered vitaecontext with {client} in {path}\n")),
         Action::Remove => out(&format!("Removed vitaecontext from {client} in {path}\n")),
+    }
+    if applied.merged_again > 0 {
+        err(&format!(
+            "Note: {path} changed while vitaecontext was writing it (another program saved it); the entry was merged \
+             again into what it held then, so nothing of that change was lost.\n"
+        ));
     }
     if let Some(b) = &applied.backup {
         err(&format!("Backup of the previous file: {}\n", b.display()));

@@ -69,6 +69,11 @@ pub enum RegisterError {
         .link.display(), .target.display()
     )]
     DanglingLink { link: PathBuf, target: PathBuf },
+    #[error(
+        "{} changed {attempts} times while vitaecontext was merging its entry into it (another program is saving it): nothing was written; close that program or wait, then run register again",
+        .path.display()
+    )]
+    KeptChanging { path: PathBuf, attempts: usize },
 }
 
 fn location(client: Client, env: &Env) -> Result<PathBuf, RegisterError> {
@@ -135,31 +140,97 @@ pub struct Applied {
     pub backup: Option<PathBuf>,
     /// The file did not exist and was created (with its folder).
     pub created: bool,
+    /// How many times the file changed between its read and its replacement (another program
+    /// saving it), so that the change was merged again into what it then held.
+    pub merged_again: usize,
+    /// The plan that was written: `plan`'s, or the last one merged again.
+    pub plan: Plan,
 }
 
+/// How many times [`apply`] merges again into a file that keeps changing under it.
+pub const MERGE_ATTEMPTS: usize = 5;
+
 /// Backs up the old file beside it (`<file>.vitaecontext-backup-<UTC>`), then writes the new
-/// text atomically. Does nothing for a plan without change.
-pub fn apply(fs: &dyn FileSystem, clock: &dyn Clock, plan: &Plan) -> Result<Applied, RegisterError> {
-    let Some(after) = &plan.after else { return Ok(Applied { backup: None, created: false }) };
-    let backup = match &plan.before {
-        Some(before) => {
-            Some(super::write_backup(fs, clock, &plan.target, before.as_bytes()).map_err(RegisterError::Write)?)
-        }
-        None => {
-            if let Some(dir) = plan.target.parent() {
-                fs.create_dir_all(dir).map_err(RegisterError::Write)?;
+/// text atomically, only if the file still holds what the plan read: when another program
+/// changed it meanwhile, `action` is planned again on what it holds now (at most
+/// [`MERGE_ATTEMPTS`] times), so nothing that program wrote is lost. Does nothing for a plan
+/// without change.
+pub fn apply(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    env: &Env,
+    action: &Action,
+    plan: Plan,
+) -> Result<Applied, RegisterError> {
+    let mut plan = plan;
+    if let Some(dir) = plan.target.parent() {
+        remove_stale_leftovers(fs, clock, dir);
+    }
+    for merged_again in 0..MERGE_ATTEMPTS {
+        let Some(after) = &plan.after else {
+            return Ok(Applied { backup: None, created: false, merged_again, plan });
+        };
+        let backup = match &plan.before {
+            Some(before) => {
+                Some(super::write_backup(fs, clock, &plan.target, before.as_bytes()).map_err(RegisterError::Write)?)
             }
-            None
+            None => {
+                if let Some(dir) = plan.target.parent() {
+                    fs.create_dir_all(dir).map_err(RegisterError::Write)?;
+                }
+                None
+            }
+        };
+        let written = match &plan.before {
+            Some(before) => {
+                fs.replace_if_unchanged(&plan.target, before.as_bytes(), after.as_bytes(), MAX_CONFIG_BYTES)
+            }
+            // A file that was not there is created only if it still is not.
+            None => match fs.write_new(&plan.target, after.as_bytes()) {
+                Err(e) if e.kind == FsErrorKind::AlreadyExists => Ok(false),
+                other => other.map(|()| true),
+            },
+        };
+        // Removed meanwhile: changed, too.
+        let written = match written {
+            Err(e) if e.kind == FsErrorKind::NotFound => Ok(false),
+            other => other,
+        };
+        if let Ok(true) = written {
+            return Ok(Applied { created: plan.before.is_none(), backup, merged_again, plan });
         }
-    };
-    if let Err(e) = fs.write_atomic(&plan.target, after.as_bytes()) {
-        // Nothing was replaced (a read-only file, say): no backup of it is left either.
+        // Nothing was replaced: a backup of it would be one more file for nothing.
         if let Some(b) = &backup {
             let _ = fs.remove_file(b);
         }
-        return Err(RegisterError::Write(e));
+        match written {
+            Err(e) => return Err(RegisterError::Write(e)),
+            _ => plan = self::plan(fs, env, plan.client, action)?,
+        }
     }
-    Ok(Applied { created: plan.before.is_none(), backup })
+    Err(RegisterError::KeptChanging { path: plan.path.clone(), attempts: MERGE_ATTEMPTS })
+}
+
+/// How old a `.vitaecontext-*.tmp` or `.old` file beside a config must be before the next
+/// register removes it: a younger one may be another register's write in flight.
+pub const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// Removes what a killed write left beside a client's config (`.vitaecontext-XXXX.tmp`,
+/// `.old`), once older than [`LEFTOVER_AGE`]. Best effort: what cannot be removed stays.
+fn remove_stale_leftovers(fs: &dyn FileSystem, clock: &dyn Clock, dir: &Path) {
+    let Ok(entries) = fs.read_dir(dir) else { return };
+    let now = clock.now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+    for e in entries.iter().filter(|e| e.kind == FileKind::File && ports::fs::is_set_leftover(&e.name)) {
+        let path = dir.join(&e.name);
+        let old = fs
+            .symlink_metadata(&path)
+            .ok()
+            .and_then(|m| m.modified_ns)
+            .is_some_and(|t| now.saturating_sub(t) >= LEFTOVER_AGE.as_nanos() as i64);
+        if old && fs.remove_file(&path).is_ok() {
+            tracing::info!("removed {}, left by an interrupted write", path.display());
+        }
+    }
 }
 
 /// Whether a client registers vitaecontext, as far as its file tells.
@@ -253,18 +324,19 @@ mod tests {
         let reg = Action::Register(entry());
         let p = plan(&fs, &env(), Client::Cursor, &reg).unwrap();
         assert!(p.diff().starts_with("--- /dev/null\n+++ /home/ada/.cursor/mcp.json\n"), "{}", p.diff());
-        let done = apply(&fs, &FixedClock, &p).unwrap();
-        assert_eq!(done, Applied { backup: None, created: true });
+        let done = apply(&fs, &FixedClock, &env(), &reg, p).unwrap();
+        assert_eq!((done.backup, done.created, done.merged_again), (None, true, 0));
         assert!(text(&fs, "/home/ada/.cursor/mcp.json").contains("/usr/bin/vitaecontext"));
 
         // Twice: nothing to do.
         let again = plan(&fs, &env(), Client::Cursor, &reg).unwrap();
         assert!(!again.changes());
-        assert_eq!(apply(&fs, &FixedClock, &again).unwrap(), Applied { backup: None, created: false });
+        let done = apply(&fs, &FixedClock, &env(), &reg, again).unwrap();
+        assert_eq!((done.backup, done.created), (None, false));
 
         let before = text(&fs, "/home/ada/.cursor/mcp.json");
         let rm = plan(&fs, &env(), Client::Cursor, &Action::Remove).unwrap();
-        let done = apply(&fs, &FixedClock, &rm).unwrap();
+        let done = apply(&fs, &FixedClock, &env(), &Action::Remove, rm).unwrap();
         let backup = "/home/ada/.cursor/mcp.json.vitaecontext-backup-20261130T204500Z";
         assert_eq!(done.backup.as_deref(), Some(Path::new(backup)));
         assert_eq!(text(&fs, backup), before);
@@ -272,9 +344,86 @@ mod tests {
 
         // A second backup within the same second does not overwrite the first.
         let p = plan(&fs, &env(), Client::Cursor, &reg).unwrap();
-        let done = apply(&fs, &FixedClock, &p).unwrap();
+        let done = apply(&fs, &FixedClock, &env(), &reg, p).unwrap();
         assert_eq!(done.backup, Some(PathBuf::from(format!("{backup}-2"))));
         assert_eq!(text(&fs, backup), before);
+    }
+
+    /// Another program saves the config between register's read and its replace: the entry
+    /// is merged again into what it saved, and nothing of that save is lost (found in review:
+    /// 326 of 1,240 entries vanished). A file that keeps changing is left alone, with an error.
+    #[test]
+    fn an_edit_between_the_read_and_the_replace_is_merged_not_lost() {
+        let fs = MemoryFs::new();
+        let path = "/home/ada/.cursor/mcp.json";
+        fs.create_dir_all(Path::new("/home/ada/.cursor")).unwrap();
+        fs.write_atomic(Path::new(path), b"{\"mcpServers\": {\"a\": {\"command\": \"a\"}}}\n").unwrap();
+        let reg = Action::Register(entry());
+        let p = plan(&fs, &env(), Client::Cursor, &reg).unwrap();
+        // Saved while the backup is written, after the plan read the file.
+        let saved = b"{\"mcpServers\": {\"a\": {\"command\": \"a\"}, \"b\": {\"command\": \"b\"}}}\n";
+        fs.edit_at_next_write_new(path, saved);
+        let done = apply(&fs, &FixedClock, &env(), &reg, p).unwrap();
+        assert_eq!(done.merged_again, 1);
+        let now = text(&fs, path);
+        assert!(now.contains("\"b\"") && now.contains("/usr/bin/vitaecontext"), "{now}");
+        // The one backup left is of what was replaced: the saved version.
+        let backups = crate::usecase::backups_of(&fs, Path::new(path));
+        assert_eq!(backups.len(), 1, "{backups:?}");
+        assert_eq!(fs.read(&backups[0], 1 << 20).unwrap(), saved);
+
+        // A file that changes at every attempt: nothing is written, and it says so.
+        let rm = plan(&fs, &env(), Client::Cursor, &Action::Remove).unwrap();
+        for k in 0..MERGE_ATTEMPTS {
+            fs.edit_at_next_write_new(
+                path,
+                format!("{{\"mcpServers\": {{\"vitaecontext\": {{\"command\": \"x{k}\"}}}}}}\n").as_bytes(),
+            );
+        }
+        let e = apply(&fs, &FixedClock, &env(), &Action::Remove, rm).unwrap_err();
+        assert!(matches!(e, RegisterError::KeptChanging { .. }), "{e}");
+        assert!(text(&fs, path).contains(&format!("x{}", MERGE_ATTEMPTS - 1)), "the last save stays");
+    }
+
+    /// Backups never collide, however many in one second, and only the newest BACKUPS_KEPT of
+    /// a file stay.
+    #[test]
+    fn backups_never_collide_and_the_oldest_go() {
+        let fs = MemoryFs::new();
+        fs.create_dir_all(Path::new("/d")).unwrap();
+        let target = Path::new("/d/f.json");
+        let mut made = Vec::new();
+        for k in 0..25 {
+            made.push(crate::usecase::write_backup(&fs, &FixedClock, target, format!("{k}").as_bytes()).unwrap());
+        }
+        let kept = crate::usecase::backups_of(&fs, target);
+        assert_eq!(kept, made[25 - crate::usecase::BACKUPS_KEPT..], "the newest, oldest first");
+        assert_eq!(fs.read(kept.last().unwrap(), 10).unwrap(), b"24");
+        assert!(kept.last().unwrap().to_string_lossy().ends_with("-25"));
+    }
+
+    /// What a killed write left beside the config is removed by the next register; other
+    /// files there stay.
+    #[test]
+    fn leftovers_of_a_killed_write_are_removed() {
+        let fs = MemoryFs::new();
+        fs.create_dir_all(Path::new("/home/ada/.cursor")).unwrap();
+        for name in
+            [".vitaecontext-Mw4sWH.tmp", ".vitaecontext-ORpupy.old", "notes.tmp", "mcp.json.vitaecontext-backup-1"]
+        {
+            fs.write_atomic(&Path::new("/home/ada/.cursor").join(name), b"x").unwrap();
+        }
+        let reg = Action::Register(entry());
+        let p = plan(&fs, &env(), Client::Cursor, &reg).unwrap();
+        apply(&fs, &FixedClock, &env(), &reg, p).unwrap();
+        let mut names: Vec<String> = fs
+            .read_dir(Path::new("/home/ada/.cursor"))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name.to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["mcp.json", "mcp.json.vitaecontext-backup-1", "notes.tmp"]);
     }
 
     #[test]
@@ -282,7 +431,7 @@ mod tests {
         let fs = MemoryFs::new();
         let p = plan(&fs, &env(), Client::Codex, &Action::Remove).unwrap();
         assert_eq!((p.before.as_ref(), p.changes()), (None, false));
-        apply(&fs, &FixedClock, &p).unwrap();
+        apply(&fs, &FixedClock, &env(), &Action::Remove, p).unwrap();
         assert!(fs.read_dir(Path::new("/home/ada")).map(|d| d.is_empty()).unwrap_or(true));
     }
 
@@ -302,8 +451,9 @@ mod tests {
         fs.create_dir_all(Path::new("/home/ada/.cursor")).unwrap();
         fs.write_atomic(Path::new("/home/ada/.cursor/mcp.json"), b"{}\n").unwrap();
         fs.fail_writes_to("/home/ada/.cursor/mcp.json");
-        let p = plan(&fs, &env(), Client::Cursor, &Action::Register(entry())).unwrap();
-        assert!(matches!(apply(&fs, &FixedClock, &p), Err(RegisterError::Write(_))));
+        let reg = Action::Register(entry());
+        let p = plan(&fs, &env(), Client::Cursor, &reg).unwrap();
+        assert!(matches!(apply(&fs, &FixedClock, &env(), &reg, p), Err(RegisterError::Write(_))));
         assert_eq!(text(&fs, "/home/ada/.cursor/mcp.json"), "{}\n");
     }
 
@@ -327,8 +477,9 @@ mod tests {
         fs.create_dir_all(Path::new("/home/ada/.codex")).unwrap();
         fs.write_atomic(Path::new("/home/ada/dotfiles/codex.toml"), b"model = \"x\"\n").unwrap();
         fs.symlink("/home/ada/dotfiles/codex.toml", Path::new("/home/ada/.codex/config.toml")).unwrap();
-        let p = plan(&fs, &env(), Client::Codex, &Action::Register(entry())).unwrap();
-        apply(&fs, &FixedClock, &p).unwrap();
+        let reg = Action::Register(entry());
+        let p = plan(&fs, &env(), Client::Codex, &reg).unwrap();
+        apply(&fs, &FixedClock, &env(), &reg, p).unwrap();
         let link = fs.symlink_metadata(Path::new("/home/ada/.codex/config.toml")).unwrap();
         assert_eq!(link.kind, FileKind::Symlink);
         assert!(text(&fs, "/home/ada/dotfiles/codex.toml").contains("[mcp_servers.vitaecontext]"));
