@@ -555,7 +555,9 @@ impl GraphStore {
         if bytes.contains(&0) {
             return Err(RecordError::Binary);
         }
-        String::from_utf8(bytes).map_err(|_| RecordError::NotUtf8)
+        // Served as the index read it: bytes that are not UTF-8 become U+FFFD, as VitaeContext
+        // 2.x reads a record (a Latin-1 file was searchable but "not found" when read).
+        Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
 }
 
@@ -622,8 +624,6 @@ pub enum RecordError {
     Unavailable(Unavailable),
     #[error("the record contains a NUL byte")]
     Binary,
-    #[error("the record is not valid UTF-8")]
-    NotUtf8,
 }
 
 /// The error count of a `diagnostics.json` that says `"valid": false`, read from `input`

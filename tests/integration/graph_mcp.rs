@@ -240,7 +240,6 @@ fn stored_paths_that_escape_are_refused() {
         ("project:folder", "folder.md"),
         ("project:big", "big.md"),
         ("project:nul", "nul.md"),
-        ("project:latin1", "latin1.md"),
         ("project:hidden-dotdot", "projects/../../outside/secret.md"),
     ];
     f.add_nodes(&cases);
@@ -251,6 +250,11 @@ fn stored_paths_that_escape_are_refused() {
     }
     // A refusal does not poison the rest.
     assert!(read(&mut s, "vitaegraph://record/project:cachewarden")["result"].is_object());
+    // A record that is not UTF-8 is served as the index read it (U+FFFD), not "not found".
+    f.add_nodes(&[("project:latin1", "latin1.md")]);
+    let mut s = f.server();
+    let r = read(&mut s, "vitaegraph://record/project:latin1");
+    assert_eq!(r["result"]["contents"][0]["text"], "caf\u{fffd}", "{r}");
 }
 
 #[test]

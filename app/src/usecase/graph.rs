@@ -346,6 +346,13 @@ fn read(
                 }
                 Err(e) => return Err(e.into()),
             };
+            // A NUL byte is no text a person wrote: such a file is left out, and said so, by
+            // `graph index` and `graph validate` alike, and the server serves what the index
+            // holds (found in review: indexed and searchable, then "not found" when read).
+            if bytes.contains(&0) {
+                progress.skipped(&root.join(rel), "it holds a NUL byte, so it is not a text record");
+                return Ok(None);
+            }
             let sha256: [u8; 32] = Sha256::digest(&bytes).into();
             let seen = Seen { len: meta.len, stamp: meta.stamp, modified_ns: meta.modified_ns, sha256 }.settled(started_ns);
             // Touched but not changed: the same bytes parse to the same record.
@@ -2582,6 +2589,25 @@ mod tests {
         fn skipped(&self, path: &Path, why: &str) {
             self.0.lock().unwrap().push((path.to_path_buf(), why.to_owned()));
         }
+    }
+
+    /// A record with a NUL byte is left out of what validate and index read, with a warning;
+    /// one that is not UTF-8 is read as 2.x reads it (U+FFFD), as the server then serves it.
+    #[test]
+    fn a_record_with_a_nul_byte_is_left_out_and_said_so() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        fs.create_dir_all(&root.join("notes")).unwrap();
+        fs.write_atomic(&root.join("notes/binary.md"), b"# Bin\nhas a \0 byte\n").unwrap();
+        fs.write_atomic(&root.join("notes/latin1.md"), b"# Caf\xe9\n").unwrap();
+        let skips = Skips::default();
+        let records = read_records(&fs, &FixedClock, root, &skips).unwrap();
+        let paths: Vec<&str> = records.iter().map(|r| r.page.path.as_str()).collect();
+        assert!(!paths.contains(&"notes/binary.md") && paths.contains(&"notes/latin1.md"), "{paths:?}");
+        let skipped = skips.0.into_inner().unwrap();
+        assert_eq!(skipped.len(), 1, "{skipped:?}");
+        assert!(skipped[0].0.ends_with("notes/binary.md") && skipped[0].1.contains("NUL byte"), "{skipped:?}");
     }
 
     /// Regression (issue 11): a symlinked record was left out without a word. One that stays
