@@ -463,3 +463,34 @@ fn a_search_answers_the_same_with_and_without_the_sidecar() {
     fs::write(&bin, &sidecar).unwrap();
     assert_eq!(answers(&f.root, &queries), with, "with a stale sidecar");
 }
+
+/// graph.json and search-index.json from two index runs (as a kill between their renames
+/// leaves them): search is refused with how to mend it, not answered with records the graph
+/// cannot serve; the next index run mends it.
+#[test]
+fn a_mixed_generated_set_is_refused_until_indexed_again() {
+    let f = Fixture::new();
+    let root = f.root.to_str().unwrap();
+    let index = || assert!(Cmd::new(["graph", "index", "--root", root]).output().0.success());
+    index();
+    let search = f.root.join(".generated/search-index.json");
+    let old = fs::read(&search).unwrap();
+    fs::create_dir_all(f.root.join("projects/newer")).unwrap();
+    fs::write(
+        f.root.join("projects/newer/project.md"),
+        "---\ntype: project\nid: project:newer\ntitle: Rust newer\n---\nRust.\n",
+    )
+    .unwrap();
+    index();
+    fs::write(&search, &old).unwrap();
+    let mut s = f.server();
+    let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "rust"}}));
+    assert_eq!(r["isError"], true, "{r}");
+    let text = tool_text(&r);
+    assert!(text.contains("do not match") && text.contains("vitaecontext graph index"), "{text}");
+    drop(s);
+    index();
+    let mut s = f.server();
+    let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "rust"}}));
+    assert_ne!(r["isError"], true, "{r}");
+}

@@ -224,8 +224,8 @@ fn search_vitaegraph() -> Tool {
             let SearchArgs { query, kind, tag } = params::parse(args)?;
             let kind = kind.as_deref().map(parse_type).transpose().map_err(RpcError::invalid_params)?;
             let query = Query { text: query.as_deref(), kind: kind.as_deref(), tag: tag.as_deref() };
-            let results = match m.graph().with_searcher(m.fs(), |s| s.search(&query)) {
-                Ok(results) => results,
+            let (results, indexed) = match m.graph().with_searcher(m.fs(), |s| (s.search(&query), s.len())) {
+                Ok(found) => found,
                 Err(e) => {
                     tracing::warn!("search index unavailable: {e}");
                     // An index run of an invalid graph writes only its diagnostics: running it
@@ -259,6 +259,24 @@ fn search_vitaegraph() -> Tool {
                     return Ok(ToolResult::error(why));
                 }
             };
+            // graph.json and search-index.json from two runs (one killed between its renames,
+            // or a file copied in): search would list records the graph cannot serve, or miss
+            // records it holds. Refused, saying how to mend it, rather than answered wrong.
+            if let Ok(g) = m.graph().graph(m.fs())
+                && (indexed != g.graph.nodes.len() || results.records.iter().any(|h| !g.by_id.contains_key(&h.id)))
+            {
+                tracing::warn!(
+                    "search-index.json ({indexed} records) and graph.json ({} records) are from different index runs",
+                    g.graph.nodes.len()
+                );
+                return Ok(ToolResult::error(
+                    "The VitaeGraph index files do not match: .generated/search-index.json and .generated/graph.json \
+                     come from different runs of `vitaecontext graph index` (one was interrupted, or a file was \
+                     copied in). Ask the person to run `vitaecontext graph index` (with `--root DIR` if their \
+                     VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search again."
+                        .to_owned(),
+                ));
+            }
             m.graph().answered();
             let records: Vec<Value> = results
                 .records
