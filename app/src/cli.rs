@@ -511,6 +511,9 @@ pub enum ContextCommand {
     Validate {
         /// The Career Context file (`~` expands).
         file: Option<PathBuf>,
+        /// The same as FILE, spelled as every other command spells it.
+        #[arg(long = "context", visible_alias = "context-path", value_name = "FILE", conflicts_with = "file")]
+        context: Option<PathBuf>,
         /// Print the result as JSON on stdout: {schemaVersion, valid, path, title, sectionNames, errors, warnings}.
         #[arg(long)]
         json: bool,
@@ -520,6 +523,9 @@ pub enum ContextCommand {
     Summary {
         /// The Career Context file; without it, the same selection as `validate`.
         file: Option<PathBuf>,
+        /// The same as FILE, spelled as every other command spells it.
+        #[arg(long = "context", visible_alias = "context-path", value_name = "FILE", conflicts_with = "file")]
+        context: Option<PathBuf>,
         /// The surface to cut for.
         #[arg(long = "for", value_name = "SURFACE", value_enum, ignore_case = true, default_value_t = SurfaceArg::General)]
         surface: SurfaceArg,

@@ -66,14 +66,14 @@ fn run(cli: Cli) -> Outcome {
         Command::Context(cmd) => {
             let sources = sources::Sources::from_process(None, None);
             match cmd {
-                ContextCommand::Validate { file, json } => {
-                    commands::context::validate(&fs, &sources, file.as_deref(), json)
+                ContextCommand::Validate { file, context, json } => {
+                    commands::context::validate(&fs, &sources, file.or(context).as_deref(), json)
                 }
-                ContextCommand::Summary { file, surface, output, force, json } => commands::context::summary(
+                ContextCommand::Summary { file, context, surface, output, force, json } => commands::context::summary(
                     &fs,
                     &sources,
                     commands::context::SummaryArgs {
-                        file: file.as_deref(),
+                        file: file.or(context).as_deref(),
                         surface: surface.into(),
                         output: output.as_deref(),
                         json,

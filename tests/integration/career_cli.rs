@@ -27,6 +27,22 @@ fn validate_exit_codes_and_human_output() {
     assert_eq!(st.code(), Some(2), "a folder is not a Career Context");
 }
 
+/// `--context FILE`, as every other command takes it, names the file to `context validate` and
+/// `context summary` too; with FILE as well it is a usage error.
+#[test]
+fn context_subcommands_take_the_context_flag() {
+    let file = example("career-context.md");
+    let file = file.to_str().unwrap();
+    let (st, out, err) = Cmd::new(["context", "validate", "--context", file]).output();
+    assert_eq!(st.code(), Some(0), "{err}");
+    assert!(out.starts_with("Career Context valid: "), "{out}");
+    let (st, out, err) = Cmd::new(["context", "summary", "--for", "cv", "--context", file]).output();
+    assert_eq!(st.code(), Some(0), "{err}");
+    assert!(out.starts_with("# Career Context packet - cv"), "{out}");
+    let (st, _, _) = Cmd::new(["context", "validate", file, "--context", file]).output();
+    assert_eq!(st.code(), Some(2));
+}
+
 #[test]
 fn relative_and_tilde_paths_resolve() {
     let (st, out, _) =

@@ -135,9 +135,11 @@ fn check_exits_1_and_labels_the_exact_spans() {
     let person = Person::new();
     let (code, out, err) = person.cli("check", &fixture("cv.md"), &[]);
     assert_eq!(code, 1, "{out}{err}");
+    // Findings and summary on stdout; stderr is for errors only.
     assert!(out.contains("claims in") && out.contains("contradicted"), "{out}");
-    assert!(err.contains("vitaecontext::check::contradicted"), "{err}");
-    assert!(err.contains("your files say 88%"), "{err}");
+    assert!(out.contains("vitaecontext::check::contradicted"), "{out}");
+    assert!(out.contains("your files say 88%"), "{out}");
+    assert!(err.is_empty(), "{err}");
     let tmp = tempfile::tempdir().unwrap();
     let copied = tmp.path().join("copied.md");
     fs::write(&copied, "- Designed flaky-test quarantine that removed 1,900 reruns a week.\n- I like tidy builds.\n")
@@ -360,5 +362,5 @@ fn check_and_match_refuse_to_answer_from_files_they_could_not_read() {
     // A source not named and not there is a note; the other is checked.
     let (code, out, err) = run(&["check", d, "--context", &context]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(err.contains("only the Career Context was searched"), "{err}");
+    assert!(out.contains("note: ") && out.contains("only the Career Context was searched"), "{out}");
 }

@@ -91,17 +91,19 @@ pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Optio
     if json {
         out(&format!("{}\n", pretty(&grounding::claims_json(&claims))));
     } else {
+        // The findings are the command's output, as the summary is: stdout (a pipe to `less`
+        // or a file gets them all); stderr is for errors only.
         for n in &files.notes {
-            err(&format!("note: {n}\n"));
+            out(&format!("note: {n}\n"));
         }
-        err(&report::render_all(&report::claim_findings(&path, &draft, &claims), 100, report::stderr_color()));
+        out(&report::render_all(&report::claim_findings(&path, &draft, &claims), 100, report::stdout_color()));
         let counts: Vec<String> = domain::grounding::counts(&claims)
             .iter()
             .map(|(s, n)| format!("{n} {}", s.as_str().replace('_', " ")))
             .collect();
         out(&format!("{} in {path}: {}\n", domain::text::count(claims.len(), "claim"), counts.join(", ")));
         if let Some(s) = surface {
-            err(&format!(
+            out(&format!(
                 "the {s} packet (`vitaecontext context summary --for {s}`) holds the facts meant for this surface\n"
             ));
         }
