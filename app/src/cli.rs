@@ -352,6 +352,8 @@ pub enum SkillsCommand {
         /// The display name (default: the id).
         #[arg(long)]
         name: Option<String>,
+        /// One sentence on what the skill is for, shown to the assistant in the prompt or tool
+        /// list (default: none).
         #[arg(long)]
         description: Option<String>,
         /// A tag; repeat for more.
@@ -595,8 +597,8 @@ pub struct McpArgs {
     #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
     pub root: Option<PathBuf>,
 
-    /// The longest message accepted, in bytes (at least 4096); a longer one is answered with a
-    /// parse error (-32700) and skipped.
+    /// The longest message accepted, in bytes: at least 4096 (4 KiB); the default, 10485760, is
+    /// 10 MiB. A longer message is answered with a parse error (-32700) and skipped.
     #[arg(long, value_name = "BYTES", default_value_t = stdio::DEFAULT_MAX_FRAME_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(MIN_FRAME_BYTES..))]
     pub max_frame_bytes: usize,
@@ -605,8 +607,9 @@ pub struct McpArgs {
     pub skills: SkillsSourceArgs,
 
     /// Also offer the prompts as a tool, `get_prompt {name, arguments}`, for clients that show
-    /// no MCP prompts (Cursor, Codex, Windsurf...). Off by default, so the tool list is the
-    /// contract's three and our two grounding tools (`check_claims`, `match_job`).
+    /// no MCP prompts (Cursor, Codex, Windsurf...). Off by default: the tools are then
+    /// `get_career_context`, `search_vitaegraph`, `validate_career_context`, `check_claims`
+    /// and `match_job`.
     #[arg(long)]
     pub prompt_tools: bool,
 
