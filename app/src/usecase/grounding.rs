@@ -342,13 +342,17 @@ fn evidence_id(e: &Evidence) -> String {
 
 /// The coverage table as Markdown, must-haves first; counts per class, no score.
 pub fn job_text(m: &JobMatch, notes: &[String]) -> String {
-    let mut out = String::from("# Job posting coverage\n\n");
+    // Each block below starts with its blank line: one between blocks, whichever are present.
+    let mut out = String::from("# Job posting coverage\n");
+    if !notes.is_empty() {
+        out.push('\n');
+    }
     for n in notes {
         out.push_str(&format!("Note: {n}\n"));
     }
     if m.requirements.is_empty() {
         out.push_str(
-            "No requirements were found: the posting has no requirement list (headings such as \"Requirements\", \
+            "\nNo requirements were found: the posting has no requirement list (headings such as \"Requirements\", \
              \"What you bring\", \"Nice to have\" with list items under them).\n",
         );
     }
@@ -409,5 +413,21 @@ mod tests {
         assert_eq!(evidence_id(&at("", Some(1))), "cc.md:1");
         assert_eq!(evidence_id(&at("SKILLS INDEX", Some(92))), "cc.md:92 (SKILLS INDEX)");
         assert_eq!(evidence_id(&at("", None)), "cc.md");
+    }
+
+    /// One blank line between blocks, whichever blocks there are (found in review: two after
+    /// the title when there was no note).
+    #[test]
+    fn the_match_report_never_has_two_blank_lines_in_a_row() {
+        let context = include_str!("../../../examples/career-context.md");
+        let sources = |c| grounding::Sources { context: Some(("cc.md", c)), graph: None, year_now: Some(2026) };
+        for posting in ["We are a nice company.\n", "## Requirements\n\n- Rust\n- 20 years of COBOL\n"] {
+            let m = domain::grounding::job::match_job(posting, sources(context), "");
+            for notes in [vec![], vec!["a note".to_owned()]] {
+                let text = job_text(&m, &notes);
+                assert!(!text.contains("\n\n\n"), "{posting:?}, {} notes:\n{text}", notes.len());
+                assert!(text.starts_with("# Job posting coverage\n\n") && text.ends_with(".\n"), "{text}");
+            }
+        }
     }
 }
