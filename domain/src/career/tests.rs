@@ -286,3 +286,28 @@ fn a_crlf_file_packets_as_its_lf_twin() {
     let first = &a.sections[0];
     assert!(a.section_text(EXAMPLE, first).starts_with("## "), "{:?}", first.content);
 }
+
+/// Many QUICK REFERENCE keys, some empty: each empty value is marked on its own line (the keys
+/// are looked up once, not scanned for each), and a duplicate key is still an error.
+#[test]
+fn many_quick_reference_keys_are_read_and_marked_in_one_pass() {
+    let mut quick = String::from("name: A\npositioning_summary: B\n");
+    for i in 0..3000 {
+        quick.push_str(&if i % 1000 == 7 { format!("e{i}: TODO\n") } else { format!("k{i}: v{i}\n") });
+    }
+    quick.push_str("k5: again\n");
+    let text = format!(
+        "# A Person - Engineer\n\n## QUICK REFERENCE\n```yaml\n{quick}```\n\nScope: x.\n\n## GOALS AND TARGETING\n\nx\n\n## SKILLS INDEX\n\n- x\n"
+    );
+    let v = validate(&text, FileFacts::default());
+    let empty: Vec<usize> = v
+        .errors
+        .iter()
+        .filter(|d| d.code.as_str() == "empty_quick_value")
+        .filter_map(|d| d.shown.as_ref())
+        .map(|s| text[..s.marks[0].0.start].matches('\n').count() + 1)
+        .collect();
+    // Line 5 holds `name`; key `e{i}` is on line 7 + i.
+    assert_eq!(empty, [14, 1014, 2014], "{:?}", codes(&v));
+    assert!(v.errors.iter().any(|d| d.message.contains("Duplicate QUICK REFERENCE field: k5")), "{:?}", codes(&v));
+}

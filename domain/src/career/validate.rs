@@ -217,11 +217,7 @@ impl Collector<'_> {
     /// Byte offset of the start of the 0-based line `index` in the folded text (its end when
     /// past the last line).
     fn line_start(&self, index: usize) -> usize {
-        self.scan.lines.iter().take(index).map(|l| l.len() + 1).sum::<usize>().min(self.text_len())
-    }
-
-    fn text_len(&self) -> usize {
-        self.scan.lines.iter().map(|l| l.len() + 1).sum::<usize>().saturating_sub(1)
+        self.scan.line_start(index)
     }
 
     /// A finding about a whole line (or the whole file, at line 1).
@@ -303,6 +299,9 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
                             );
                         }
                     }
+                    // Where each key is written, found once (a scan of the block for each
+                    // empty value was quadratic in the number of keys).
+                    let mut key_lines: Option<std::collections::HashMap<&str, usize>> = None;
                     for (key, value) in &quick.entries {
                         let entries = match value {
                             QValue::List(items) => items.iter().collect::<Vec<_>>(),
@@ -321,7 +320,10 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
                                 format!("QUICK REFERENCE field '{key}' contains an empty or placeholder value"),
                                 Severity::Error,
                             );
-                            if let Some((index, span)) = empty_value_place(&scan.lines, start + 1..end, key) {
+                            let key_lines = key_lines.get_or_insert_with(|| key_lines_of(&scan.lines, start + 1..end));
+                            if let Some((index, span)) =
+                                key_lines.get(key.as_str()).and_then(|&at| empty_value_place(&scan.lines, at, end, key))
+                            {
                                 let at = c.line_start(index);
                                 let label = format!("`{key}` is empty or template text");
                                 c.show(Shown { marks: vec![(at + span.start..at + span.end, label)], help: None });
@@ -568,9 +570,30 @@ fn missing_section_place(c: &Collector<'_>, scan: &Scan<'_>, required: &str) -> 
 /// The line (0-based) of the QUICK REFERENCE entry `key` within `block` (line indexes) and the
 /// byte range in it of the value that is empty or template text: the scalar or inline list
 /// after `key:`, or the first `- item` under it that is.
+/// The first line of `block` that writes each key (`key:` at the start of the line).
+fn key_lines_of<'l>(lines: &[&'l str], block: std::ops::Range<usize>) -> std::collections::HashMap<&'l str, usize> {
+    let mut out = std::collections::HashMap::new();
+    for i in block {
+        let line = lines[i];
+        if line.starts_with([' ', '\t']) {
+            continue;
+        }
+        if let Some(colon) = line.find(':') {
+            let key = crate::text::trim_end(&line[..colon]);
+            if !key.is_empty() {
+                out.entry(key).or_insert(i);
+            }
+        }
+    }
+    out
+}
+
+/// Where the empty or template value of `key` is, its key written on line `key_line` of a
+/// block that ends before line `end`.
 fn empty_value_place(
     lines: &[&str],
-    block: std::ops::Range<usize>,
+    key_line: usize,
+    end: usize,
     key: &str,
 ) -> Option<(usize, std::ops::Range<usize>)> {
     let is_empty_text = |s: &str| {
@@ -583,16 +606,16 @@ fn empty_value_place(
         let start = from + lead;
         start..start + trim(&line[start..]).len()
     };
-    let key_line = block
-        .clone()
-        .find(|&i| lines[i].strip_prefix(key).is_some_and(|rest| crate::text::trim_start(rest).starts_with(':')))?;
     let line = lines[key_line];
+    if !line.strip_prefix(key).is_some_and(|rest| crate::text::trim_start(rest).starts_with(':')) {
+        return None;
+    }
     let colon = line[key.len()..].find(':')? + key.len() + 1;
     let value = value_range(line, colon);
     if !value.is_empty() {
         return Some((key_line, value));
     }
-    for (i, &l) in lines.iter().enumerate().take(block.end).skip(key_line + 1) {
+    for (i, &l) in lines.iter().enumerate().take(end).skip(key_line + 1) {
         if !l.starts_with([' ', '\t']) && !trim(l).is_empty() {
             break;
         }
