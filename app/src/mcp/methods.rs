@@ -313,9 +313,10 @@ impl Methods {
         // first tick, so that it holds up neither `initialize` nor the first answers (on two
         // cores, a parse beside the first search doubles its time); its stamp is taken now, so
         // that a change made meanwhile is still reported.
-        let (career, _, skills) = methods.watched(false);
-        // Taken now, with the skills above, not on the thread: a skill added while the thread
-        // started (on a loaded machine, after `initialize` was answered) would be in both.
+        // The skills are taken now, before `initialize` is answered, with their lists: a skill
+        // added once the client has listed them must be announced. They are small; the Career
+        // Context is not, and is first read on the thread (below).
+        let skills = methods.watched_skills();
         let listed = methods.listed();
         let graph_at_start = methods.graph.stamp(methods.fs());
         let digest_at_start = indexing_at_start.then(|| methods.graph.digest_now(methods.fs())).flatten();
@@ -327,7 +328,13 @@ impl Methods {
             // Held so the channel stays open (a timeout, never a disconnect) when nobody else
             // holds a `CheckNow`.
             let _keep_open = keep_open;
-            let mut last = (career, None, skills);
+            // The Career Context is first read here, not before serving: a 16 MiB context took
+            // 1.5 s to read and validate, and `initialize` waited for it (a 30 s client gave up
+            // on a slow one).
+            let mut last = {
+                let Some(m) = weak.upgrade() else { return };
+                (m.watched_context(), None, skills)
+            };
             let mut listed = listed;
             loop {
                 let _ = woken.recv_timeout(every);
@@ -375,20 +382,29 @@ impl Methods {
         &self,
         graph: bool,
     ) -> (Watched<crate::usecase::career::Loaded>, Watched<crate::graph_store::LoadedGraph>, Watched<SkillSet>) {
-        let career = match self.career_context() {
+        (self.watched_context(), self.watched_graph(graph), self.watched_skills())
+    }
+
+    fn watched_context(&self) -> Watched<crate::usecase::career::Loaded> {
+        match self.career_context() {
             Current::Loaded(loaded) => Watched::Loaded(loaded),
             Current::Unavailable(notice) => Watched::Missing(notice),
-        };
-        let graph = match graph.then(|| self.graph.graph(self.fs())) {
+        }
+    }
+
+    fn watched_graph(&self, graph: bool) -> Watched<crate::graph_store::LoadedGraph> {
+        match graph.then(|| self.graph.graph(self.fs())) {
             Some(Ok(g)) => Watched::Loaded(g),
             Some(Err(e)) => Watched::Missing(e.to_string()),
             None => Watched::Missing(String::new()),
-        };
-        let skills = match self.skills() {
+        }
+    }
+
+    fn watched_skills(&self) -> Watched<SkillSet> {
+        match self.skills() {
             Some(set) => Watched::Loaded(set),
             None => Watched::Missing(String::new()),
-        };
-        (career, graph, skills)
+        }
     }
 
     pub fn graph(&self) -> &GraphStore {
