@@ -311,3 +311,16 @@ fn many_quick_reference_keys_are_read_and_marked_in_one_pass() {
     assert_eq!(empty, [14, 1014, 2014], "{:?}", codes(&v));
     assert!(v.errors.iter().any(|d| d.message.contains("Duplicate QUICK REFERENCE field: k5")), "{:?}", codes(&v));
 }
+
+/// Every placeholder on a line is marked, in the one finding 2.3.0 counts for the line.
+#[test]
+fn every_placeholder_on_a_line_is_marked() {
+    let text = format!("{STARTER}\nI was [Your role] at [Your company].\n");
+    let v = validate(&text, FileFacts::default());
+    let line = text.lines().position(|l| l.contains("[Your role] at [Your company]")).unwrap() + 1;
+    let on_line: Vec<_> = v.errors.iter().filter(|d| d.code.as_str() == "placeholder" && d.line == line).collect();
+    assert_eq!(on_line.len(), 1, "{:?}", codes(&v));
+    let marks = &on_line[0].shown.as_ref().expect("marks").marks;
+    let marked: Vec<&str> = marks.iter().map(|(r, _)| &text[r.clone()]).collect();
+    assert!(marked.len() >= 2 && marked[0] == "[Your role]" && marked[1] == "[Your company]", "{marked:?}");
+}

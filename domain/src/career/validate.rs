@@ -392,7 +392,10 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
     verified_facts(content, &mut c);
 
     for (i, line) in scan.visible.iter().enumerate() {
-        if let Some(m) = PLACEHOLDER.find(line) {
+        let mut found = PLACEHOLDER.find_iter(line);
+        if let Some(m) = found.next() {
+            // One finding per line, as VitaeContext 2.3.0 counts them, marking every placeholder
+            // on it: a line with two was shown with only the first to replace.
             c.at_span(
                 Code::Placeholder,
                 i + 1,
@@ -400,6 +403,15 @@ pub fn validate(content: &str, facts: FileFacts) -> Validation {
                 "Replace template placeholder text before using this Career Context".into(),
                 Severity::Error,
             );
+            let more: Vec<_> = found.collect();
+            if !more.is_empty() {
+                let at = c.line_start(i);
+                let marks = std::iter::once(m)
+                    .chain(more)
+                    .map(|m| (at + m.start()..at + m.end(), "placeholder text to replace".to_owned()))
+                    .collect();
+                c.show(Shown { marks, help: None });
+            }
         }
     }
 
