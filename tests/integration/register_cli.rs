@@ -264,21 +264,31 @@ fn skills_choices_pass_through_with_absolute_paths() {
 }
 
 /// Found in a newcomer's review: registering again without the flags dropped the entry's
-/// `--context` and `--root`, and said only "Registered". It still replaces them (the command
-/// line says what the entry holds), and now says what was dropped.
+/// `--context` and `--root`. The paths of the existing entry are kept unless new ones are
+/// given, and the command says which it kept.
 #[test]
-fn registering_again_without_the_paths_says_which_it_drops() {
+fn registering_again_without_the_paths_keeps_them() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     let context = h.join("my context.md");
     let (st, _, err) =
         run(h, &["register", "--client", "cursor", "--context", context.to_str().unwrap(), "--root", "/srv/graph"]);
     assert!(st.success(), "{err}");
-    let (st, _, err) = run(h, &["register", "--client", "cursor"]);
+    let config = h.join(".cursor/mcp.json");
+    let before = std::fs::read_to_string(&config).unwrap();
+    let (st, out, err) = run(h, &["register", "--client", "cursor"]);
     assert!(st.success(), "{err}");
-    assert!(err.contains(&format!("the entry had --context '{}'", context.display())), "{err}");
-    assert!(err.contains("the entry had --root /srv/graph"), "{err}");
-    let (st, _, err) = run(h, &["register", "--client", "cursor", "--root", "/srv/graph"]);
+    assert!(err.contains(&format!("Kept --context '{}'", context.display())), "{err}");
+    assert!(err.contains("Kept --root /srv/graph"), "{err}");
+    assert!(out.contains("already registered"), "nothing changes: {out}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+    // A new path replaces the old one; the other is kept.
+    let (st, _, err) = run(h, &["register", "--client", "cursor", "--root", "/srv/other"]);
     assert!(st.success(), "{err}");
-    assert!(!err.contains("Note:"), "nothing the entry had is dropped: {err}");
+    assert!(err.contains("Kept --context") && !err.contains("Kept --root"), "{err}");
+    let after = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        after.contains("/srv/other") && !after.contains("/srv/graph") && after.contains("my context.md"),
+        "{after}"
+    );
 }

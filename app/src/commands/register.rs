@@ -49,7 +49,26 @@ pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, edge: &Edge, args: &RegisterA
         out(&listing(&usecase::status(fs, &edge.env), this.as_deref()));
         return Ok(ExitCode::SUCCESS);
     };
-    let action = if args.remove { Action::Remove } else { Action::Register(entry(fs, edge, args, client)?) };
+    // Paths the existing entry gives the server and this command does not: kept, and said so
+    // (found in review: `register --client cursor` again, without its flags, dropped
+    // `--context` and `--root`).
+    let mut kept = Vec::new();
+    let action = if args.remove {
+        Action::Remove
+    } else {
+        let mut new = entry(fs, edge, args, client)?;
+        if let Registration::Present(old) = usecase::client_status(fs, &edge.env, client).registration {
+            kept = keep_existing_paths(&mut new, &old);
+        }
+        Action::Register(new)
+    };
+    for k in &kept {
+        err(&format!(
+            "Kept {k} from the existing entry (give the flag to change it; `register --client {} --remove` first \
+             to drop it).\n",
+            client.name()
+        ));
+    }
 
     if args.write && !client.has_own_cli() {
         err(&format!("note: --write only matters for claude-code; {} is edited directly\n", client.name()));
@@ -112,32 +131,41 @@ fn report(plan: &Plan, action: &Action, applied: &usecase::Applied) {
     if let Some(b) = &applied.backup {
         err(&format!("Backup of the previous file: {}\n", b.display()));
     }
-    if let Action::Register(entry) = action {
-        for dropped in dropped_paths(plan, entry) {
-            err(&format!("Note: the entry had {dropped}; this one does not (pass it again to keep it).\n"));
-        }
-    }
     err(&format!("Restart {client} to load the change.\n"));
 }
 
-/// The paths the entry replaced gave the server that `entry` does not (found in review:
-/// `register --client cursor` again, without its flags, dropped `--context` and `--root` and
-/// said only "Registered"), as `--flag value`.
-fn dropped_paths(plan: &Plan, entry: &Entry) -> Vec<String> {
-    let Some(Ok(Some(old))) = plan.before.as_deref().map(|text| clients::find(plan.client, text)) else {
-        return Vec::new();
-    };
-    [
+/// The paths the entry `old` gives the server that `new` does not (`--context`, `--root`,
+/// `--skills-config`, every `--skills`), copied into `new`; each as `--flag value`.
+fn keep_existing_paths(new: &mut Entry, old: &Entry) -> Vec<String> {
+    let mut kept = Vec::new();
+    for (flag, names) in [
         ("--context", &["--context", "--context-path"][..]),
         ("--root", &["--root", "--vitaegraph"]),
         ("--skills-config", &["--skills-config"]),
-    ]
-    .into_iter()
-    .filter(|(_, names)| clients::flag_value(&entry.args, names).is_none())
-    .filter_map(|(flag, names)| {
-        clients::flag_value(&old.args, names).map(|v| format!("{flag} {}", clients::shell_quote(v)))
-    })
-    .collect()
+    ] {
+        if clients::flag_value(&new.args, names).is_none()
+            && let Some(v) = clients::flag_value(&old.args, names)
+        {
+            kept.push(format!("{flag} {}", clients::shell_quote(v)));
+            let v = v.to_owned();
+            new.args.extend([flag.to_owned(), v]);
+        }
+    }
+    if !new.args.iter().any(|a| a == "--skills" || a.starts_with("--skills=")) {
+        let mut it = old.args.iter();
+        while let Some(a) = it.next() {
+            let value = match a.strip_prefix("--skills=") {
+                Some(v) => Some(v.to_owned()),
+                None if a == "--skills" => it.next().cloned(),
+                None => None,
+            };
+            if let Some(v) = value {
+                kept.push(format!("--skills {}", clients::shell_quote(&v)));
+                new.args.extend(["--skills".to_owned(), v]);
+            }
+        }
+    }
+    kept
 }
 
 /// `vitaecontext mcp` with the person's choices, paths made absolute, and `--prompt-tools` for
