@@ -70,7 +70,15 @@ fn parse(text: &str, format: Format) -> Result<CstRootNode, EditError> {
         .and_then(|()| CstRootNode::parse(text, &options))
         .map_err(|e| {
             let r = e.range();
-            let mut error = ParseError::at(text, r.start..r.end, e.kind().to_string());
+            let mut why = e.kind().to_string();
+            // Claude Desktop, Claude Code and Cline read their file with JSON.parse: a comment
+            // breaks the client itself, not only this edit (README, "Register").
+            if format == Format::Json && why.to_ascii_lowercase().contains("comment") {
+                why.push_str(
+                    "; this client reads its configuration as strict JSON and would fail on the comment too: remove it",
+                );
+            }
+            let mut error = ParseError::at(text, r.start..r.end, why);
             // The parser counts lines and columns itself; keep its numbers where they are given.
             error.line = e.line_display();
             error.column = e.column_display();

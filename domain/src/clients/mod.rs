@@ -314,24 +314,40 @@ pub enum EditError {
     Shape(String),
 }
 
+/// A UTF-8 byte-order mark, which Windows editors write at the start of a JSON file.
+const BOM: char = '\u{feff}';
+
+/// `edit` applied to `text` without its byte-order mark, the mark put back on what it changed:
+/// a config saved with one is read, and kept as it was.
+fn keeping_bom(text: &str, edit: impl FnOnce(&str) -> Result<Edit, EditError>) -> Result<Edit, EditError> {
+    match text.strip_prefix(BOM) {
+        None => edit(text),
+        Some(rest) => Ok(match edit(rest)? {
+            Edit::Changed(t) => Edit::Changed(format!("{BOM}{t}")),
+            Edit::Unchanged => Edit::Unchanged,
+        }),
+    }
+}
+
 /// Adds or updates our entry in `text` (empty text = a new file).
 pub fn register(client: Client, text: &str, entry: &Entry) -> Result<Edit, EditError> {
-    match client.format() {
+    keeping_bom(text, |text| match client.format() {
         Format::Toml => toml::register(text, client.servers_key(), SERVER_NAME, entry),
         f => json::register(text, f, client.servers_key(), SERVER_NAME, &json_entry(client, entry)),
-    }
+    })
 }
 
 /// Removes our entry from `text`; other servers and settings stay as they are.
 pub fn remove(client: Client, text: &str) -> Result<Edit, EditError> {
-    match client.format() {
+    keeping_bom(text, |text| match client.format() {
         Format::Toml => toml::remove(text, client.servers_key(), SERVER_NAME),
         f => json::remove(text, f, client.servers_key(), SERVER_NAME),
-    }
+    })
 }
 
 /// Our entry as `text` has it, if it has one.
 pub fn find(client: Client, text: &str) -> Result<Option<Entry>, EditError> {
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     match client.format() {
         Format::Toml => toml::find(text, client.servers_key(), SERVER_NAME),
         f => json::find(text, f, client.servers_key(), SERVER_NAME),
@@ -340,6 +356,7 @@ pub fn find(client: Client, text: &str) -> Result<Option<Entry>, EditError> {
 
 /// The environment our entry in `text` gives the server (its `env`), string values only.
 pub fn find_env(client: Client, text: &str) -> Result<Vec<(String, String)>, EditError> {
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     match client.format() {
         Format::Toml => toml::find_env(text, client.servers_key(), SERVER_NAME),
         f => json::find_env(text, f, client.servers_key(), SERVER_NAME),

@@ -275,3 +275,19 @@ fn a_key_given_twice_is_refused_not_edited_where_no_client_reads() {
     // Once each, in any of the objects, is fine.
     assert!(register(Client::Cursor, r#"{"mcpServers": {"x": {"mcpServers": 1}}}"#, &entry()).is_ok());
 }
+
+/// A JSON config saved with a UTF-8 byte-order mark is read and keeps it; a comment in a
+/// strict-JSON client's config is refused with why the client itself needs strict JSON.
+#[test]
+fn a_byte_order_mark_is_kept_and_a_comment_in_strict_json_is_explained() {
+    let entry = Entry { command: "/usr/bin/vitaecontext".into(), args: vec!["mcp".into()] };
+    let text = "\u{feff}{\n  \"mcpServers\": {}\n}\n";
+    let Edit::Changed(after) = register(Client::ClaudeDesktop, text, &entry).unwrap() else { panic!("changed") };
+    assert!(after.starts_with('\u{feff}') && after.contains("/usr/bin/vitaecontext"), "{after:?}");
+    assert_eq!(find(Client::ClaudeDesktop, &after).unwrap(), Some(entry.clone()));
+    assert_eq!(register(Client::ClaudeDesktop, &after, &entry).unwrap(), Edit::Unchanged);
+    let commented = "{\n  // mine\n  \"mcpServers\": {}\n}\n";
+    let e = register(Client::ClaudeDesktop, commented, &entry).unwrap_err().to_string();
+    assert!(e.contains("strict JSON") && e.contains("remove it"), "{e}");
+    assert!(register(Client::Cursor, commented, &entry).is_ok(), "Cursor reads comments");
+}
