@@ -1080,10 +1080,17 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
             report.findings.push(f);
         }
         let Some(command) = locate(fs, &entry.command, &inputs.path_dirs) else {
+            // A bare name is looked for on PATH, not as a file (found in review: "does not
+            // exist" for `vitaecontext` sent the person looking for a file of that name).
+            let bare = !entry.command.contains('/');
             report.findings.push(finding(
                 DoctorCode::ClientStalePath,
-                format!("the configured command {} does not exist", entry.command),
-                "this file does not exist",
+                if bare {
+                    format!("the configured command {} is not found on PATH", entry.command)
+                } else {
+                    format!("the configured command {} does not exist", entry.command)
+                },
+                if bare { "not found on PATH" } else { "this file does not exist" },
             ));
             continue;
         };
@@ -1094,14 +1101,28 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
                 Some(v) => format!(" (it says {v:?}; this is vitaecontext {})", env!("CARGO_PKG_VERSION")),
                 None => String::new(),
             };
+            // A command that is no vitaecontext at all (`node`, `npx`, another server) is named
+            // as foreign, not as another build of this one.
+            let foreign = !canonical
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.to_ascii_lowercase().starts_with("vitaecontext"));
             report.findings.push(finding(
                 DoctorCode::ClientOtherBinary,
-                format!(
-                    "{} is not the running binary {}{version}",
-                    canonical.display(),
-                    this.as_ref().map_or(String::new(), |t| t.display().to_string())
-                ),
-                "another binary than this one",
+                if foreign {
+                    format!(
+                        "{} is a foreign command, not vitaecontext (the running binary is {})",
+                        canonical.display(),
+                        this.as_ref().map_or(String::new(), |t| t.display().to_string())
+                    )
+                } else {
+                    format!(
+                        "{} is not the running binary {}{version}",
+                        canonical.display(),
+                        this.as_ref().map_or(String::new(), |t| t.display().to_string())
+                    )
+                },
+                if foreign { "a foreign command" } else { "another binary than this one" },
             ));
         }
         let answered = inputs.live.then(|| probe.initialize(&command, &entry.args));

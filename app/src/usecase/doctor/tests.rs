@@ -371,7 +371,26 @@ fn a_bare_command_is_found_on_path() {
     let r = doctor_on(&fs);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
     register(&fs, Client::Cursor, "vitaecontext-gone");
-    assert_eq!(codes(&doctor_on(&fs)), ["vitaecontext::client::stale_path"]);
+    let r = doctor_on(&fs);
+    assert_eq!(codes(&r), ["vitaecontext::client::stale_path"]);
+    // A bare name is not a file: it is not found on PATH.
+    assert!(r.findings[0].message.contains("vitaecontext-gone is not found on PATH"), "{}", r.findings[0].message);
+    register(&fs, Client::Cursor, "/usr/bin/gone");
+    let r = doctor_on(&fs);
+    assert!(r.findings[0].message.contains("/usr/bin/gone does not exist"), "{}", r.findings[0].message);
+}
+
+/// A command that is no vitaecontext at all (`node` running another server) is named as
+/// foreign, not as another build.
+#[test]
+fn a_foreign_command_is_named_foreign() {
+    let fs = healthy();
+    fs.create_dir_all(Path::new("/usr/bin")).unwrap();
+    fs.write_atomic(Path::new("/usr/bin/node"), b"").unwrap();
+    register(&fs, Client::Cursor, "/usr/bin/node");
+    let r = doctor_on(&fs);
+    let other = r.findings.iter().find(|f| f.code.ends_with("other_binary")).expect("other_binary");
+    assert!(other.message.contains("/usr/bin/node is a foreign command, not vitaecontext"), "{}", other.message);
 }
 
 #[test]
