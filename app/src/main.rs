@@ -1,5 +1,6 @@
 //! `vitaecontext`: parse arguments, build adapters, run, map the outcome to an exit code.
 
+mod cancel;
 mod cli;
 mod commands;
 mod graph_store;

@@ -146,3 +146,51 @@ fn a_stderr_nobody_reads_never_stops_the_answers() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A long request never takes every handler slot, and a cancelled one stops its work (found in
+/// review: four check_claims on a 1 MiB draft against a 2 MB context, cancelled after 2 s, held
+/// every slot, and a search sent next waited 226 s). Four long checks run; a search sent after
+/// them is answered first; once they are cancelled, a fifth check (which needs one of the slots
+/// they held) is answered within the response timeout, which their work would outlast by
+/// minutes in this debug build. Their answers are never sent.
+#[test]
+fn long_checks_leave_a_slot_for_quick_requests_and_stop_when_cancelled() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut context = String::from(
+        "# Bench Person - Engineer\n\n## QUICK REFERENCE\n```yaml\nname: Bench Person\npositioning_summary: Generated.\n```\n\n\
+         Scope: generated.\n\n## GOALS AND TARGETING\n\nMore.\n\n## PROFESSIONAL EXPERIENCE\n\n",
+    );
+    let mut k = 0;
+    while context.len() < 2 * 1024 * 1024 {
+        context.push_str(&format!("### Senior Engineer [ROLE] - Works {k} (2010-2014)\n\nTL;DR: Built things.\n\n"));
+        for j in 0..6 {
+            context.push_str(&format!("- Cut latency by {}% for {} engineers at Works {k}.\n", (k + j) % 100, j * 7));
+        }
+        context.push('\n');
+        k += 1;
+    }
+    context.push_str("## SKILLS INDEX\n\n- Rust\n");
+    let context_path = tmp.path().join("career-context.md");
+    std::fs::write(&context_path, &context).unwrap();
+    let root = tmp.path().join("graph");
+    crate::util::copy_dir(&crate::util::example("vitaegraph"), &root);
+    let draft: String =
+        (0..15_000).map(|i| format!("- Cut latency by {}% for {} engineers at Works {i}.\n", i % 97, i % 13)).collect();
+    let mut s =
+        crate::util::Server::mcp(&["--context", context_path.to_str().unwrap(), "--root", root.to_str().unwrap()]);
+    for id in 1..=4 {
+        s.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "check_claims", "arguments": {"draft": draft}}}));
+    }
+    s.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "search_vitaegraph", "arguments": {"query": "rust"}}}));
+    let first = s.recv();
+    assert_eq!(first["id"], 5, "the search is answered while the checks run: {first}");
+    for id in 1..=4 {
+        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}));
+    }
+    let r = s.request(6, "tools/call", json!({"name": "check_claims", "arguments": {"draft": "- Cut latency by 5%."}}));
+    assert!(r["result"].is_object(), "{r}");
+    assert_eq!(s.request(7, "ping", json!({}))["result"], json!({}), "no answer of a cancelled check came first");
+}

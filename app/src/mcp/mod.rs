@@ -88,6 +88,10 @@ struct Session {
     listens: Mutex<HashMap<String, Listen>>,
     /// Slots for request work on the blocking pool ([`MAX_HANDLERS`]).
     handlers: Arc<Semaphore>,
+    /// Slots for the long tools (`check_claims`, `match_job`): one fewer than the handlers, so
+    /// a quick request always finds one (found in review: four long checks held every slot and
+    /// a search waited 226 s).
+    long: Arc<Semaphore>,
 }
 
 impl Default for Session {
@@ -98,6 +102,7 @@ impl Default for Session {
             subscribed: Mutex::default(),
             listens: Mutex::default(),
             handlers: Arc::new(Semaphore::new(MAX_HANDLERS)),
+            long: Arc::new(Semaphore::new(MAX_HANDLERS - 1)),
         }
     }
 }
@@ -565,11 +570,15 @@ fn admit<H: Handler>(
             Err(error) => jsonrpc::failure(Some(&id), &error),
         }));
     }
+    let method_name = method.clone();
     let Some(method) = methods.method(&method) else { return refuse(RpcError::method_not_found(&method)) };
     let cancelled = cancelled.unwrap_or_default();
     session.in_flight().insert(id.key(), Arc::clone(&cancelled));
     let methods = Arc::clone(methods);
-    let handle = run_limited(&session.handlers, &cancelled, move || methods.call(revision, method, params));
+    let long = (method_name == "tools/call"
+        && matches!(params.get("name").and_then(Value::as_str), Some("check_claims" | "match_job")))
+    .then_some(&session.long);
+    let handle = run_limited(&session.handlers, long, &cancelled, move || methods.call(revision, method, params));
     Admitted::Running { id, cancelled, handle }
 }
 
@@ -707,18 +716,31 @@ fn initialize_params(params: &Map<String, Value>) -> Result<(), RpcError> {
 
 /// Runs `work` on the blocking pool once a handler slot is free; a request cancelled while it
 /// waited for a slot is not run (its response is suppressed anyway).
-fn run_limited<F>(slots: &Arc<Semaphore>, cancelled: &Arc<AtomicBool>, work: F) -> JoinHandle<Result<Value, RpcError>>
+fn run_limited<F>(
+    slots: &Arc<Semaphore>,
+    long: Option<&Arc<Semaphore>>,
+    cancelled: &Arc<AtomicBool>,
+    work: F,
+) -> JoinHandle<Result<Value, RpcError>>
 where
     F: FnOnce() -> Result<Value, RpcError> + Send + 'static,
 {
-    let (slots, cancelled) = (Arc::clone(slots), Arc::clone(cancelled));
+    let (slots, long, cancelled) = (Arc::clone(slots), long.map(Arc::clone), Arc::clone(cancelled));
     tokio::spawn(async move {
+        // A long request first takes one of the long slots, then a handler slot: never all
+        // handler slots at once.
+        let _long = match long {
+            Some(long) => Some(long.acquire_owned().await.map_err(RpcError::internal)?),
+            None => None,
+        };
         let _slot = slots.acquire_owned().await.map_err(RpcError::internal)?;
         if cancelled.load(Ordering::SeqCst) {
             // Never sent: the response of a cancelled request is suppressed.
             return Ok(Value::Null);
         }
-        tokio::task::spawn_blocking(work)
+        // The work sees its flag (`crate::cancel`): a cancelled check stops, not only its answer.
+        let flag = Arc::clone(&cancelled);
+        tokio::task::spawn_blocking(move || crate::cancel::running(flag, work))
             .await
             .unwrap_or_else(|e| Err(RpcError::internal(format!("request handler failed: {e}"))))
     })

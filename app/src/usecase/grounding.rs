@@ -89,7 +89,13 @@ impl Files {
         let name = self.context.as_ref().map(|l| career::file_name(&l.path));
         let context = name.as_deref().zip(self.context.as_ref()).map(|(n, l)| (n, l.text.as_str()));
         let model = self.context.as_ref().map(|l| l.facts(name.as_deref().unwrap_or_default()));
-        let sources = grounding::Sources { context, graph: self.searcher.as_deref(), year_now: self.year_now };
+        let cancel = crate::cancel::current();
+        let sources = grounding::Sources {
+            context,
+            graph: self.searcher.as_deref(),
+            year_now: self.year_now,
+            cancel: cancel.as_deref(),
+        };
         match model {
             Some(m) => grounding::check_with(draft, sources, &m),
             None => grounding::check(draft, sources),
@@ -291,7 +297,12 @@ impl Files {
         let packet = self.context.as_ref().and_then(|l| career::packet_of(l, Surface::Cv).ok()).unwrap_or_default();
         job::match_job(
             posting,
-            grounding::Sources { context, graph: self.searcher.as_deref(), year_now: self.year_now },
+            grounding::Sources {
+                context,
+                graph: self.searcher.as_deref(),
+                year_now: self.year_now,
+                cancel: crate::cancel::current().as_deref(),
+            },
             &packet,
         )
     }
@@ -420,7 +431,8 @@ mod tests {
     #[test]
     fn the_match_report_never_has_two_blank_lines_in_a_row() {
         let context = include_str!("../../../examples/career-context.md");
-        let sources = |c| grounding::Sources { context: Some(("cc.md", c)), graph: None, year_now: Some(2026) };
+        let sources =
+            |c| grounding::Sources { context: Some(("cc.md", c)), graph: None, year_now: Some(2026), cancel: None };
         for posting in ["We are a nice company.\n", "## Requirements\n\n- Rust\n- 20 years of COBOL\n"] {
             let m = domain::grounding::job::match_job(posting, sources(context), "");
             for notes in [vec![], vec!["a note".to_owned()]] {

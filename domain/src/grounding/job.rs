@@ -1327,6 +1327,10 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
     // The shortfall of years each requirement was given, replaced by a contradiction below.
     let mut years_short: Vec<Option<String>> = Vec::new();
     for (span, line, level) in requirements(posting) {
+        // A cancelled match stops between requirements.
+        if sources.cancelled() {
+            break;
+        }
         let asked = analyse(posting, span.clone(), line);
         let ws = words(&posting[span.clone()]);
         let mut term_met = Vec::with_capacity(asked.terms.len());
@@ -1971,7 +1975,7 @@ About us: we ship parcels.
         let context = include_str!("../../../examples/career-context.md");
         let m = match_job(
             POSTING,
-            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None },
+            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None, cancel: None },
             "Rust",
         );
         let cov: Vec<(&str, Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
@@ -2006,7 +2010,7 @@ About us: we ship parcels.
         let context = include_str!("../../../examples/career-context.md");
         let m = match_job(
             posting,
-            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None },
+            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None, cancel: None },
             "",
         );
         let cov: Vec<(Coverage, &[String])> =
@@ -2102,7 +2106,8 @@ languages: [English (native), French (B2)]
 ";
 
     fn matched(posting: &str, context: &str) -> Vec<Requirement> {
-        match_job(posting, Sources { context: Some(("cc.md", context)), graph: None, year_now: None }, "").requirements
+        match_job(posting, Sources { context: Some(("cc.md", context)), graph: None, year_now: None, cancel: None }, "")
+            .requirements
     }
 
     fn coverage(posting: &str, context: &str) -> Vec<(String, Coverage)> {
@@ -2487,7 +2492,7 @@ languages: [English (native), French (B2)]
         /// Requirement extraction and coverage never panic, whatever the posting.
         #[test]
         fn never_panics_on_any_posting(posting in "(?s)[ -~\n\t–—’é%#*•:-]{0,300}|\\PC{0,200}") {
-            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None, year_now: None }, &posting);
+            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None, year_now: None, cancel: None }, &posting);
             for r in &m.requirements {
                 proptest::prop_assert!(r.line >= 1);
             }

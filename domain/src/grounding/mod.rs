@@ -141,6 +141,17 @@ pub struct Sources<'a> {
     /// The current year, for entries that run to the present; `None` reads it as the latest
     /// year the Career Context gives.
     pub year_now: Option<i32>,
+    /// Set when the answer is no longer wanted (the client cancelled the request): the check
+    /// and the match stop between claims, requirements and index passages, and return what
+    /// they have, which nobody reads.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
+}
+
+impl Sources<'_> {
+    /// Whether the answer is no longer wanted.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// How many related passages a number or date is looked for in: the passages sharing the
@@ -166,9 +177,14 @@ struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    fn new(passages: ContextPassages<'a>) -> Self {
+    fn new(passages: ContextPassages<'a>, sources: &Sources<'_>) -> Self {
         let mut c = Context { goal: Vec::new(), by_stem: HashMap::new(), by_number: HashMap::new(), passages };
         for i in 0..c.passages.len() {
+            // A cancelled check leaves the index unfinished (its answer is not read).
+            if i % 4096 == 0 && sources.cancelled() {
+                c.goal.resize(c.passages.len(), false);
+                break;
+            }
             c.goal.push(c.passages.is_goal(i));
             let at = u32::try_from(i).unwrap_or(u32::MAX);
             let push = |list: &mut Vec<u32>| {
@@ -229,10 +245,13 @@ pub fn check(draft: &str, sources: Sources<'_>) -> Vec<Claim> {
 /// [`check`] with the Career Context's fact model already built (it is built once per file
 /// version and shared).
 pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -> Vec<Claim> {
-    let context = Context::new(ContextPassages::new(
-        sources.context.map_or("", |(file, _)| file),
-        sources.context.map_or("", |(_, text)| text),
-    ));
+    let context = Context::new(
+        ContextPassages::new(
+            sources.context.map_or("", |(file, _)| file),
+            sources.context.map_or("", |(_, text)| text),
+        ),
+        &sources,
+    );
     let entries = sources.context.map(|(_, text)| EntryNames::new(text)).unwrap_or_default();
     let mut graph = sources.graph.map(GraphEvidence::new);
     let year_now = sources.year_now.unwrap_or_else(|| {
@@ -247,6 +266,9 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
     let mut touched: Vec<u32> = Vec::new();
     split(draft)
         .into_iter()
+        // A cancelled check stops between claims (a 1 MiB draft against a 16 MiB context ran
+        // for minutes after its client gave up).
+        .take_while(|_| !sources.cancelled())
         .map(|c| {
             let fact_texts = facts(draft, &c);
             let ws = claim_words(draft, &c);

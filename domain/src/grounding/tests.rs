@@ -43,7 +43,10 @@ pub(crate) fn example_searcher() -> Searcher {
 
 fn run(draft: &str) -> Vec<Claim> {
     let s = example_searcher();
-    check(draft, Sources { context: Some(("career-context.md", CONTEXT)), graph: Some(&s), year_now: None })
+    check(
+        draft,
+        Sources { context: Some(("career-context.md", CONTEXT)), graph: Some(&s), year_now: None, cancel: None },
+    )
 }
 
 fn statuses(claims: &[Claim]) -> Vec<(&str, ClaimStatus)> {
@@ -115,7 +118,7 @@ proptest::proptest! {
     /// boundaries, ranges never run backwards).
     #[test]
     fn never_panics_on_any_text(draft in "(?s)[ -~\n\t–—’éß%#*•-]{0,300}|\\PC{0,200}") {
-        let claims = check(&draft, Sources { context: Some(("c.md", &draft)), graph: None, year_now: None });
+        let claims = check(&draft, Sources { context: Some(("c.md", &draft)), graph: None, year_now: None, cancel: None });
         for c in &claims {
             proptest::prop_assert!(draft.get(c.span.clone()).is_some());
             for f in &c.facts {
@@ -307,7 +310,7 @@ TL;DR: Built the HL7 pipeline.
 ";
     let claims = check(
         "- Senior Software Engineer, Brightwave Analytics (2018-2020).\n- Senior Software Engineer, Brightwave Health (2018-2020).\n",
-        Sources { context: Some(("cc.md", context)), graph: None, year_now: None },
+        Sources { context: Some(("cc.md", context)), graph: None, year_now: None, cancel: None },
     );
     assert_eq!(contradicted(&claims[0]), ["2020-2024"], "{:#?}", claims[0]);
     assert_eq!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
@@ -353,7 +356,7 @@ target_roles:
 ";
 
 fn run_units_and_goals(draft: &str) -> Vec<Claim> {
-    check(draft, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, year_now: None })
+    check(draft, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, year_now: None, cancel: None })
 }
 
 /// Found in review: `60ms` and `5x` were not read as numbers, so a changed value passed as
@@ -391,8 +394,11 @@ fn goals_support_only_claims_about_goals() {
     assert_eq!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
     assert_eq!(claims[2].status, ClaimStatus::Supported, "{:#?}", claims[2]);
     let posting = "## Requirements\n- Fintech experience\n- Flink in production\n";
-    let m =
-        job::match_job(posting, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, year_now: None }, "");
+    let m = job::match_job(
+        posting,
+        Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, year_now: None, cancel: None },
+        "",
+    );
     let coverage: Vec<(&str, job::Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
     assert_eq!(
         coverage,
@@ -553,7 +559,7 @@ proptest::proptest! {
             }
             draft.push_str(&two);
         }
-        let claims = check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026) });
+        let claims = check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026), cancel: None });
         proptest::prop_assert_eq!(claims.len(), 2 * p.roles.len(), "{}", draft);
         // The team size is the role's second claim.
         let target = 2 * k + usize::from(what == 4);
@@ -568,7 +574,7 @@ proptest::proptest! {
     fn a_draft_repeating_every_role_is_supported(p in person()) {
         let context = p.context();
         let draft: String = p.roles.iter().enumerate().map(|(i, r)| Person::claims(&p.title(i), r.3, r.4, r.5, r.6)).collect();
-        for c in check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026) }) {
+        for c in check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026), cancel: None }) {
             proptest::prop_assert_eq!(c.status, ClaimStatus::Supported, "{:#?}", c);
         }
     }
@@ -600,7 +606,8 @@ TL;DR: Schools.
 ### NEBOSH National General Certificate [CERT] (2017)
 ### Temporary Works Coordinator [CERT] - CITB (2016)
 ";
-    let run = |d: &str| check(d, Sources { context: Some(("cc.md", CC)), graph: None, year_now: Some(2026) });
+    let run =
+        |d: &str| check(d, Sources { context: Some(("cc.md", CC)), graph: None, year_now: Some(2026), cancel: None });
     let status = |d: &str| run(d)[0].status;
     assert_eq!(
         status(
@@ -628,7 +635,9 @@ TL;DR: Schools.
 fn never_claim_items_are_found_with_a_qualifier_between_their_words() {
     let context = "# Jo Reyes - Nurse\n\n## QUICK REFERENCE\n```yaml\nname: Jo Reyes\n\
         never_claim: [independent prescriber]\n```\n\n## EXPERIENCE\n\n### Staff Nurse [ROLE] - Northgate (2019-present)\n";
-    let run = |d: &str| check(d, Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026) });
+    let run = |d: &str| {
+        check(d, Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), cancel: None })
+    };
     for claim in ["- Independent Nurse Prescriber, qualified 2020", "Independent prescribing qualification (2021)."] {
         let c = &run(claim)[0];
         assert_eq!(c.status, ClaimStatus::Contradicted, "{claim}: {c:#?}");
