@@ -323,10 +323,12 @@ pub enum SkillsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Check skill files (or SKILL.md folders) without serving them: every problem with its
-    /// line, a label under it and how to fix it. Exit 1 when one is invalid.
+    /// Check skill files, SKILL.md folders, or a layer folder (walked as the server walks it)
+    /// without serving them: every problem with its line, a label under it and how to fix it,
+    /// and the warnings `doctor` gives (a placeholder nothing fills). Files whose name starts
+    /// with `_` are templates the server skips: said so. Exit 1 when one is invalid.
     Validate {
-        #[arg(required = true, value_name = "FILE")]
+        #[arg(required = true, value_name = "FILE|DIR")]
         files: Vec<PathBuf>,
     },
     /// Write a starter layer set: a config (skills.yaml) and two layers with examples grounded

@@ -88,6 +88,35 @@ fn validate_labels_the_exact_span_and_exits_1() {
     assert_eq!(code, Some(2), "a missing FILE is a usage error");
 }
 
+/// `skills validate DIR` walks a layer as the server does, reporting `_template.yaml` as
+/// skipped; it warns of what doctor warns of (a placeholder nothing fills); a `_` file named
+/// alone is checked, and said not to be served.
+#[test]
+fn validate_walks_a_folder_and_warns_as_doctor_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let layer = dir.path().join("layer");
+    fs::create_dir_all(layer.join("nested/recruiter")).unwrap();
+    fs::write(layer.join("a.yaml"), "id: a\ntype: prompt\nprompt: Hello {{who}}\n").unwrap();
+    fs::write(layer.join("_template.yaml"), "id: t\ntype: prompt\nprompt: x\n").unwrap();
+    fs::write(layer.join("nested/b.json"), "{\"id\": \"b\", \"type\": \"prompt\", \"prompt\": \"x\"}").unwrap();
+    fs::write(
+        layer.join("nested/recruiter/SKILL.md"),
+        "---\nname: recruiter\ndescription: Replies to recruiters.\n---\nReply.\n",
+    )
+    .unwrap();
+    fs::write(layer.join("notes.txt"), "not a skill").unwrap();
+    let (code, out, err) = run(&["skills", "validate", layer.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("skipped: ") && out.contains("_template.yaml"), "{out}");
+    for f in ["a.yaml", "nested/b.json", "nested/recruiter/SKILL.md"] {
+        assert!(out.contains(&format!("ok: {}", layer.join(f).display())), "{f}: {out}");
+    }
+    assert!(err.contains("{{who}} is neither a declared argument nor a server value"), "{err}");
+    let (code, _, err) = run(&["skills", "validate", layer.join("_template.yaml").to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("the server does not load it"), "{err}");
+}
+
 #[test]
 fn conflicts_and_broken_files_are_warnings_naming_the_files() {
     let dir = tempfile::tempdir().unwrap();

@@ -288,18 +288,60 @@ fn check_file(
 }
 
 pub fn validate(fs: &dyn FileSystem, sources: &Sources, files: &[PathBuf]) -> Outcome {
-    let mut failed = 0;
+    // Each argument: a skill file, a SKILL.md folder, or a folder of them walked as the server
+    // walks a layer (found in review: `skills validate DIR` was a usage error).
+    let mut checked: Vec<(PathBuf, SkillFormat)> = Vec::new();
     for file in files {
         let path = absolute(sources, file);
+        let is_layer =
+            fs.metadata(&path).is_ok_and(|m| m.kind == FileKind::Dir) && fs.metadata(&path.join("SKILL.md")).is_err();
+        if is_layer {
+            let (found, skipped) = skill_files_in(fs, &path);
+            for s in skipped {
+                out(&format!(
+                    "skipped: {} (a name starting with `_` or `.` is a template or hidden: the server does not load it)\n",
+                    s.display()
+                ));
+            }
+            checked.extend(found);
+            continue;
+        }
         let Some((path, format)) = file_format(fs, &path) else {
             return Err(Failure::usage(miette!(
-                help = "skill files end in .yaml, .yml or .json, or are a folder with a SKILL.md",
+                help = "skill files end in .yaml, .yml or .json, or are a folder with a SKILL.md; a folder of them is \
+                        walked",
                 "{} is not a skill file",
                 file.display()
             )));
         };
-        match check_file(fs, &path, format) {
-            Ok((_, skill)) => out(&format!("ok: {} ({} skill {})\n", path.display(), skill.kind.as_str(), skill.id)),
+        checked.push((path, format));
+    }
+    let mut failed = 0;
+    for (path, format) in &checked {
+        match check_file(fs, path, *format) {
+            Ok((_, skill)) => {
+                out(&format!("ok: {} ({} skill {})\n", path.display(), skill.kind.as_str(), skill.id));
+                // What doctor warns of, said here too: one set of checks for both.
+                for name in skill.undeclared_placeholders() {
+                    err(&format!(
+                        "warning: {}: {}\n",
+                        path.display(),
+                        usecase::undeclared_placeholder(&skill.id, &name)
+                    ));
+                }
+                let hidden = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .filter(|n| *n != "SKILL.md")
+                    .is_some_and(|n| n.starts_with('_') || n.starts_with('.'));
+                if hidden {
+                    err(&format!(
+                        "note: {} is valid, but the server does not load it: its name starts with `_` or `.` (a \
+                         template); rename it to serve it\n",
+                        path.display()
+                    ));
+                }
+            }
             Err(f) if f.code == 2 => return Err(f),
             Err(f) => {
                 err(&format!("{:?}\n", f.report));
@@ -308,10 +350,46 @@ pub fn validate(fs: &dyn FileSystem, sources: &Sources, files: &[PathBuf]) -> Ou
         }
     }
     if failed > 0 {
-        err(&format!("{failed} of {} file(s) invalid\n", files.len()));
+        err(&format!("{failed} of {} file(s) invalid\n", checked.len()));
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The skill files below `dir`, as the server walks a layer: `.yaml`, `.yml` and `.json`
+/// files, a folder with a `SKILL.md` as that one file, other folders walked; names starting
+/// with `_` or `.` and symlinks are not loaded (the first are returned, to be said). Sorted.
+fn skill_files_in(fs: &dyn FileSystem, dir: &Path) -> (Vec<(PathBuf, SkillFormat)>, Vec<PathBuf>) {
+    let (mut found, mut skipped) = (Vec::new(), Vec::new());
+    let mut entries = fs.read_dir(dir).unwrap_or_default();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    for e in entries {
+        let path = dir.join(&e.name);
+        let Some(name) = e.name.to_str() else { continue };
+        if name.starts_with('_') || name.starts_with('.') {
+            if name.starts_with('_') {
+                skipped.push(path);
+            }
+            continue;
+        }
+        match e.kind {
+            FileKind::Dir if fs.symlink_metadata(&path.join("SKILL.md")).is_ok_and(|m| m.kind == FileKind::File) => {
+                found.push((path.join("SKILL.md"), SkillFormat::SkillMd));
+            }
+            FileKind::Dir => {
+                let (f, s) = skill_files_in(fs, &path);
+                found.extend(f);
+                skipped.extend(s);
+            }
+            FileKind::File => {
+                if let Some(format) = SkillFormat::of_file_name(name).filter(|f| *f != SkillFormat::SkillMd) {
+                    found.push((path, format));
+                }
+            }
+            _ => {}
+        }
+    }
+    (found, skipped)
 }
 
 /// The starter layer set: (path relative to the target folder, content).

@@ -879,10 +879,7 @@ fn check_skills(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
         for name in names {
             let mut f = DoctorFinding::new(
                 DoctorCode::SkillsUnknownPlaceholder,
-                format!(
-                    "skill {:?}: {{{{{name}}}}} is neither a declared argument nor a server value, so it is sent as written",
-                    e.skill.id
-                ),
+                super::skills::undeclared_placeholder(&e.skill.id, &name),
                 Some(path.clone()),
             );
             if let Some(text) = &text {

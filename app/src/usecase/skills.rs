@@ -123,6 +123,12 @@ struct Cache {
     generation: u64,
 }
 
+/// What `doctor` and `skills validate` say of a placeholder that is neither a declared
+/// argument nor a server value: one wording for both.
+pub fn undeclared_placeholder(id: &str, name: &str) -> String {
+    format!("skill {id:?}: {{{{{name}}}}} is neither a declared argument nor a server value, so it is sent as written")
+}
+
 /// The first problem of a file, as one skip.
 pub fn skipped(file: &Path, problem: &Problem) -> Skipped {
     Skipped { file: file.display().to_string(), line: problem.line(), reason: problem.message.clone() }
