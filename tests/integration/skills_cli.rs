@@ -265,3 +265,18 @@ fn symlinks_in_a_layer_are_skipped() {
     assert_eq!(ids(&out), ["ok"], "{out}");
     assert!(!out.contains("SECRET") && !err.contains("conflict"), "{out}\n{err}");
 }
+
+/// Run in a skill-central project with nothing else configured, the skills commands read its
+/// `skill-central.yaml`, as skill-central does, and say so.
+#[test]
+fn a_skill_central_project_is_read_from_the_folder_it_runs_in() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    copy_dir(&repo_root().join("tests/fixtures/skill-central-0.4/init-project"), project.path());
+    let mut cmd = Cmd::new(["skills", "list", "--json"]).current_dir(project.path());
+    cmd.cmd.env("HOME", home.path());
+    let (st, out, err) = cmd.output();
+    assert!(st.success(), "{err}");
+    assert_eq!(ids(&out).len(), 4, "{out}");
+    assert!(err.contains("skill-central.yaml (skill-central's project config)"), "{err}");
+}

@@ -30,7 +30,20 @@ const CONFIG_HELP: &str =
 
 /// The layers, or a usage failure (exit 2) when the named config cannot be read or is invalid.
 fn layers(fs: &dyn FileSystem, sources: &Sources) -> Result<Vec<Layer>, Failure> {
-    let s = sources.skill_sources(fs);
+    let mut s = sources.skill_sources(fs);
+    // Run in a skill-central project with nothing else configured: its `skill-central.yaml`, as
+    // skill-central itself reads it from the folder it runs in (found in review: "No skill
+    // layers" there). Said, since the server, started by a client elsewhere, does not look here.
+    let project = sources.cwd.join(SKILL_CENTRAL_CONFIG);
+    if s.config.is_none() && s.dirs.is_empty() && fs.metadata(&project).is_ok_and(|m| m.kind == FileKind::File) {
+        err(&format!(
+            "note: using {} (skill-central's project config); the server needs --skills-config {} to serve it\n",
+            project.display(),
+            domain::clients::shell_quote(&project.display().to_string())
+        ));
+        s.config = Some(project);
+        s.config_named = true;
+    }
     usecase::resolve_layers(fs, &s).map_err(|e| match e {
         ConfigError::Unreadable { .. } => Failure::usage(miette!(
             help = "pass --skills-config FILE with an existing file, or unset $VITAECONTEXT_SKILLS_CONFIG",
@@ -46,6 +59,9 @@ fn layers(fs: &dyn FileSystem, sources: &Sources) -> Result<Vec<Layer>, Failure>
         }
     })
 }
+
+/// The config file skill-central reads from the folder it runs in.
+const SKILL_CENTRAL_CONFIG: &str = "skill-central.yaml";
 
 fn no_layers_hint() {
     err("No skill layers: run `vitaecontext skills init`, or pass --skills DIR or --skills-config FILE.\n");
