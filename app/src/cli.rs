@@ -364,6 +364,11 @@ pub enum SkillsCommand {
         /// The prompt template.
         #[arg(long, value_name = "TEXT", conflicts_with = "from")]
         prompt: Option<String>,
+        /// An argument the template fills as `{{NAME}}`: `--arg job`, `--arg "job:the posting"`,
+        /// `--arg "job:the posting:required"`; repeat for more. A placeholder that no argument
+        /// declares (and that is not `{{career_context...}}`) is warned of.
+        #[arg(long = "arg", value_name = "NAME[:DESCRIPTION][:required]", conflicts_with = "from")]
+        args: Vec<String>,
         /// Copy this skill file (YAML, JSON or SKILL.md) instead of building one from flags.
         #[arg(long, value_name = "FILE", conflicts_with_all = ["name", "description", "tags"])]
         from: Option<PathBuf>,

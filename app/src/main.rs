@@ -160,22 +160,25 @@ fn run(cli: Cli) -> Outcome {
                 SkillsCommand::Show { id, json } => skills::show(&fs, &sources, &id, json),
                 SkillsCommand::Validate { files } => skills::validate(&fs, &sources, &files),
                 SkillsCommand::Init { dir } => skills::init(&fs, &sources, dir.as_deref()),
-                SkillsCommand::Add { id, kind, name, description, tags, prompt, from, layer, force } => skills::add(
-                    &fs,
-                    &fs_std::SystemClock::default(),
-                    &sources,
-                    &AddArgs {
-                        id: id.as_deref(),
-                        kind: kind.into(),
-                        name: name.as_deref(),
-                        description: description.as_deref(),
-                        tags: &tags,
-                        prompt: prompt.as_deref(),
-                        from: from.as_deref(),
-                        layer: layer.as_deref(),
-                        force,
-                    },
-                ),
+                SkillsCommand::Add { id, kind, name, description, tags, prompt, args, from, layer, force } => {
+                    skills::add(
+                        &fs,
+                        &fs_std::SystemClock::default(),
+                        &sources,
+                        &AddArgs {
+                            id: id.as_deref(),
+                            kind: kind.into(),
+                            name: name.as_deref(),
+                            description: description.as_deref(),
+                            tags: &tags,
+                            prompt: prompt.as_deref(),
+                            args: &args,
+                            from: from.as_deref(),
+                            layer: layer.as_deref(),
+                            force,
+                        },
+                    )
+                }
                 SkillsCommand::Remove { id, layer } => skills::remove(&fs, &sources, &id, layer.as_deref()),
             }
         }

@@ -280,3 +280,48 @@ fn a_skill_central_project_is_read_from_the_folder_it_runs_in() {
     assert_eq!(ids(&out).len(), 4, "{out}");
     assert!(err.contains("skill-central.yaml (skill-central's project config)"), "{err}");
 }
+
+/// `skills add --arg NAME[:DESCRIPTION][:required]` declares arguments (a prompt's `arguments`,
+/// a tool's `inputSchema`), and a placeholder no argument declares is warned of as it is added.
+#[test]
+fn add_declares_arguments_and_warns_of_an_undeclared_placeholder() {
+    let home = tempfile::tempdir().unwrap();
+    let layer = home.path().join("layer");
+    fs::create_dir_all(&layer).unwrap();
+    let l = layer.to_str().unwrap();
+    let prompt = "Write for {{job}} in a {{tone}} tone from {{career_context.cv}}";
+    let (code, out, err) = run(
+        &[
+            "skills",
+            "add",
+            "--skills",
+            l,
+            "--id",
+            "cover",
+            "--prompt",
+            prompt,
+            "--arg",
+            "job:the posting: full text:required",
+        ],
+        home.path(),
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("{{tone}} is neither a declared argument") && err.contains("--arg tone"), "{err}");
+    assert!(!err.contains("{{job}}") && !err.contains("career_context"), "{err}");
+    let (code, out, err) = run(&["skills", "show", "cover", "--json", "--skills", l], home.path());
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let args = v["skill"]["arguments"].as_array().or(v["arguments"].as_array()).expect("arguments").clone();
+    assert_eq!(args.len(), 1, "{v}");
+    assert_eq!((args[0]["name"].as_str(), args[0]["required"].as_bool()), (Some("job"), Some(true)), "{v}");
+    assert_eq!(args[0]["description"], "the posting: full text");
+    let (code, _, err) = run(
+        &["skills", "add", "--skills", l, "--id", "t", "--type", "tool", "--prompt", "x {{a}}", "--arg", "a::required"],
+        home.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let text = fs::read_to_string(layer.join("t.yaml")).unwrap();
+    assert!(text.contains("\"a\":\n      type: string") && text.contains("required: [\"a\"]"), "{text}");
+    let (code, _, _) = run(&["skills", "add", "--skills", l, "--id", "u", "--prompt", "x", "--arg", ":x"], home.path());
+    assert_eq!(code, Some(2), "an argument needs a name");
+}

@@ -460,6 +460,8 @@ pub struct AddArgs<'a> {
     pub description: Option<&'a str>,
     pub tags: &'a [String],
     pub prompt: Option<&'a str>,
+    /// `NAME[:DESCRIPTION][:required]`, each an argument.
+    pub args: &'a [String],
     pub from: Option<&'a Path>,
     pub layer: Option<&'a str>,
     pub force: bool,
@@ -499,10 +501,49 @@ fn skill_yaml(a: &AddArgs, id: &str) -> String {
             }
         }
     }
+    let args: Vec<(&str, &str, bool)> = a.args.iter().map(|s| arg_spec(s)).collect();
+    if a.kind == SkillType::Prompt && !args.is_empty() {
+        y.push_str("arguments:\n");
+        for (name, description, required) in &args {
+            y.push_str(&format!("  - name: {}\n", q(name)));
+            if !description.is_empty() {
+                y.push_str(&format!("    description: {}\n", q(description)));
+            }
+            if *required {
+                y.push_str("    required: true\n");
+            }
+        }
+    }
     if a.kind == SkillType::Tool {
-        y.push_str("inputSchema:\n  type: object\n  properties: {}\n");
+        if args.is_empty() {
+            y.push_str("inputSchema:\n  type: object\n  properties: {}\n");
+        } else {
+            y.push_str("inputSchema:\n  type: object\n  properties:\n");
+            for (name, description, _) in &args {
+                y.push_str(&format!("    {}:\n      type: string\n", q(name)));
+                if !description.is_empty() {
+                    y.push_str(&format!("      description: {}\n", q(description)));
+                }
+            }
+            let required: Vec<String> = args.iter().filter(|a| a.2).map(|a| q(a.0)).collect();
+            if !required.is_empty() {
+                y.push_str(&format!("  required: [{}]\n", required.join(", ")));
+            }
+        }
     }
     y
+}
+
+/// `NAME[:DESCRIPTION][:required]` as (name, description, required); a description may hold
+/// `:` itself.
+fn arg_spec(spec: &str) -> (&str, &str, bool) {
+    let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
+    let (description, required) = match rest.rsplit_once(':') {
+        Some((d, "required")) => (d, true),
+        _ if rest == "required" => ("", true),
+        _ => (rest, false),
+    };
+    (name.trim(), description.trim(), required)
 }
 
 fn pick_layer<'l>(layers: &'l [Layer], wanted: Option<&str>) -> Result<&'l Layer, Failure> {
@@ -560,6 +601,12 @@ pub fn add(fs: &dyn FileSystem, clock: &dyn ports::Clock, sources: &Sources, a: 
                 return Err(Failure::usage(miette!(
                     help = "use lower-case letters and digits in words joined by `-`, e.g. cover-letter",
                     "{id:?} is not a kebab-case id"
+                )));
+            }
+            if let Some(bad) = a.args.iter().find(|s| arg_spec(s).0.is_empty()) {
+                return Err(Failure::usage(miette!(
+                    help = "write --arg NAME, --arg NAME:DESCRIPTION or --arg NAME:DESCRIPTION:required",
+                    "--arg {bad:?} has no name"
                 )));
             }
             let text = skill_yaml(a, id);
@@ -630,6 +677,13 @@ pub fn add(fs: &dyn FileSystem, clock: &dyn ports::Clock, sources: &Sources, a: 
                 target.display()
             ));
         }
+    }
+    // What doctor and `skills validate` warn of, said as it is written.
+    for name in skill.undeclared_placeholders() {
+        err(&format!(
+            "warning: {} (declare it with --arg {name})\n",
+            usecase::undeclared_placeholder(&skill.id, &name)
+        ));
     }
     let after = usecase::load(fs, &layers);
     match after.get(&skill.id) {
@@ -747,6 +801,7 @@ mod tests {
                 description: Some("d #1"),
                 tags: &tags,
                 prompt: Some(prompt),
+                args: &[],
                 from: None,
                 layer: None,
                 force: false,
