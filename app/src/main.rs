@@ -26,7 +26,8 @@ fn main() -> ExitCode {
     let serving = matches!(cli.command, Command::Mcp(_));
     logging::init(cli.log_level, if serving { logging::Delivery::Lossy } else { logging::Delivery::Direct });
     let _ = miette::set_hook(Box::new(|_| {
-        Box::new(miette::MietteHandlerOpts::new().color(report::stderr_color()).build())
+        // Not wrapped, as `report::render_all`: a path or command stays whole for copying.
+        Box::new(miette::MietteHandlerOpts::new().color(report::stderr_color()).wrap_lines(false).build())
     }));
     let json = cli.command.wants_json();
     let outcome = run(cli);

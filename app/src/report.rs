@@ -296,7 +296,9 @@ pub fn skill_finding(
 /// Renders any miette diagnostics, in order.
 pub fn render_all<D: miette::Diagnostic>(items: &[D], width: usize, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
+    // Not wrapped: a path or a command broken over two lines cannot be copied (found in review:
+    // a suggested command was split mid-path). The terminal folds long lines for reading.
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_wrap_lines(false).with_links(false);
     let mut out = String::new();
     for (i, d) in items.iter().enumerate() {
         let _ = if i >= MAX_WITH_SOURCE || shows_a_long_line(d) {

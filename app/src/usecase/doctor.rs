@@ -1069,7 +1069,21 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
                 format!("{name}: the {what} its entry names, {}, {problem}", path.display()),
                 Some(config.clone()),
             )
-            .with_help(DoctorCode::ClientPathMissing.help().replace("NAME", name));
+            // A command valid as printed that mends this entry (found in review: the help
+            // proposed `register` with the same missing path): create what it names there,
+            // or name another one (register keeps the entry's other paths).
+            .with_help({
+                let quoted = domain::clients::shell_quote(&path.display().to_string());
+                let (create, flag, yours) = if folder {
+                    (format!("vitaecontext graph init --root {quoted}"), "--root", "your VitaeGraph folder")
+                } else {
+                    (format!("vitaecontext context init --output {quoted}"), "--context", "your Career Context file")
+                };
+                format!(
+                    "Create it where the entry looks: `{create}`. Or point the entry elsewhere: run `vitaecontext \
+                     register --client {name}` with {flag} and {yours} (the entry's other paths are kept)."
+                )
+            });
             if let Some(t) = &text {
                 let quoted = serde_json::to_string(raw).unwrap_or_default();
                 f = f.at(t, in_entry(t, &quoted).or_else(|| in_entry(t, raw)), "named here");

@@ -600,6 +600,14 @@ fn the_files_a_client_is_told_to_serve_are_checked() {
         "{}",
         r.findings[1].help
     );
+    // The missing file's fix is a command valid as printed: create it where the entry looks, or
+    // name another (register keeps the entry's other paths); not the same missing path again.
+    assert!(
+        r.findings[0].help.contains("`vitaecontext context init --output '/home/ada/my cv.md'`")
+            && r.findings[0].help.contains("run `vitaecontext register --client cursor` with --context and your"),
+        "{}",
+        r.findings[0].help
+    );
 }
 
 /// Found in review: a record losing its id made every record "removed", with the advice to
