@@ -143,6 +143,18 @@ pub fn context_finding(path: &str, text: &ContextText, d: &Diagnostic, v: &Valid
     finding_at(path, &text.text, &text.line_starts, d, v)
 }
 
+/// The line a person sees a Career Context diagnostic at: the first place it marks, when the
+/// domain knows it, else its line (which is VitaeContext 2.3.0's numbering).
+pub fn shown_line(text: &str, d: &Diagnostic) -> usize {
+    match &d.shown {
+        Some(shown) if !shown.marks.is_empty() => {
+            let first = shown.marks[0].0.start.min(text.len());
+            text[..first].matches('\n').count() + 1
+        }
+        _ => d.line,
+    }
+}
+
 fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
 }

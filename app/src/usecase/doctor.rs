@@ -172,14 +172,24 @@ impl Report {
     pub fn json(&self) -> Value {
         let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
         json!({
-            "findings": self.findings.iter().map(|f| json!({
-                "code": f.code,
-                "severity": f.severity.as_str(),
-                "message": f.message,
-                "file": path(&f.file),
-                "line": f.line,
-                "help": f.help,
-            })).collect::<Vec<_>>(),
+            // `line` is where a person sees the finding in the file; for a Career Context
+            // finding `legacyLine` is the line VitaeContext 2.3.0 (and `context validate --json`)
+            // gives it, which can differ (a QUICK REFERENCE value is reported at its block).
+            "findings": self.findings.iter().map(|f| {
+                let mut v = json!({
+                    "code": f.code,
+                    "severity": f.severity.as_str(),
+                    "message": f.message,
+                    "file": path(&f.file),
+                    "line": f.line,
+                    "help": f.help,
+                });
+                if let Source::Context { text, diagnostic, .. } = &f.source {
+                    v["line"] = json!(crate::report::shown_line(text, diagnostic));
+                    v["legacyLine"] = json!(diagnostic.line);
+                }
+                v
+            }).collect::<Vec<_>>(),
             "errors": self.count(Severity::Error),
             "warnings": self.count(Severity::Warning),
             "context": {

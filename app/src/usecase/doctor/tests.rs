@@ -406,6 +406,31 @@ fn json_has_the_findings_counts_and_selection() {
     assert_eq!(f["code"], "vitaecontext::context::missing_tldr");
     assert_eq!(f["severity"], r.findings[0].severity.as_str());
     assert!(f["line"].is_u64() && f["help"].is_string() && f["file"].is_string(), "{f}");
+    // A Career Context finding gives the line a person sees and, named, 2.3.0's.
+    assert!(f["legacyLine"].is_u64(), "{f}");
+}
+
+/// A QUICK REFERENCE value is where a person sees it (`line`), not at its block's start as
+/// VitaeContext 2.3.0 numbers it (`legacyLine`).
+#[test]
+fn json_lines_are_the_ones_a_person_sees_with_the_legacy_one_named() {
+    let fs = healthy();
+    let context = "/home/ada/.vitaecontext/career-context.md";
+    let text = String::from_utf8(fs.read(Path::new(context), 1 << 20).unwrap()).unwrap();
+    let edited = text.replacen("location:", "location: TODO\nold_location:", 1);
+    assert_ne!(edited, text, "the fixture has a location key");
+    write(&fs, context, &edited);
+    let j = doctor_on(&fs).json();
+    let f = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "vitaecontext::context::empty_quick_value")
+        .expect("finding")
+        .clone();
+    let seen = edited.lines().position(|l| l.starts_with("location: TODO")).unwrap() + 1;
+    assert_eq!(f["line"], seen, "{f}");
+    assert!(f["legacyLine"].as_u64().unwrap() < seen as u64, "{f}");
 }
 
 #[test]
