@@ -665,6 +665,12 @@ pub struct RegisterArgs {
     /// A skills configuration file, passed on to `mcp` (made absolute).
     #[arg(long, value_name = "FILE")]
     pub skills_config: Option<PathBuf>,
+
+    /// Leave `--watch` out of the entry. By default the entry runs `mcp --watch`, so the
+    /// VitaeGraph's index follows your edits while the assistant runs (a server without it
+    /// serves the index as it was when last built); this writes nothing into `.generated/`.
+    #[arg(long, requires = "client", conflicts_with = "remove")]
+    pub no_watch: bool,
 }
 
 fn client_parser() -> impl clap::builder::TypedValueParser<Value = domain::clients::Client> {

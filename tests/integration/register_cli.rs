@@ -44,7 +44,10 @@ fn register_twice_writes_once_with_a_backup() {
     let context = home.path().join("cc.md").display().to_string();
     assert!(text.contains(&format!("\"command\": {}", serde_json::to_string(&exe()).unwrap())), "{text}");
     assert!(
-        text.contains(&format!("\"args\": [\"mcp\", \"--context\", {}]", serde_json::to_string(&context).unwrap())),
+        text.contains(&format!(
+            "\"args\": [\"mcp\", \"--context\", {}, \"--watch\"]",
+            serde_json::to_string(&context).unwrap()
+        )),
         "{text}"
     );
     assert!(text.starts_with("{\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"gh-mcp\","), "{text}");
@@ -164,7 +167,7 @@ fn register_creates_a_missing_file_and_its_folder() {
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         v["mcpServers"]["vitaecontext"]["args"],
-        serde_json::json!(["mcp", "--root", "/srv/graph", "--prompt-tools"])
+        serde_json::json!(["mcp", "--root", "/srv/graph", "--prompt-tools", "--watch"])
     );
     assert_eq!(v["mcpServers"]["vitaecontext"]["command"], serde_json::json!(exe()));
 }
@@ -195,7 +198,10 @@ fn claude_code_gets_its_own_command_unless_write() {
     let home = tempfile::tempdir().unwrap();
     let (st, out, err) = run(home.path(), &["register", "--client", "claude-code", "--root", "/srv/my graph"]);
     assert!(st.success(), "{err}");
-    assert_eq!(out, format!("claude mcp add --scope user vitaecontext -- {} mcp --root '/srv/my graph'\n", exe()));
+    assert_eq!(
+        out,
+        format!("claude mcp add --scope user vitaecontext -- {} mcp --root '/srv/my graph' --watch\n", exe())
+    );
     assert!(!home.path().join(".claude.json").exists(), "nothing written without --write");
 
     let file = home.path().join(".claude.json");
@@ -206,7 +212,7 @@ fn claude_code_gets_its_own_command_unless_write() {
     assert_eq!(v["numStartups"], 3);
     assert_eq!(
         v["mcpServers"]["vitaecontext"],
-        serde_json::json!({"type": "stdio", "command": exe(), "args": ["mcp"]})
+        serde_json::json!({"type": "stdio", "command": exe(), "args": ["mcp", "--watch"]})
     );
 
     let (st, out, _) = run(home.path(), &["register", "--client", "claude-code", "--remove"]);
@@ -257,10 +263,29 @@ fn skills_choices_pass_through_with_absolute_paths() {
             "--skills",
             format!("{h}/mine"),
             "--skills-config",
-            format!("{h}/skills.toml")
+            format!("{h}/skills.toml"),
+            "--watch"
         ]),
         "Gemini CLI offers prompts, so no --prompt-tools"
     );
+}
+
+/// The entry runs `mcp --watch` by default, so the index follows the records; `--no-watch`
+/// leaves it out.
+#[test]
+fn the_entry_watches_unless_told_not_to() {
+    let home = tempfile::tempdir().unwrap();
+    let args = |home: &std::path::Path| {
+        let text = fs::read_to_string(home.join(".cursor/mcp.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["mcpServers"]["vitaecontext"]["args"].clone()
+    };
+    let (st, _, err) = run(home.path(), &["register", "--client", "cursor", "--root", "/srv/graph"]);
+    assert!(st.success(), "{err}");
+    assert_eq!(args(home.path()), serde_json::json!(["mcp", "--root", "/srv/graph", "--watch"]));
+    let (st, _, err) = run(home.path(), &["register", "--client", "cursor", "--no-watch"]);
+    assert!(st.success(), "{err}");
+    assert_eq!(args(home.path()), serde_json::json!(["mcp", "--root", "/srv/graph"]));
 }
 
 /// Found in a newcomer's review: registering again without the flags dropped the entry's

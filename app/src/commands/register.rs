@@ -165,7 +165,34 @@ fn keep_existing_paths(new: &mut Entry, old: &Entry) -> Vec<String> {
             }
         }
     }
+    if !kept.is_empty() {
+        new.args = in_entry_order(&new.args);
+    }
     kept
+}
+
+/// `mcp` arguments in the order `entry` writes them (`--context`, `--root`, `--skills`...,
+/// `--skills-config`, then the switches), so that an entry with kept paths equals the one
+/// written with them given: registering again changes nothing.
+fn in_entry_order(args: &[String]) -> Vec<String> {
+    const ORDER: [&str; 4] = ["--context", "--root", "--skills", "--skills-config"];
+    let mut pairs: Vec<(usize, String, String)> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        match ORDER.iter().position(|f| f == a) {
+            Some(rank) => pairs.push((rank, a.clone(), it.next().cloned().unwrap_or_default())),
+            None => rest.push(a.clone()),
+        }
+    }
+    // Stable: the `--skills` layers keep their order.
+    pairs.sort_by_key(|p| p.0);
+    let mut out = vec![args.first().cloned().unwrap_or_else(|| "mcp".into())];
+    for (_, flag, value) in pairs {
+        out.extend([flag, value]);
+    }
+    out.extend(rest);
+    out
 }
 
 /// `vitaecontext mcp` with the person's choices, paths made absolute, and `--prompt-tools` for
@@ -207,6 +234,11 @@ fn entry(fs: &dyn FileSystem, edge: &Edge, args: &RegisterArgs, client: Client) 
     }
     if client.lacks_prompts() {
         mcp_args.push("--prompt-tools".into());
+    }
+    // The index follows the records while the assistant runs (README, "Register"); the way
+    // out is --no-watch.
+    if !args.no_watch {
+        mcp_args.push("--watch".into());
     }
     Ok(Entry { command: exe.display().to_string(), args: mcp_args })
 }

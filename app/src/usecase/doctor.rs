@@ -1146,7 +1146,10 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
                 if foreign { "a foreign command" } else { "another binary than this one" },
             ));
         }
-        let answered = inputs.live.then(|| probe.initialize(&command, &entry.args));
+        // Without --watch: a check must not start an index run in the person's VitaeGraph (the
+        // probe stops the server right after its answer).
+        let probe_args: Vec<String> = entry.args.iter().filter(|a| *a != "--watch").cloned().collect();
+        let answered = inputs.live.then(|| probe.initialize(&command, &probe_args));
         if let Some(client) = report.clients.last_mut() {
             client.live = answered.as_ref().map(Result::is_ok);
         }
