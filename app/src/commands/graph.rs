@@ -191,7 +191,8 @@ pub fn add(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, a: AddArgs
         })?;
     out(&format!("Created {} ({})\n", path.display(), record.id()));
     err(&format!(
-        "Next: fill in {} with your facts (numbers, dates, outcomes), then run `vitaecontext graph index{}`.\n",
+        "Next: fill in {} with your facts (numbers, dates, outcomes), replacing every guidance line, then run \
+         `vitaecontext graph index{}`; until they are replaced the VitaeGraph is invalid (template_text).\n",
         path.display(),
         root_flag(sources)
     ));
@@ -201,7 +202,7 @@ pub fn add(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, a: AddArgs
 pub fn validate(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, json: bool) -> Outcome {
     let root = root(sources)?;
     let pages = usecase::read_records(fs, clock, &root, &Stderr::default()).map_err(graph_failure)?;
-    let v = usecase::validate_pages(fs, &root, &pages);
+    let v = usecase::validate_records(fs, &root, &pages);
     if json {
         let body = serde_json::json!({
             "version": domain::graph::index::VERSION,

@@ -392,7 +392,7 @@ fn graph_findings(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, rep
             Some(path),
         ));
     }
-    let v = graph::validate_pages(fs, &root, &pages);
+    let v = graph::validate_records(fs, &root, &pages);
     report.graph.records = Some(v.record_count);
     report.graph.valid = Some(v.valid);
     let text_of = |path: &str| -> Option<Arc<str>> { graph::page_text(fs, &root, path).map(Arc::from) };

@@ -557,6 +557,36 @@ pub fn page_text(fs: &dyn FileSystem, root: &Path, path: &str) -> Option<String>
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// [`validate_pages`] of records read with their texts, with the guidance `graph add` wrote
+/// and nobody replaced reported as an error (see [`template_errors`]).
+pub fn validate_records(fs: &dyn FileSystem, root: &Path, records: &[Record]) -> GraphValidation {
+    let v = validate_pages(fs, root, records);
+    template_errors(v, records.iter().map(|r| (r.page.path.as_str(), r.text.as_str())))
+}
+
+/// `v` with a `template_text` error for each record whose text still holds the guidance that
+/// `graph add` writes (found in review: it was validated, indexed and served as the person's
+/// facts): like a Career Context placeholder, it makes the graph invalid until replaced.
+pub fn template_errors<'a>(
+    mut v: GraphValidation,
+    records: impl Iterator<Item = (&'a str, &'a str)>,
+) -> GraphValidation {
+    for (path, text) in records {
+        if let Some(line) = domain::graph::new_record::template_text_in(text) {
+            v.errors.push(domain::graph::GraphDiagnostic {
+                code: domain::graph::GraphCode::TemplateText,
+                path: path.to_owned(),
+                message: format!("Template text from `graph add` not replaced: {line:?}"),
+                line: None,
+                other: None,
+                note: None,
+            });
+            v.valid = false;
+        }
+    }
+    v
+}
+
 pub fn validate_pages<P: std::borrow::Borrow<Page>>(fs: &dyn FileSystem, root: &Path, pages: &[P]) -> GraphValidation {
     // A link to a record just read needs no stat (at 100,000 records, one stat per link was
     // most of the validation); any other target is looked up on disk.
@@ -784,7 +814,10 @@ pub fn index_with(
     let kept = if records_as_before { kept_outputs(fs, root) } else { None };
     let validated = match kept {
         Some(kept) => {
-            let validation = validate_pages(fs, root, &pages);
+            let validation = template_errors(
+                validate_pages(fs, root, &pages),
+                pages.iter().map(|p| p.path.as_str()).zip(texts.iter().map(String::as_str)),
+            );
             let diagnostics = json_bytes(&Diagnostics::of(&validation));
             if validation.valid && <[u8; 32]>::from(Sha256::digest(&diagnostics)) == kept.diagnostics_sha256 {
                 let nodes = usize::try_from(kept.nodes).unwrap_or(usize::MAX);
@@ -811,8 +844,14 @@ pub fn index_with(
     // 0.08 s more (validation, 0.15-0.2 s, no longer beside the whole plan).
     // The plan borrows the texts only: after this, nothing but the manifest needs the pages.
     // The documents of the JSON in place that can be copied are found with the plan.
-    let (plan, validation) =
-        Plan::split_after(&pages, &texts, || validated.unwrap_or_else(|| validate_pages(fs, root, &pages)));
+    let (plan, validation) = Plan::split_after(&pages, &texts, || {
+        validated.unwrap_or_else(|| {
+            template_errors(
+                validate_pages(fs, root, &pages),
+                pages.iter().map(|p| p.path.as_str()).zip(texts.iter().map(String::as_str)),
+            )
+        })
+    });
     let splice = if trusted { previous_spans(fs, root, &plan, &seen) } else { None };
     let t2 = clock.monotonic();
     tracing::debug!(records = files, parsed, read = ?(t1 - t0), validate_and_plan = ?(t2 - t1), "graph index: read, validated and planned");

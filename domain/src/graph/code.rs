@@ -45,6 +45,7 @@ graph_codes! {
     InvalidInternalLink => "invalid_internal_link", "Fix the link's percent-encoding.";
     BrokenInternalLink => "broken_internal_link", "Point the link at an existing file (relative to this file), or remove it.";
     LegacyRecordLayout => "legacy_record_layout", "Move the record to its canonical path, e.g. projects/<slug>/project.md.";
+    TemplateText => "template_text", "Replace the guidance `vitaecontext graph add` wrote (\"What it is and the result...\") with your own facts, or delete it.";
     RecordTooLarge => "record_too_large", "Split the file into smaller records (records are prose; the limit is 4 MiB) or move large attachments out of the VitaeGraph.";
 }
 

@@ -123,6 +123,16 @@ fn front_matter_string(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The first sentence of the guidance `graph add` writes that `text` still holds: a record
+/// left as written is no fact about the person (found in review: "TL;DR: What it is and the
+/// result that matters most..." was validated, indexed and served as the person's facts).
+pub fn template_text_in(text: &str) -> Option<&'static str> {
+    RecordType::ALL.iter().flat_map(|k| skeleton(*k).lines()).map(|l| l.trim().trim_start_matches("- ")).find(|l| {
+        // Its guidance, not its headings (`## Context`, which a filled record keeps).
+        l.len() > 24 && !l.starts_with('#') && text.contains(l)
+    })
+}
+
 /// What a good record of each type says; every line is meant to be replaced.
 fn skeleton(kind: RecordType) -> &'static str {
     match kind {
@@ -175,6 +185,20 @@ mod tests {
     use super::*;
     use crate::graph::Page;
     use crate::graph::frontmatter::FmValue;
+
+    /// What `graph add` writes is found as template text for every type, once per record,
+    /// and a record filled in with the person's facts (headings kept) is not.
+    #[test]
+    fn the_guidance_of_every_type_is_found_until_replaced() {
+        for kind in RecordType::ALL {
+            let parent = kind.parent_type().map(|p| format!("{p}:msc-cs"));
+            let r = NewRecord::new(*kind, "x", None, parent.as_deref(), &[]).unwrap();
+            let plain = crate::graph::index::plain_text(&r.text());
+            assert!(template_text_in(&plain).is_some(), "{kind}: {plain}");
+        }
+        let filled = "## Context\n\nFor a bank, alone.\n\n## Results\n\n- Cut builds from 41 to 12 minutes.\n";
+        assert_eq!(template_text_in(&crate::graph::index::plain_text(filled)), None);
+    }
 
     #[test]
     fn every_type_writes_a_record_the_parser_reads_back() {
