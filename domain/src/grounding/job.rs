@@ -112,6 +112,7 @@ const COMMON: &[&str] = &[
     "appropriate",
     "area",
     "areas",
+    "ask",
     "aspect",
     "aspects",
     "attitude",
@@ -369,6 +370,7 @@ const COMMON: &[&str] = &[
     "reduce",
     "related",
     "relevant",
+    "require",
     "required",
     "requirement",
     "requirements",
@@ -404,6 +406,7 @@ const COMMON: &[&str] = &[
     "solutions",
     "somebody",
     "someone",
+    "speak",
     "specific",
     "spoken",
     "standard",
@@ -1089,7 +1092,14 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
             let as_written: Vec<&str> = words(&posting[f.span.clone()]).iter().map(|w| w.text).collect();
             // A sentence's first word, and a degree word before a subject (`MSc Nursing`),
             // are not part of the name.
-            let mut skip = usize::from(f.optional_first && f.name.len() > 1);
+            // A sentence's first word is left out of a name only when it is a common word of job
+            // ads ("Strong Python", "Experience with Kafka"): "Chartered Engineer" after
+            // "Essential:" is the name asked, not "Engineer" (found in a held-out review).
+            let mut skip = usize::from(
+                f.optional_first
+                    && f.name.len() > 1
+                    && (is_common(&f.name[0]) || !is_content(&f.name[0]) || levels::is_level_word(&f.name[0])),
+            );
             while as_written.get(skip).is_some_and(|w| levels::is_degree_word(w)) && skip < f.name.len() {
                 skip += 1;
             }
