@@ -744,7 +744,8 @@ fn only_a_trait(text: &str) -> bool {
 /// collaborative spirit.", "Passion for your subject.", "A commitment to our values." (found in
 /// a held-out review: each was listed as a must-have, met or missing by chance). Its first
 /// word, after a level label, articles and praise, is a quality; it names nothing and no
-/// number.
+/// number. Words that also start a skill are not qualities here (`Energy storage`, `Drive
+/// improvement`, `Resilience engineering`).
 fn a_trait_item(text: &str) -> bool {
     const QUALITIES: &[&str] = &[
         "attention",
@@ -755,12 +756,9 @@ fn a_trait_item(text: &str) -> bool {
         "committed",
         "communicator",
         "curiosity",
-        "drive",
         "empathy",
-        "energy",
         "enthusiasm",
         "enthusiastic",
-        "eye",
         "flexibility",
         "humour",
         "initiative",
@@ -768,11 +766,8 @@ fn a_trait_item(text: &str) -> bool {
         "motivated",
         "passion",
         "passionate",
-        "resilience",
-        "resilient",
         "self-motivated",
         "self-starter",
-        "sense",
         "spirit",
         "team-player",
         "willingness",
@@ -2263,6 +2258,10 @@ languages: [English (native), French (B2)]
             spirit.\n- Passion for your subject.\n- French, because many of our families speak it.\n";
         let found: Vec<&str> = requirements(posting).into_iter().map(|(s, _, _)| posting[s].trim()).collect();
         assert_eq!(found, ["- French, because many of our families speak it."]);
+        // A skill that starts with a word a quality could (energy, drive, resilience) stays.
+        let skills = "## Requirements\n- Energy storage systems experience.\n- Drive improvement in patient safety.\n\
+            - Resilience engineering for payment systems.\n";
+        assert_eq!(requirements(skills).len(), 3, "{:?}", requirements(skills));
         let m = matched(posting, NURSE);
         assert_eq!(m[0].coverage, Coverage::Covered, "{m:#?}");
         // Prose cues: "we ask for", "we require", "would be welcome", "you speak".
