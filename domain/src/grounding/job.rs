@@ -1204,7 +1204,18 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
 fn without_reason(text: &str) -> &str {
     const REASONS: &[&str] = &[
         " because ",
-        ", as ",
+        // `, as` starting a clause, not a role or a list ("..., as a band 7 nurse", "German,
+        // as well as English").
+        ", as the ",
+        ", as many ",
+        ", as several ",
+        ", as most ",
+        ", as some ",
+        ", as we ",
+        ", as our ",
+        ", as this ",
+        ", as it ",
+        ", as they ",
         ", since ",
         " since we ",
         " since our ",
@@ -2258,6 +2269,9 @@ languages: [English (native), French (B2)]
             spirit.\n- Passion for your subject.\n- French, because many of our families speak it.\n";
         let found: Vec<&str> = requirements(posting).into_iter().map(|(s, _, _)| posting[s].trim()).collect();
         assert_eq!(found, ["- French, because many of our families speak it."]);
+        // `, as well as` adds to what is asked; `, as a ...` says in what role.
+        let m = matched("## Requirements\n- Fluent French, as well as Portuguese.\n", NURSE);
+        assert!(m[0].missing.iter().any(|x| x.contains("Portuguese")), "{m:#?}");
         // A skill that starts with a word a quality could (energy, drive, resilience) stays.
         let skills = "## Requirements\n- Energy storage systems experience.\n- Drive improvement in patient safety.\n\
             - Resilience engineering for payment systems.\n";
