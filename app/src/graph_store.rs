@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use domain::graph::confine::{self, ConfinedPath, Deny};
 use domain::graph::index::Graph;
 use domain::graph::search::Searcher;
+use domain::graph::set::{self, Piece, SET_FILE};
 use domain::graph::sidecar;
 use domain::graph::{
     DIAGNOSTICS_FILE, GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path,
@@ -116,6 +117,8 @@ pub struct LoadedGraph {
     pub by_id: HashMap<String, usize>,
     /// Ids in byte order, for completion.
     pub sorted_ids: Vec<String>,
+    /// The file's length and checksum, compared with the generation marker.
+    pub piece: Piece,
 }
 
 struct Cached<T> {
@@ -159,6 +162,9 @@ struct LoadedSearch {
     stamp: u128,
     len: u64,
     value: Arc<Searcher>,
+    /// The JSON's length and checksum (for a searcher from the sidecar, the checksum the
+    /// sidecar names, which `verify` checks), compared with the generation marker.
+    piece: Piece,
     /// For a searcher from the sidecar: the checksum of the JSON, compared with the one the
     /// sidecar names, on its own thread after the answer. `false` drops the searcher.
     verify: Option<Verify>,
@@ -357,7 +363,8 @@ impl GraphStore {
             let by_id = graph.nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i)).collect();
             let mut sorted_ids: Vec<String> = graph.nodes.iter().map(|n| n.id.clone()).collect();
             sorted_ids.sort();
-            Ok(LoadedGraph { raw, graph, by_id, sorted_ids })
+            let piece = Piece::of(raw.as_bytes());
+            Ok(LoadedGraph { raw, graph, by_id, sorted_ids, piece })
         })
     }
 
@@ -400,6 +407,7 @@ impl GraphStore {
                                 stamp: meta.stamp,
                                 len: meta.len,
                                 value: Arc::clone(&value),
+                                piece: Piece { len: meta.len, sum: named.json_sum },
                                 verify,
                             });
                             c.failed = None;
@@ -418,6 +426,7 @@ impl GraphStore {
                             stamp: meta.stamp,
                             len: meta.len,
                             value: Arc::clone(&value),
+                            piece: Piece { len: meta.len, sum: named.json_sum },
                             verify: None,
                         });
                         c.failed = None;
@@ -442,19 +451,31 @@ impl GraphStore {
         // file nor a list of its documents is ever held whole.
         let full_path = root.join(path.relative());
         let parsed = check_len(&full_path, meta.len).and_then(|()| {
-            let read = crate::search_json::read_builder(&mut std::io::Read::take(&mut json, MAX_INDEX_BYTES));
+            // Summed as it is read, for the generation marker.
+            let mut summed =
+                Summing { read: std::io::Read::take(&mut json, MAX_INDEX_BYTES), sum: sidecar::Checksum::default() };
+            let read = crate::search_json::read_builder(&mut summed);
             // A read that failed is said as one, not as a file of the wrong shape.
             let read = read.map_err(|e| match e.is_io() {
                 true => Unavailable::Fs(FsError::new(FsErrorKind::Other, &full_path, e.to_string())),
                 false => Unavailable::Json(e),
             });
-            Ok(read?.finish())
+            let searcher = read?.finish();
+            // What the reader left unread (after the last document) is summed too.
+            std::io::copy(&mut summed, &mut std::io::sink())
+                .map_err(|e| Unavailable::Fs(FsError::new(FsErrorKind::Other, &full_path, e.to_string())))?;
+            Ok((searcher, Piece::summed(&summed.sum)))
         });
         match parsed {
-            Ok(searcher) => {
+            Ok((searcher, piece)) => {
                 let value = Arc::new(searcher);
-                c.loaded =
-                    Some(LoadedSearch { stamp: meta.stamp, len: meta.len, value: Arc::clone(&value), verify: None });
+                c.loaded = Some(LoadedSearch {
+                    stamp: meta.stamp,
+                    len: meta.len,
+                    value: Arc::clone(&value),
+                    piece,
+                    verify: None,
+                });
                 c.failed = None;
                 Ok(value)
             }
@@ -531,6 +552,24 @@ impl GraphStore {
         }
     }
 
+    /// What the generation marker in `.generated/` says of `graph` (`None`: there is no
+    /// `graph.json`) beside the search index loaded last ([`set`]).
+    pub fn set_verdict(&self, fs: &dyn FileSystem, graph: Option<&LoadedGraph>) -> set::Verdict {
+        const MAX_MARKER_BYTES: u64 = 4096;
+        let marker = self
+            .confined(fs, &generated_path(SET_FILE))
+            .ok()
+            .and_then(|(root, path)| fs.read_beneath(&root, path.relative(), MAX_MARKER_BYTES).ok())
+            .and_then(|(bytes, _)| set::decode(&bytes));
+        let search = lock(&self.search).loaded.as_ref().map(|h| h.piece);
+        set::verdict(marker.as_ref(), graph.map(|g| g.piece), search)
+    }
+
+    /// Whether `graph index` is writing the generated files now.
+    pub fn indexing(&self, fs: &dyn FileSystem) -> bool {
+        self.canonical_root(fs).is_ok_and(|root| indexing(fs, &root))
+    }
+
     /// Says an answer from the searcher was made: a digest check waiting for it may start.
     pub fn answered(&self) {
         if let Some(v) = lock(&self.search).loaded.as_mut().and_then(|h| h.verify.as_mut()) {
@@ -558,6 +597,20 @@ impl GraphStore {
         // Served as the index read it: bytes that are not UTF-8 become U+FFFD, as VitaeContext
         // 2.x reads a record (a Latin-1 file was searchable but "not found" when read).
         Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+}
+
+/// A reader that keeps the checksum of what it passes on.
+struct Summing<R> {
+    read: R,
+    sum: sidecar::Checksum,
+}
+
+impl<R: std::io::Read> std::io::Read for Summing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.read.read(buf)?;
+        self.sum.update(&buf[..n]);
+        Ok(n)
     }
 }
 

@@ -494,3 +494,66 @@ fn a_mixed_generated_set_is_refused_until_indexed_again() {
     let r = s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "rust"}}));
     assert_ne!(r["isError"], true, "{r}");
 }
+
+/// What a run killed between its two renames leaves: its new graph.json beside the search
+/// index and generation marker of the run before. The records are the same ones (the same
+/// ids, one title changed), so only the marker tells: search is refused. A `touch` of the
+/// files (another stamp, the same bytes) is still one set.
+#[test]
+fn a_run_killed_between_its_renames_is_refused_by_the_marker() {
+    let f = Fixture::new();
+    let root = f.root.to_str().unwrap();
+    let index = || assert!(Cmd::new(["graph", "index", "--root", root]).output().0.success());
+    index();
+    let generated = f.root.join(".generated");
+    let before = ["search-index.json", "set.bin"].map(|n| (n, fs::read(generated.join(n)).unwrap()));
+    let record = fs::read_dir(f.root.join("projects"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("project.md"))
+        .find(|p| p.is_file())
+        .expect("an example project");
+    let text = fs::read_to_string(&record).unwrap();
+    let retitled = text.replacen("\ntitle: ", "\ntitle: Renamed ", 1);
+    assert_ne!(text, retitled, "{}", record.display());
+    fs::write(&record, retitled).unwrap();
+    index();
+    let search =
+        |s: &mut Server| s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "renamed"}}));
+    // Touched only: the same bytes under another stamp.
+    let touched = |name: &str| {
+        let p = generated.join(name);
+        let bytes = fs::read(&p).unwrap();
+        fs::remove_file(&p).unwrap();
+        fs::write(&p, bytes).unwrap();
+    };
+    touched("graph.json");
+    touched("search-index.json");
+    let mut s = f.server();
+    let r = search(&mut s);
+    assert_ne!(r["isError"], true, "{r}");
+    drop(s);
+    // Without the marker, the contents agree (same count, same ids): served.
+    fs::rename(generated.join("set.bin"), f.base.join("set.bin")).unwrap();
+    for (name, bytes) in &before {
+        if *name == "search-index.json" {
+            fs::write(generated.join(name), bytes).unwrap();
+        }
+    }
+    fs::remove_file(generated.join("search-index.bin")).ok();
+    let mut s = f.server();
+    assert_ne!(search(&mut s)["isError"], true, "no marker: the contents are compared, and they agree");
+    drop(s);
+    // With the marker the killed run left (the one before it), refused.
+    for (name, bytes) in &before {
+        fs::write(generated.join(name), bytes).unwrap();
+    }
+    let mut s = f.server();
+    let r = search(&mut s);
+    assert_eq!(r["isError"], true, "{r}");
+    let said = tool_text(&r);
+    assert!(said.contains("do not match") && said.contains("vitaecontext graph index"), "{said}");
+    drop(s);
+    index();
+    let mut s = f.server();
+    assert_ne!(search(&mut s)["isError"], true, "indexed again");
+}

@@ -24,8 +24,8 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// Every file a valid graph's `.generated/` holds after `graph index`, sorted: the three JSON
-/// outputs and the caches, no temporary.
-pub const GENERATED_FILES: [&str; 7] = [
+/// outputs, the caches and the generation marker, no temporary.
+pub const GENERATED_FILES: [&str; 8] = [
     "diagnostics.json",
     "documents.bin",
     "graph.json",
@@ -33,6 +33,7 @@ pub const GENERATED_FILES: [&str; 7] = [
     "outputs.bin",
     "search-index.bin",
     "search-index.json",
+    "set.bin",
 ];
 
 /// A file of the bundled example data.

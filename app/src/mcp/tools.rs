@@ -221,6 +221,7 @@ fn search_vitaegraph() -> Tool {
         }),
         |m, args| {
             use domain::graph::search::{Query, parse_type};
+            use domain::graph::set::Verdict;
             let SearchArgs { query, kind, tag } = params::parse(args)?;
             let kind = kind.as_deref().map(parse_type).transpose().map_err(RpcError::invalid_params)?;
             let query = Query { text: query.as_deref(), kind: kind.as_deref(), tag: tag.as_deref() };
@@ -261,21 +262,38 @@ fn search_vitaegraph() -> Tool {
             };
             // graph.json and search-index.json from two runs (one killed between its renames,
             // or a file copied in): search would list records the graph cannot serve, or miss
-            // records it holds. Refused, saying how to mend it, rather than answered wrong.
-            if let Ok(g) = m.graph().graph(m.fs())
-                && (indexed != g.graph.nodes.len() || results.records.iter().any(|h| !g.by_id.contains_key(&h.id)))
-            {
-                tracing::warn!(
-                    "search-index.json ({indexed} records) and graph.json ({} records) are from different index runs",
-                    g.graph.nodes.len()
-                );
-                return Ok(ToolResult::error(
+            // records it holds. Refused, saying how to mend it, rather than answered wrong. The
+            // generation marker tells when it can; otherwise the contents are compared.
+            let graph = m.graph().graph(m.fs());
+            let mixed = match m.graph().set_verdict(m.fs(), graph.as_deref().ok()) {
+                Verdict::OneSet => None,
+                Verdict::Mixed => Some("the generation marker (.generated/set.bin) names another graph.json".to_owned()),
+                Verdict::Unknown => match &graph {
+                    Ok(g) if indexed != g.graph.nodes.len() => {
+                        Some(format!("{indexed} record(s) in search-index.json, {} in graph.json", g.graph.nodes.len()))
+                    }
+                    Ok(g) => results
+                        .records
+                        .iter()
+                        .find(|h| !g.by_id.contains_key(&h.id))
+                        .map(|h| format!("{} is in search-index.json, not in graph.json", h.id)),
+                    Err(e) if e.is_missing() => Some("graph.json is missing".to_owned()),
+                    Err(_) => None,
+                },
+            };
+            if let Some(why) = mixed {
+                tracing::warn!("search-index.json and graph.json are from different index runs: {why}");
+                let text = if m.graph().indexing(m.fs()) {
+                    "The VitaeGraph index is being written right now (`vitaecontext graph index` is running): \
+                     .generated/search-index.json and .generated/graph.json are not yet from the same run. Search \
+                     again in a moment."
+                } else {
                     "The VitaeGraph index files do not match: .generated/search-index.json and .generated/graph.json \
                      come from different runs of `vitaecontext graph index` (one was interrupted, or a file was \
                      copied in). Ask the person to run `vitaecontext graph index` (with `--root DIR` if their \
                      VitaeGraph is not in ~/.vitaecontext/vitaegraph), then search again."
-                        .to_owned(),
-                ));
+                };
+                return Ok(ToolResult::error(text.to_owned()));
             }
             m.graph().answered();
             let records: Vec<Value> = results

@@ -12,6 +12,7 @@ use domain::graph::manifest::{self, Entries as _, MANIFEST_FILE, Seen};
 use domain::graph::new_record::NewRecord;
 use domain::graph::outputs::{self, OUTPUTS_FILE, Outputs};
 use domain::graph::search::Prepared;
+use domain::graph::set;
 use domain::graph::sidecar::{Checksum, SidecarBuilder, SidecarLayout, Source as SidecarSource};
 use domain::graph::spans::{self, SPANS_FILE};
 use domain::graph::{
@@ -889,9 +890,18 @@ pub fn index_with(
             set.extend(removed_caches);
             set.push(Change::Write(diagnostics_path, &diagnostics));
             out.write_atomic_set(&set)?;
+            mark_set(out, None, None);
             return Ok(done(0, 0));
         }
-        let graph = |out: &mut dyn Write| index::write_graph(&plan.graph, out);
+        // The graph's length and checksum as written, for the generation marker.
+        let graph_piece = Mutex::new(None);
+        let graph = |out: &mut dyn Write| {
+            let mut out = Summing { out, sum: Checksum::default() };
+            index::write_graph(&plan.graph, &mut out)?;
+            *graph_piece.lock().unwrap_or_else(|p| p.into_inner()) = Some(set::Piece::summed(&out.sum));
+            Ok(())
+        };
+        let search_piece = Mutex::new(None);
         // The sidecar is made while the search index streams, laid out on a thread of its own
         // once the stream ends (while the set is synced and renamed, and the old files'
         // blocks freed: 0.1 s at 100,000 records), and written once the set is in place: the
@@ -903,6 +913,7 @@ pub fn index_with(
         let search = |out: &mut dyn Write| {
             let parts = write_search_index(&plan, splice.as_ref(), out)?;
             copied.store(parts.copied, Ordering::Relaxed);
+            *search_piece.lock().unwrap_or_else(|p| p.into_inner()) = Some(parts.json_piece());
             let manifest_written = manifest_written.lock().unwrap_or_else(|p| p.into_inner()).take();
             let laid = s.spawn(move || {
                 // The pages go with the manifest (usually written well before the JSON):
@@ -923,6 +934,8 @@ pub fn index_with(
         set.extend(removed_caches);
         set.push(Change::Write(diagnostics_path, &diagnostics));
         out.write_atomic_set(&set)?;
+        let piece = |m: Mutex<Option<set::Piece>>| m.into_inner().unwrap_or_else(|p| p.into_inner());
+        mark_set(out, piece(graph_piece), piece(search_piece));
         // The JSON it was copied from is gone: its handle goes too.
         drop(splice);
         let t3 = clock.monotonic();
@@ -979,6 +992,20 @@ fn write_manifest(
     out.write_atomic_set(&[Change::Cache(Path::new(MANIFEST_FILE), &manifest)])
 }
 
+/// Writes the generation marker ([`set`]) naming the graph and search index a run has just
+/// put in place. The marker before it stays until then: a reader pairs it with whatever the
+/// renames left. One that cannot be written leaves the old, which then tells nothing of the
+/// new pair (the reader compares their contents), and is said in the log.
+fn mark_set(out: &dyn HeldDir, graph: Option<set::Piece>, search: Option<set::Piece>) {
+    let bytes = set::encode(&set::Marker { graph, search });
+    if let Err(e) = out.write_atomic_set(&[Change::Write(Path::new(set::SET_FILE), &bytes)]) {
+        tracing::warn!(
+            "{} was not written ({e}); the server compares the index files' contents instead",
+            set::SET_FILE
+        );
+    }
+}
+
 /// Writes `listed` as the list of what is in `.generated/` (`OUTPUTS_FILE`), for the next run
 /// to compare with; a list that could not be made (`None`) or written costs the next run speed
 /// only.
@@ -1002,9 +1029,10 @@ fn naming_the_new_manifest(fs: &dyn FileSystem, root: &Path, mut kept: Outputs) 
 }
 
 /// The files of `.generated/` that a run with nothing changed keeps only while each is as the
-/// last run left it: the outputs, the caches, and the manifest that says nothing changed.
-const KEPT: [&str; 6] =
-    [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE, SEARCH_SIDECAR_FILE, SPANS_FILE, MANIFEST_FILE];
+/// last run left it: the outputs, the generation marker, the caches, and the manifest that
+/// says nothing changed.
+const KEPT: [&str; 7] =
+    [GRAPH_FILE, SEARCH_INDEX_FILE, DIAGNOSTICS_FILE, set::SET_FILE, SEARCH_SIDECAR_FILE, SPANS_FILE, MANIFEST_FILE];
 
 /// How `.generated/NAME` is now: absent (`None`), or a regular file's length and stamp; `Err`
 /// for anything else (a folder, a symlink, an error), which is never kept.
@@ -1154,6 +1182,11 @@ struct Written<'p> {
 }
 
 impl<'p> Unfinished<'p> {
+    /// The `search-index.json` written, by length and checksum.
+    pub fn json_piece(&self) -> set::Piece {
+        set::Piece { len: self.written.json_len, sum: self.written.json_sum }
+    }
+
     /// Lays the sidecar out (its postings in their final order), reading the documents'
     /// strings from the plan again: document `i` of the builder is node `i` of the plan.
     pub fn lay_out(self) -> LaidOut<'p> {
@@ -1815,7 +1848,7 @@ mod tests {
         check(&real, &root);
         let names: Vec<_> =
             std::fs::read_dir(root.join(GENERATED_DIR)).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names.len(), 7, "no temporary is left: {names:?}");
+        assert_eq!(names.len(), 8, "no temporary is left: {names:?}");
         let listed = real.read(&root.join(GENERATED_DIR).join(OUTPUTS_FILE), u64::MAX).unwrap();
         let listed = outputs::decode(&listed).expect("the list of what was left decodes");
         let json = real.metadata(&root.join(GENERATED_DIR).join(SEARCH_INDEX_FILE)).unwrap();
@@ -1915,10 +1948,18 @@ mod tests {
         (files, others)
     }
 
-    /// Every file `index` writes: the set, the sidecar and span file after it, the list of
-    /// what it left after them, and the manifest apart.
-    const WRITTEN: [&str; 7] =
-        [GRAPH_FILE, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, DIAGNOSTICS_FILE, MANIFEST_FILE, SPANS_FILE, OUTPUTS_FILE];
+    /// Every file `index` writes: the set, the generation marker, the sidecar and span file
+    /// after it, the list of what it left after them, and the manifest apart.
+    const WRITTEN: [&str; 8] = [
+        GRAPH_FILE,
+        SEARCH_INDEX_FILE,
+        SEARCH_SIDECAR_FILE,
+        DIAGNOSTICS_FILE,
+        MANIFEST_FILE,
+        SPANS_FILE,
+        OUTPUTS_FILE,
+        set::SET_FILE,
+    ];
 
     /// Regression: on a nearly full disk the new graph.json landed beside the old search index
     /// and diagnostics, and the server served records that search could not find. Every step
@@ -1964,9 +2005,12 @@ mod tests {
                     // removes the sidecar, the span file and the list of what was left
                     // (written after the set), likewise.
                     let after_the_set = [SEARCH_SIDECAR_FILE, SPANS_FILE, OUTPUTS_FILE].contains(&file);
-                    let reaches = (next == changed && !after_the_set)
-                        || file == DIAGNOSTICS_FILE
-                        || matches!(step, SetStep::Keep | SetStep::Apply);
+                    // The marker is written on its own once the set is in place: failing it
+                    // fails nothing (the server then compares the files' contents).
+                    let reaches = file != set::SET_FILE
+                        && ((next == changed && !after_the_set)
+                            || file == DIAGNOSTICS_FILE
+                            || matches!(step, SetStep::Keep | SetStep::Apply));
                     assert_eq!(failed, reaches, "{step:?} on {file}: the failure is reported");
                     if reaches {
                         assert_eq!(after, before, "{step:?} on {file}: the previous set is untouched");
@@ -1979,6 +2023,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The generation marker names the pair each run put in place, and only once it is in
+    /// place: a run whose set failed leaves the marker naming the pair still there.
+    #[test]
+    fn the_marker_names_the_pair_in_place() {
+        let fs = MemoryFs::new();
+        let root = Path::new("/g");
+        graph(&fs, root);
+        let dir = root.join(GENERATED_DIR);
+        let verdict = || {
+            let marker = read(&fs, &dir.join(set::SET_FILE)).and_then(|b| set::decode(&b));
+            let piece = |f: &str| read(&fs, &dir.join(f)).map(|b| set::Piece::of(&b));
+            (marker, set::verdict(marker.as_ref(), piece(GRAPH_FILE), piece(SEARCH_INDEX_FILE)))
+        };
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        let (first, said) = verdict();
+        assert_eq!(said, set::Verdict::OneSet);
+        fs.write_atomic(&root.join("projects/a/project.md"), b"---\ntype: project\nid: project:a\ntitle: New\n---\n")
+            .unwrap();
+        fs.fail_set_step(fs_memory::SetStep::Apply, dir.join(SEARCH_INDEX_FILE));
+        assert!(index(&fs, &FixedClock, root, &Quiet).is_err());
+        assert_eq!(verdict(), (first, set::Verdict::OneSet), "a failed set leaves the marker as it was");
+        fs.heal_set_steps();
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        let (second, said) = verdict();
+        assert_eq!(said, set::Verdict::OneSet);
+        assert_ne!(second, first);
+        fs.write_atomic(&root.join("projects/a/project.md"), b"no front matter").unwrap();
+        index(&fs, &FixedClock, root, &Quiet).unwrap();
+        assert_eq!(verdict().0, Some(set::Marker { graph: None, search: None }), "an invalid run names no pair");
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod outputs;
 pub mod page;
 pub mod record_type;
 pub mod search;
+pub mod set;
 pub mod sidecar;
 pub mod spans;
 pub mod validate;
