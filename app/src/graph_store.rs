@@ -15,10 +15,10 @@ use domain::graph::confine::{self, ConfinedPath, Deny};
 use domain::graph::index::Graph;
 use domain::graph::search::Searcher;
 use domain::graph::set::{self, Piece, SET_FILE};
-use domain::graph::sidecar;
 use domain::graph::{
     DIAGNOSTICS_FILE, GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path,
 };
+use domain::graph::{checksum, sidecar};
 use ports::fs::{ConfineView, FileSystem, FsError, FsErrorKind, Metadata, OpenFile};
 use sha2::{Digest, Sha256};
 
@@ -453,7 +453,7 @@ impl GraphStore {
         let parsed = check_len(&full_path, meta.len).and_then(|()| {
             // Summed as it is read, for the generation marker.
             let mut summed =
-                Summing { read: std::io::Read::take(&mut json, MAX_INDEX_BYTES), sum: sidecar::Checksum::default() };
+                Summing { read: std::io::Read::take(&mut json, MAX_INDEX_BYTES), sum: checksum::Checksum::default() };
             let read = crate::search_json::read_builder(&mut summed);
             // A read that failed is said as one, not as a file of the wrong shape.
             let read = read.map_err(|e| match e.is_io() {
@@ -603,7 +603,7 @@ impl GraphStore {
 /// A reader that keeps the checksum of what it passes on.
 struct Summing<R> {
     read: R,
-    sum: sidecar::Checksum,
+    sum: checksum::Checksum,
 }
 
 impl<R: std::io::Read> std::io::Read for Summing<R> {
@@ -636,10 +636,10 @@ fn check_len(path: &std::path::Path, len: u64) -> Result<(), Unavailable> {
     Ok(())
 }
 
-/// The [`sidecar::checksum`] of what is left to read in `file`, read in 1 MiB pieces; `None` on
+/// The [`checksum::checksum`] of what is left to read in `file`, read in 1 MiB pieces; `None` on
 /// a read error.
 fn checksum_of(file: &mut OpenFile) -> Option<u64> {
-    let mut sum = sidecar::Checksum::default();
+    let mut sum = checksum::Checksum::default();
     let mut buf = vec![0u8; 1 << 20];
     loop {
         match std::io::Read::read(file, &mut buf) {
@@ -739,7 +739,7 @@ mod tests {
         for d in documents {
             b.add(d);
         }
-        b.finish(sidecar::Source { json_len: json.len() as u64, json_sum: sidecar::checksum(json), json_stamp })
+        b.finish(sidecar::Source { json_len: json.len() as u64, json_sum: checksum::checksum(json), json_stamp })
     }
 
     /// The stamp of the file at `path`, as a sidecar written beside it records.

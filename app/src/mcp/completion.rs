@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::RpcError;
-use super::methods::Methods;
+use super::served::Served;
 use super::{params, prompts, resources};
 use domain::wiki::WikiModule;
 
@@ -44,7 +44,7 @@ fn completion(candidates: Vec<String>, prefix: &str) -> Value {
     json!({ "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS } })
 }
 
-pub fn complete(m: &Methods, params: Map<String, Value>) -> Result<Value, RpcError> {
+pub fn complete(m: &Served, params: Map<String, Value>) -> Result<Value, RpcError> {
     let CompleteParams { reference, argument } = params::parse(params)?;
     let value = argument.value.unwrap_or_default();
     match reference {

@@ -12,23 +12,16 @@ use ports::fs::FileSystem;
 
 use super::jsonrpc::RpcError;
 use super::notify::{Change, Notifier};
-use super::pagination::{self, PAGE_SIZE};
+use super::pagination::lazy_page;
 use super::params::{self, ListParams, NamedCall, ReadParams};
 use super::revision::Revision;
+use super::served::{self, Served};
 use super::tools::ToolRegistry;
 use super::{Handler, completion, prompts, resources};
-use crate::graph_store::GraphStore;
 use crate::sources::Sources;
-use crate::usecase::career::{ContextCache, Current};
+use crate::usecase::career::Current;
 use crate::usecase::skills::{self, Skills};
-use domain::career::Surface;
 use domain::skills::SkillSet;
-
-/// A skill error is -32602 with skill-central's own words as the whole message
-/// (`Unknown prompt skill: x`, `No skills found for tags: a`).
-pub fn skill_error(e: domain::skills::SkillError) -> RpcError {
-    RpcError::new(super::jsonrpc::code::INVALID_PARAMS, e.message())
-}
 
 /// The methods this server answers once initialized; any other name is -32601.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,17 +183,12 @@ fn cache_ttl(method: Method, params: &Map<String, Value>) -> Option<u64> {
 /// A built `prompts/list`, with the skill set and revision it was built for.
 type PromptList = (Option<Arc<SkillSet>>, Revision, Arc<Vec<Value>>);
 
-/// What the server serves. Built once at start-up from the configuration.
+/// The server's methods: what the handlers serve from ([`Served`]), the tools, and what
+/// changes are reported to. Built once at start-up from the configuration.
 pub struct Methods {
-    fs: Arc<dyn FileSystem>,
+    served: Served,
     notifier: Notifier,
-    sources: Sources,
-    graph: GraphStore,
-    career: ContextCache,
     tools: ToolRegistry,
-    /// The skill layers, when any is configured (`--skills`, `--skills-config`, the default
-    /// config file): their prompts and tools are served beside the built-in ones.
-    skills: Option<Skills>,
     /// `--prompt-tools`: also offer `get_prompt` as a tool.
     prompt_tools: bool,
     /// The last `prompts/list` built, for the skill set and revision it was built for: with
@@ -221,28 +209,23 @@ impl CheckNow {
 
 impl std::fmt::Debug for Methods {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Methods").field("sources", &self.sources).finish_non_exhaustive()
+        f.debug_struct("Methods").field("served", &self.served).finish_non_exhaustive()
     }
 }
 
 impl Methods {
     pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
-        let graph = GraphStore::new(sources.graph_root());
         Self {
-            fs,
+            served: Served::new(fs, sources),
             notifier: Notifier::default(),
-            sources,
-            graph,
-            career: ContextCache::default(),
             tools: ToolRegistry::builtin(),
-            skills: None,
             prompt_tools: false,
             prompt_lists: std::sync::Mutex::new(None),
         }
     }
 
     pub fn with_skills(mut self, skills: Option<Skills>) -> Self {
-        self.skills = skills;
+        self.served.skills = skills;
         self
     }
 
@@ -251,15 +234,9 @@ impl Methods {
         self
     }
 
-    /// The skills served now (edits picked up by the next request; past 512 skill files, within
-    /// 500 ms), if any layer is configured.
-    pub fn skills(&self) -> Option<Arc<SkillSet>> {
-        self.skills.as_ref().map(Skills::snapshot)
-    }
-
     /// Every prompt `prompts/list` pages through, built once per skill set and revision.
     fn prompt_list(&self, revision: Revision) -> Arc<Vec<Value>> {
-        let set = self.skills();
+        let set = self.served.skills();
         let mut cache = self.prompt_lists.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((cached_set, cached_revision, list)) = cache.as_ref() {
             let same_set = match (cached_set, &set) {
@@ -271,19 +248,9 @@ impl Methods {
                 return Arc::clone(list);
             }
         }
-        let list = Arc::new(prompts::list(self, revision));
+        let list = Arc::new(prompts::list(&self.served, revision));
         *cache = Some((set, revision, Arc::clone(&list)));
         list
-    }
-
-    /// The packet of each surface as a skill template gets it: the person's facts, or the
-    /// notice saying why there are none (so a grounded skill never renders empty silently).
-    pub fn packets(&self) -> impl Fn(Surface) -> String + use<> {
-        let current = self.career_context();
-        move |surface| match &current {
-            Current::Loaded(loaded) => crate::usecase::career::packet_of(loaded, surface).unwrap_or_else(|n| n),
-            Current::Unavailable(notice) => notice.clone(),
-        }
     }
 
     /// Where changes to what is served are reported (a skills watcher reports list changes
@@ -318,8 +285,9 @@ impl Methods {
         // Context is not, and is first read on the thread (below).
         let skills = methods.watched_skills();
         let listed = methods.listed();
-        let graph_at_start = methods.graph.stamp(methods.fs());
-        let digest_at_start = indexing_at_start.then(|| methods.graph.digest_now(methods.fs())).flatten();
+        let graph_at_start = methods.served.graph().stamp(methods.served.fs());
+        let digest_at_start =
+            indexing_at_start.then(|| methods.served.graph().digest_now(methods.served.fs())).flatten();
         // One pending wake-up is enough: the check looks at the files as they are then.
         let (wake, woken) = std::sync::mpsc::sync_channel::<()>(1);
         let check_now = CheckNow(wake);
@@ -339,7 +307,7 @@ impl Methods {
             loop {
                 let _ = woken.recv_timeout(every);
                 let Some(m) = weak.upgrade() else { return };
-                m.graph.release_stale_searcher(m.fs());
+                m.served.graph().release_stale_searcher(m.served.fs());
                 let now = m.watched(true);
                 if !now.0.same(&last.0) {
                     m.notifier().notify(Change::ResourceUpdated(resources::CAREER_CONTEXT_URI.into()));
@@ -349,8 +317,8 @@ impl Methods {
                     // The first look at the graph: changed if its stamp moved since the start,
                     // and, when its bytes then were taken, if they differ from those.
                     None => {
-                        m.graph.stamp(m.fs()) != graph_at_start
-                            && (digest_at_start.is_none() || m.graph.loaded_digest() != digest_at_start)
+                        m.served.graph().stamp(m.served.fs()) != graph_at_start
+                            && (digest_at_start.is_none() || m.served.graph().loaded_digest() != digest_at_start)
                     }
                 };
                 if graph_changed {
@@ -386,14 +354,14 @@ impl Methods {
     }
 
     fn watched_context(&self) -> Watched<crate::usecase::career::Loaded> {
-        match self.career_context() {
+        match self.served.career_context() {
             Current::Loaded(loaded) => Watched::Loaded(loaded),
             Current::Unavailable(notice) => Watched::Missing(notice),
         }
     }
 
     fn watched_graph(&self, graph: bool) -> Watched<crate::graph_store::LoadedGraph> {
-        match graph.then(|| self.graph.graph(self.fs())) {
+        match graph.then(|| self.served.graph().graph(self.served.fs())) {
             Some(Ok(g)) => Watched::Loaded(g),
             Some(Err(e)) => Watched::Missing(e.to_string()),
             None => Watched::Missing(String::new()),
@@ -401,39 +369,25 @@ impl Methods {
     }
 
     fn watched_skills(&self) -> Watched<SkillSet> {
-        match self.skills() {
+        match self.served.skills() {
             Some(set) => Watched::Loaded(set),
             None => Watched::Missing(String::new()),
         }
-    }
-
-    pub fn graph(&self) -> &GraphStore {
-        &self.graph
-    }
-
-    pub fn fs(&self) -> &dyn FileSystem {
-        &*self.fs
-    }
-
-    /// The current Career Context (selected, read, validated; cached while the file is
-    /// unchanged), or the notice saying why there is none.
-    pub fn career_context(&self) -> Current {
-        self.career.current(self.fs(), &self.sources)
     }
 
     /// A built-in tool, then `get_prompt` (with `--prompt-tools`), then a tool skill.
     fn call_tool(&self, revision: Revision, params: Map<String, Value>) -> Result<Value, RpcError> {
         let mut call: NamedCall = params::parse(params)?;
         if let Some(tool) = self.tools.get(&call.name) {
-            return (tool.call)(self, call.take_arguments()).map(|r| r.into_value(revision));
+            return (tool.call)(&self.served, call.take_arguments()).map(|r| r.into_value(revision));
         }
         if self.prompt_tools && call.name == domain::skills::GET_PROMPT {
-            return prompts::get_prompt_tool_call(self, call.take_arguments()).map(|r| r.into_value(revision));
+            return prompts::get_prompt_tool_call(&self.served, call.take_arguments()).map(|r| r.into_value(revision));
         }
-        match self.skills() {
+        match self.served.skills() {
             Some(set) => {
-                let packets = self.packets();
-                skills::tools_call(&set, &call.name, call.arguments.as_ref(), &packets).map_err(skill_error)
+                let packets = self.served.packets();
+                skills::tools_call(&set, &call.name, call.arguments.as_ref(), &packets).map_err(served::skill_error)
             }
             None => {
                 let names: Vec<&str> = self.tools.names().collect();
@@ -445,16 +399,16 @@ impl Methods {
     /// What `prompts/list` and `tools/list` answer now (in the latest handshake revision, which
     /// has every field), to tell which of them a change of the skills changed.
     fn listed(&self) -> (Vec<Value>, Vec<Value>) {
-        (prompts::list(self, Revision::V2025_11_25), self.tool_definitions(Revision::V2025_11_25))
+        (prompts::list(&self.served, Revision::V2025_11_25), self.tool_definitions(Revision::V2025_11_25))
     }
 
     /// `tools/list`: the built-in tools, `get_prompt` with `--prompt-tools`, then tool skills.
     fn tool_definitions(&self, revision: Revision) -> Vec<Value> {
         let mut all = self.tools.definitions(revision);
         if self.prompt_tools {
-            all.push(prompts::get_prompt_tool_definition(self));
+            all.push(prompts::get_prompt_tool_definition(&self.served));
         }
-        if let Some(set) = self.skills() {
+        if let Some(set) = self.served.skills() {
             all.extend(skills::tool_list(&set));
         }
         all
@@ -521,7 +475,7 @@ impl Handler for Methods {
 impl Methods {
     fn answer(&self, revision: Revision, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
         match method {
-            Method::ResourcesList => resources::list(self, revision, list_params(params)?.cursor.as_deref()),
+            Method::ResourcesList => resources::list(&self.served, revision, list_params(params)?.cursor.as_deref()),
             Method::ResourcesTemplatesList => {
                 list_page(list_params(params)?, "resourceTemplates", resources::templates(revision))
             }
@@ -530,11 +484,11 @@ impl Methods {
                 let all = self.prompt_list(revision);
                 lazy_page(list_params(params)?.cursor.as_deref(), "prompts", all.len(), |i| all[i].clone())
             }
-            Method::PromptsGet => prompts::get(self, params),
-            Method::CompletionComplete => completion::complete(self, params),
+            Method::PromptsGet => prompts::get(&self.served, params),
+            Method::CompletionComplete => completion::complete(&self.served, params),
             Method::ResourcesRead => {
                 let ReadParams { uri } = params::parse(params)?;
-                resources::read(self, &uri)
+                resources::read(&self.served, &uri)
             }
             Method::ToolsCall => self.call_tool(revision, params),
         }
@@ -543,22 +497,6 @@ impl Methods {
 
 fn list_params(params: Map<String, Value>) -> Result<ListParams, RpcError> {
     params::parse(params)
-}
-
-/// One page of a list of `len` items under `key`; only the page's items are built.
-pub fn lazy_page(
-    cursor: Option<&str>,
-    key: &str,
-    len: usize,
-    item: impl Fn(usize) -> Value,
-) -> Result<Value, RpcError> {
-    let page = pagination::page(len, cursor, PAGE_SIZE).map_err(RpcError::invalid_params)?;
-    let mut result = Map::new();
-    result.insert(key.into(), Value::Array(page.range.clone().map(item).collect()));
-    if let Some(next) = page.next_cursor {
-        result.insert("nextCursor".into(), next.into());
-    }
-    Ok(Value::Object(result))
 }
 
 /// One page of a `*/list` answer under `key`, with `nextCursor` when more remain.

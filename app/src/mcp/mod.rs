@@ -20,6 +20,7 @@ pub mod params;
 pub mod prompts;
 pub mod resources;
 pub mod revision;
+pub mod served;
 pub mod tools;
 
 use std::collections::{HashMap, HashSet};

@@ -6,6 +6,10 @@
 
 use std::ops::Range;
 
+use serde_json::{Map, Value};
+
+use super::jsonrpc::RpcError;
+
 /// The most items one page of a `*/list` answer carries.
 pub const PAGE_SIZE: usize = 100;
 
@@ -51,6 +55,22 @@ pub fn page(len: usize, cursor: Option<&str>, page_size: usize) -> Result<Page, 
     let end = start.saturating_add(page_size).min(len);
     let next_cursor = (end < len).then(|| format!("o:{end}"));
     Ok(Page { range: start..end, next_cursor })
+}
+
+/// One page of a list of `len` items under `key`; only the page's items are built.
+pub fn lazy_page(
+    cursor: Option<&str>,
+    key: &str,
+    len: usize,
+    item: impl Fn(usize) -> Value,
+) -> Result<Value, RpcError> {
+    let page = page(len, cursor, PAGE_SIZE).map_err(RpcError::invalid_params)?;
+    let mut result = Map::new();
+    result.insert(key.into(), Value::Array(page.range.clone().map(item).collect()));
+    if let Some(next) = page.next_cursor {
+        result.insert("nextCursor".into(), next.into());
+    }
+    Ok(Value::Object(result))
 }
 
 #[cfg(test)]

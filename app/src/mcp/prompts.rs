@@ -5,9 +5,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::RpcError;
-use super::methods::{Methods, skill_error};
 use super::params::{self, NamedCall, present_string};
 use super::revision::Revision;
+use super::served::{Served, skill_error};
 use super::tools::ToolResult;
 use crate::usecase::career::{self, Current};
 use crate::usecase::skills;
@@ -17,7 +17,7 @@ use domain::skills::{COMPOSE, GET_PROMPT};
 
 /// `prompts/list`: the four career prompts, then the prompt skills and `skills:compose` when
 /// skill layers are configured.
-pub fn list(m: &Methods, revision: Revision) -> Vec<Value> {
+pub fn list(m: &Served, revision: Revision) -> Vec<Value> {
     let mut all: Vec<Value> = PromptName::ALL
         .iter()
         .map(|p| {
@@ -106,7 +106,7 @@ fn arguments(prompt: PromptName, args: Map<String, Value>) -> Result<PromptArgs,
 }
 
 /// What a prompt is grounded in, from the current Career Context.
-fn grounding(m: &Methods, prompt: PromptName) -> Grounding {
+fn grounding(m: &Served, prompt: PromptName) -> Grounding {
     match m.career_context() {
         Current::Unavailable(notice) => Grounding::Unavailable { notice, current_text: None },
         // An update rewrites the file, so the intake sees the file itself, not the packet.
@@ -124,7 +124,7 @@ fn grounding(m: &Methods, prompt: PromptName) -> Grounding {
 }
 
 /// A career prompt, rendered.
-fn career_prompt(m: &Methods, prompt: PromptName, args: Map<String, Value>) -> Result<String, RpcError> {
+fn career_prompt(m: &Served, prompt: PromptName, args: Map<String, Value>) -> Result<String, RpcError> {
     let args = arguments(prompt, args)?;
     // With a configured and indexed VitaeGraph, the prompt also carries a digest of the most
     // relevant records; without one it is exactly the Career Context prompt.
@@ -140,7 +140,7 @@ fn career_prompt(m: &Methods, prompt: PromptName, args: Map<String, Value>) -> R
 
 /// `prompts/get`: a career prompt, else a prompt skill or `skills:compose` (errors in
 /// skill-central's words), else -32602.
-pub fn get(m: &Methods, params: Map<String, Value>) -> Result<Value, RpcError> {
+pub fn get(m: &Served, params: Map<String, Value>) -> Result<Value, RpcError> {
     let mut call: NamedCall = params::parse(params)?;
     if let Some(prompt) = PromptName::parse(&call.name) {
         let text = career_prompt(m, prompt, call.take_arguments())?;
@@ -155,7 +155,7 @@ pub fn get(m: &Methods, params: Map<String, Value>) -> Result<Value, RpcError> {
 }
 
 /// The names `get_prompt` takes: the career prompts, then the prompt skills and compose.
-fn prompt_names(m: &Methods) -> Vec<String> {
+fn prompt_names(m: &Served) -> Vec<String> {
     let mut names: Vec<String> = PromptName::ALL.iter().map(|p| p.as_str().to_owned()).collect();
     if let Some(set) = m.skills() {
         names.extend(set.prompts().map(|e| e.skill.id.clone()));
@@ -166,7 +166,7 @@ fn prompt_names(m: &Methods) -> Vec<String> {
 
 /// The `get_prompt` tool (`--prompt-tools`), for clients that show no MCP prompts: its schema
 /// lists every prompt name.
-pub fn get_prompt_tool_definition(m: &Methods) -> Value {
+pub fn get_prompt_tool_definition(m: &Served) -> Value {
     json!({
         "name": GET_PROMPT,
         "description": "Get one of this server's prompts as text, for clients that cannot show MCP prompts: the career prompts (cv_tailoring, linkedin_audit, github_showcase, career_context_intake), the person's prompt skills, and skills:compose {tags}. Follow the text it returns as your instructions.",
@@ -191,7 +191,7 @@ pub fn get_prompt_tool_definition(m: &Methods) -> Value {
 /// section names invalid prompt names and arguments, and `get_prompt` is this server's own
 /// tool, not a tool skill (until a review found it, it answered `isError` results, as tool
 /// skills do).
-pub fn get_prompt_tool_call(m: &Methods, args: Map<String, Value>) -> Result<ToolResult, RpcError> {
+pub fn get_prompt_tool_call(m: &Served, args: Map<String, Value>) -> Result<ToolResult, RpcError> {
     let type_name = |v: &Value| skills::value_from_json(v).type_name();
     let name = match args.get("name") {
         Some(Value::String(n)) => n.clone(),
@@ -231,7 +231,7 @@ pub fn get_prompt_tool_call(m: &Methods, args: Map<String, Value>) -> Result<Too
 }
 
 /// The person's target roles, from the QUICK REFERENCE, when the file can be read.
-pub fn target_roles(m: &Methods) -> Vec<String> {
+pub fn target_roles(m: &Served) -> Vec<String> {
     let Current::Loaded(loaded) = m.career_context() else { return Vec::new() };
     match loaded.validation.quick_reference.get("target_roles") {
         Some(QValue::List(items)) => items

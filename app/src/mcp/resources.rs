@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
-use super::methods::Methods;
 use super::revision::Revision;
+use super::served::Served;
 use crate::graph_store::{RecordError, Unavailable};
 use crate::usecase::career::Current;
 use domain::graph::is_valid_id;
@@ -19,11 +19,11 @@ pub const RECORD_PREFIX: &str = "vitaegraph://record/";
 pub const RECORD_TEMPLATE: &str = "vitaegraph://record/{id}";
 
 /// The fixed resources, then every record of the graph (when it is indexed), paged.
-pub fn list(m: &Methods, revision: Revision, cursor: Option<&str>) -> Result<Value, RpcError> {
+pub fn list(m: &Served, revision: Revision, cursor: Option<&str>) -> Result<Value, RpcError> {
     let fixed = fixed(revision);
     let graph = m.graph().graph(m.fs()).ok();
     let records = graph.as_ref().map_or(0, |g| g.graph.nodes.len());
-    super::methods::lazy_page(cursor, "resources", fixed.len() + records, |i| {
+    super::pagination::lazy_page(cursor, "resources", fixed.len() + records, |i| {
         if i < fixed.len() {
             return fixed[i].clone();
         }
@@ -112,7 +112,7 @@ pub fn templates(revision: Revision) -> Vec<Value> {
 
 /// Completion candidates for a resource template argument other than the wiki's: record ids
 /// starting with the typed prefix.
-pub fn complete(m: &Methods, uri: &str, arg: &str, value: &str) -> Result<Vec<String>, RpcError> {
+pub fn complete(m: &Served, uri: &str, arg: &str, value: &str) -> Result<Vec<String>, RpcError> {
     if uri != RECORD_TEMPLATE || arg != "id" {
         return Err(RpcError::invalid_params(format!("no completion for argument {arg:?} of {uri:?}")));
     }
@@ -136,7 +136,7 @@ pub const GIVE_ACCESS: &str = "Give the user the server runs as access to the Vi
 /// `diagnostics.json`): said so, since indexing again cannot help until the records are fixed
 /// (found in review: under `mcp --watch`, a record copied as a template left every read
 /// saying to run `graph index`).
-fn index_unavailable(m: &Methods, uri: &str, e: &Unavailable) -> RpcError {
+fn index_unavailable(m: &Served, uri: &str, e: &Unavailable) -> RpcError {
     if e.is_missing() {
         match m.graph().invalid_errors(m.fs()) {
             Some(errors) => RpcError::resource_not_found(
@@ -160,7 +160,7 @@ fn index_unavailable(m: &Methods, uri: &str, e: &Unavailable) -> RpcError {
     }
 }
 
-fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
+fn graph_index(m: &Served, uri: &str) -> Result<Value, RpcError> {
     match m.graph().graph(m.fs()) {
         Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
         Err(e) => {
@@ -173,7 +173,7 @@ fn graph_index(m: &Methods, uri: &str) -> Result<Value, RpcError> {
 /// `vitaegraph://record/{id}`: the id is decoded once, checked, and looked up only as an exact
 /// key of the graph's nodes; the node's path must resolve inside the root. Any refusal is the
 /// same -32002, without content or paths.
-fn record(m: &Methods, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
+fn record(m: &Served, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
     // A URI that cannot name a record (bad percent-encoding, a slash, nothing) names no
     // available record: -32002 with the URI, as the contract's errors section says of records,
     // and as every other refusal here.
@@ -221,7 +221,7 @@ fn text(uri: &str, mime: &str, text: String) -> Value {
     json!({ "contents": [{ "uri": uri, "mimeType": mime, "text": text }] })
 }
 
-pub fn read(m: &Methods, uri: &str) -> Result<Value, RpcError> {
+pub fn read(m: &Served, uri: &str) -> Result<Value, RpcError> {
     if uri == CAREER_CONTEXT_URI {
         let body = match m.career_context() {
             Current::Loaded(loaded) => loaded.text.clone(),
@@ -275,7 +275,7 @@ mod tests {
         fs.write_atomic(&generated.join("graph.json"), GRAPH.as_bytes()).unwrap();
         fs.set_mode(generated, 0o000).unwrap();
         let sources = Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() };
-        let m = Methods::new(Arc::clone(&fs) as Arc<dyn FileSystem>, sources);
+        let m = Served::new(Arc::clone(&fs) as Arc<dyn FileSystem>, sources);
         let record = "vitaegraph://record/project:a";
         for uri in [GRAPH_INDEX_URI, record] {
             let e = read(&m, uri).unwrap_err();
@@ -304,7 +304,7 @@ mod tests {
         // A root that cannot be reached (a folder above it the user may not search) says the
         // same, not "index not found" (found in review, with `~/.vitaecontext` at 000).
         fs.set_mode(Path::new("/"), 0o000).unwrap();
-        let fresh = Methods::new(
+        let fresh = Served::new(
             Arc::clone(&fs) as Arc<dyn FileSystem>,
             Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() },
         );

@@ -10,10 +10,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::RpcError;
-use super::methods::Methods;
 use super::params::{self, NoArguments};
 use super::resources::RECORD_PREFIX;
 use super::revision::Revision;
+use super::served::Served;
 use crate::usecase::career::{self, Current};
 use domain::career::Surface;
 
@@ -61,7 +61,7 @@ impl ToolResult {
 }
 
 /// What calling a tool does: its arguments (an object) in, a result or a protocol error out.
-pub type Call = Arc<dyn Fn(&Methods, Map<String, Value>) -> Result<ToolResult, RpcError> + Send + Sync>;
+pub type Call = Arc<dyn Fn(&Served, Map<String, Value>) -> Result<ToolResult, RpcError> + Send + Sync>;
 
 /// One tool: everything about it in one entry.
 pub struct Tool {
@@ -89,7 +89,7 @@ impl Tool {
         title: &str,
         description: &str,
         input_schema: Value,
-        call: impl Fn(&Methods, Map<String, Value>) -> Result<ToolResult, RpcError> + Send + Sync + 'static,
+        call: impl Fn(&Served, Map<String, Value>) -> Result<ToolResult, RpcError> + Send + Sync + 'static,
     ) -> Self {
         Self {
             name: name.to_owned(),

@@ -1,7 +1,7 @@
 //! Bounds-checked reading of the small caches' little-endian layouts (`documents.bin`,
 //! `outputs.bin`): each ends with the [`checksum`] of all before it, and starts with a magic.
 
-use super::sidecar::checksum;
+use super::checksum::checksum;
 
 /// The checksum's length, at the end.
 pub(crate) const TRAILER_LEN: usize = 8;

@@ -4,7 +4,7 @@
 //!
 //! It is a cache, never a source of truth: a file whose length, stamp or digest differs is read
 //! and parsed again, and a manifest that is missing, of another version, truncated or damaged
-//! (its own checksum, [`super::sidecar::checksum`], is its last 8 bytes) is ignored and the run reads
+//! (its own checksum, [`super::checksum::checksum`], is its last 8 bytes) is ignored and the run reads
 //! everything. Deleting it is always safe.
 //!
 //! The checksum guards against accidents (a torn or damaged file), as a SHA-256 of the file
@@ -18,10 +18,10 @@
 
 use std::borrow::Borrow;
 
+use super::checksum::Checksum;
 use super::frontmatter::{Attributes, FmValue};
 use super::index::Record;
 use super::page::Page;
-use super::sidecar::Checksum;
 
 /// The file's name in `.generated/`.
 pub const MANIFEST_FILE: &str = "manifest.bin";
@@ -440,7 +440,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::sidecar::checksum;
+    use crate::graph::checksum::checksum;
 
     fn entry(path: &str, text: &str) -> (Seen, Record) {
         let record = Record::parse(path, text);

@@ -1,6 +1,7 @@
 //! The VitaeGraph: a folder of Markdown records, validated and indexed deterministically
 //! (`formats.md` section 3), searched, and served only from inside its root.
 
+pub mod checksum;
 pub mod code;
 pub mod confine;
 mod cursor;

@@ -26,9 +26,10 @@
 //! (u32); per file its name (u32 length, UTF-8), then 0 (absent) or 1 and its length (u64) and
 //! stamp (u128); then the checksum of all before it.
 
+use super::checksum::checksum;
 use super::cursor::checked_body;
 use super::manifest::PARSE_VERSION;
-use super::sidecar::{self, checksum};
+use super::sidecar;
 use super::spans;
 
 /// The file's name in `.generated/`.

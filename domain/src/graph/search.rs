@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::MAX_RECORD_BYTES;
+use super::checksum::checksum;
 use super::index::{Document, DocumentView, SearchIndex, Tag, each_token, lowercase, tokens};
 use super::record_type::RecordType;
-use super::sidecar::checksum;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;

@@ -23,8 +23,8 @@
 //! Layout, little-endian: `MAGIC`; for the graph, then the search index, a byte 0 (absent) or 1
 //! followed by the length (u64) and checksum (u64); then the checksum of all before it.
 
+use super::checksum::{Checksum, checksum};
 use super::cursor::checked_body;
-use super::sidecar::{Checksum, checksum};
 
 /// The marker's name in `.generated/`.
 pub const SET_FILE: &str = "set.bin";

@@ -16,9 +16,9 @@
 //! SHA-256 (32 bytes), and the document's start and length in the JSON (u64 each: from its
 //! `{` to its `}`, the separator before it not included); then the checksum of all before it.
 
+use super::checksum::Checksum;
 use super::cursor::checked_body;
 use super::manifest::PARSE_VERSION;
-use super::sidecar::Checksum;
 
 /// The file's name in `.generated/`.
 pub const SPANS_FILE: &str = "documents.bin";
@@ -106,8 +106,8 @@ pub fn decode(bytes: &[u8]) -> Option<(Json, Vec<Span<'_>>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::checksum::checksum;
     use crate::graph::cursor::TRAILER_LEN;
-    use crate::graph::sidecar::checksum;
 
     fn encoded(json: Json, spans: &[Span<'_>]) -> Vec<u8> {
         let mut out = Vec::new();

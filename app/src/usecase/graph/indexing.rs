@@ -7,11 +7,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use domain::graph::checksum::Checksum;
 use domain::graph::index::{self, Diagnostics, Plan};
 use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
 use domain::graph::outputs::{self, OUTPUTS_FILE, Outputs};
 use domain::graph::set;
-use domain::graph::sidecar::Checksum;
 use domain::graph::spans::SPANS_FILE;
 use domain::graph::{
     DIAGNOSTICS_FILE, GENERATED_DIR, GRAPH_FILE, GraphValidation, Page, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE,

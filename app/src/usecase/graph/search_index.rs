@@ -7,11 +7,12 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use domain::graph::checksum::Checksum;
 use domain::graph::index::{self, Plan};
 use domain::graph::manifest::Seen;
 use domain::graph::search::Prepared;
 use domain::graph::set;
-use domain::graph::sidecar::{Checksum, SidecarBuilder, SidecarLayout, Source as SidecarSource};
+use domain::graph::sidecar::{SidecarBuilder, SidecarLayout, Source as SidecarSource};
 use domain::graph::spans::{self, SPANS_FILE};
 use domain::graph::{GENERATED_DIR, MAX_RECORD_BYTES, SEARCH_INDEX_FILE};
 use ports::fs::{FileSystem, OpenFile};
@@ -29,7 +30,7 @@ pub struct Unfinished<'p> {
 }
 
 /// A `search-index.json` as written: the plan its documents came from, its length and
-/// [`checksum`](domain::graph::sidecar::checksum), and where each document lies in it (start and length, from its `{` to its `}`).
+/// [`checksum`](domain::graph::checksum::checksum), and where each document lies in it (start and length, from its `{` to its `}`).
 struct Written<'p> {
     plan: &'p Plan<'p>,
     json_len: u64,

@@ -239,7 +239,7 @@ fn the_streamed_sidecar_is_the_one_built_from_the_documents() {
     for i in 0..plan.graph.nodes.len() {
         reference.add(&plan.document(i));
     }
-    let json_sum = domain::graph::sidecar::checksum(&json);
+    let json_sum = domain::graph::checksum::checksum(&json);
     let reference = reference.finish(SidecarSource { json_len: json.len() as u64, json_sum, json_stamp: 42 });
     assert_eq!(plan.graph.nodes.len(), 600);
     assert!(streamed == reference, "the streamed sidecar differs from the reference");

@@ -1,0 +1,75 @@
+//! What the MCP handlers serve from: the files (through the filesystem port), where they come
+//! from, the VitaeGraph's loaded index, the cached Career Context and the skill layers.
+//! Handlers (`prompts`, `resources`, `tools`, `completion`) take a [`Served`]; the dispatcher
+//! in `methods.rs` owns one and imports them, so each depends one way.
+
+use std::sync::Arc;
+
+use domain::career::Surface;
+use domain::skills::SkillSet;
+use ports::fs::FileSystem;
+
+use super::jsonrpc::{RpcError, code};
+use crate::graph_store::GraphStore;
+use crate::sources::Sources;
+use crate::usecase::career::{ContextCache, Current};
+use crate::usecase::skills::Skills;
+
+/// A skill error is -32602 with skill-central's own words as the whole message
+/// (`Unknown prompt skill: x`, `No skills found for tags: a`).
+pub fn skill_error(e: domain::skills::SkillError) -> RpcError {
+    RpcError::new(code::INVALID_PARAMS, e.message())
+}
+
+pub struct Served {
+    fs: Arc<dyn FileSystem>,
+    sources: Sources,
+    graph: GraphStore,
+    career: ContextCache,
+    /// The skill layers, when any is configured (`--skills`, `--skills-config`, the default
+    /// config file): their prompts and tools are served beside the built-in ones.
+    pub(super) skills: Option<Skills>,
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Served").field("sources", &self.sources).finish_non_exhaustive()
+    }
+}
+
+impl Served {
+    pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
+        let graph = GraphStore::new(sources.graph_root());
+        Served { fs, sources, graph, career: ContextCache::default(), skills: None }
+    }
+
+    /// The skills served now (edits picked up by the next request; past 512 skill files, within
+    /// 500 ms), if any layer is configured.
+    pub fn skills(&self) -> Option<Arc<SkillSet>> {
+        self.skills.as_ref().map(Skills::snapshot)
+    }
+
+    /// The packet of each surface as a skill template gets it: the person's facts, or the
+    /// notice saying why there are none (so a grounded skill never renders empty silently).
+    pub fn packets(&self) -> impl Fn(Surface) -> String + use<> {
+        let current = self.career_context();
+        move |surface| match &current {
+            Current::Loaded(loaded) => crate::usecase::career::packet_of(loaded, surface).unwrap_or_else(|n| n),
+            Current::Unavailable(notice) => notice.clone(),
+        }
+    }
+
+    pub fn graph(&self) -> &GraphStore {
+        &self.graph
+    }
+
+    pub fn fs(&self) -> &dyn FileSystem {
+        &*self.fs
+    }
+
+    /// The current Career Context (selected, read, validated; cached while the file is
+    /// unchanged), or the notice saying why there is none.
+    pub fn career_context(&self) -> Current {
+        self.career.current(self.fs(), &self.sources)
+    }
+}
