@@ -218,8 +218,12 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
     });
     let (source, sink) = stdio::stdio(args.max_frame_bytes);
     let graph_root = sources.graph_root();
-    let methods =
-        Arc::new(mcp::methods::Methods::new(fs, sources).with_skills(skills).with_prompt_tools(args.prompt_tools));
+    let methods = Arc::new(
+        mcp::methods::Methods::new(fs, sources)
+            .with_skills(skills)
+            .with_prompt_tools(args.prompt_tools)
+            .with_live_index(args.watch && graph_root.is_some()),
+    );
     let check_now = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY, args.watch)
         .inspect_err(|e| tracing::warn!("could not start watching the Career Context and VitaeGraph for changes: {e}"))
         .ok();

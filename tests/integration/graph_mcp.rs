@@ -557,3 +557,62 @@ fn a_run_killed_between_its_renames_is_refused_by_the_marker() {
     let mut s = f.server();
     assert_ne!(search(&mut s)["isError"], true, "indexed again");
 }
+
+/// `mcp` without `--watch` serves the index as it was: a search says when records changed,
+/// were added or removed since (`stale` and its reason in the JSON, and a line of text), and
+/// says nothing once the graph is indexed again.
+#[test]
+fn a_search_says_the_index_is_stale_when_records_changed_since() {
+    let f = Fixture::new();
+    let root = f.root.to_str().unwrap();
+    let index = || assert!(Cmd::new(["graph", "index", "--root", root]).output().0.success());
+    index();
+    let search =
+        |s: &mut Server| s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"query": "kubernetes"}}));
+    // The JSON answer, from the first text block (this session's revision has no structured
+    // content).
+    let answer = |r: &Value| -> Value { serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap() };
+    let mut s = f.server();
+    let r = search(&mut s);
+    assert_ne!(r["isError"], true, "{r}");
+    assert!(answer(&r).get("stale").is_none(), "just indexed: {r}");
+    assert_eq!(r["content"].as_array().unwrap().iter().filter(|c| c["type"] == "text").count(), 1, "{r}");
+    // Added while the server runs: the next search says so.
+    fs::create_dir_all(f.root.join("projects/newer")).unwrap();
+    fs::write(
+        f.root.join("projects/newer/project.md"),
+        "---\ntype: project\nid: project:newer\ntitle: Newer\n---\nKubernetes.\n",
+    )
+    .unwrap();
+    let r = search(&mut s);
+    assert_eq!(answer(&r)["stale"], true, "{r}");
+    let reason = answer(&r)["staleReason"].as_str().unwrap().to_owned();
+    assert!(reason.contains("1 record file(s) added") && reason.contains("projects/newer/project.md"), "{reason}");
+    let texts: Vec<&str> = r["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect();
+    assert!(texts[1].contains("stale") && texts[1].contains("vitaecontext graph index"), "{texts:?}");
+    drop(s);
+    // Removed: said too.
+    fs::remove_dir_all(f.root.join("projects/newer")).unwrap();
+    let listed = fs::read_dir(f.root.join("certifications")).unwrap().next().unwrap().unwrap().path();
+    fs::remove_file(&listed).unwrap();
+    let mut s = f.server();
+    let r = search(&mut s);
+    let reason = answer(&r)["staleReason"].as_str().unwrap_or_default().to_owned();
+    assert!(reason.contains("1 record file(s) removed"), "{r}");
+    drop(s);
+    index();
+    let mut s = f.server();
+    let r = search(&mut s);
+    assert!(answer(&r).get("stale").is_none(), "indexed again: {r}");
+    // Written again with the same bytes (a save, a checkout): not a change.
+    let record = f.root.join("projects/ci-rebuild/project.md");
+    let bytes = fs::read(&record).unwrap();
+    fs::remove_file(&record).unwrap();
+    fs::write(&record, &bytes).unwrap();
+    let r = search(&mut s);
+    assert!(answer(&r).get("stale").is_none(), "the same bytes: {r}");
+    fs::write(&record, [bytes.as_slice(), b"\nPassed again in 2025.\n"].concat()).unwrap();
+    let r = search(&mut s);
+    let reason = answer(&r)["staleReason"].as_str().unwrap_or_default().to_owned();
+    assert!(reason.starts_with("1 record file(s) changed") && reason.contains("projects/ci-rebuild/project.md"), "{r}");
+}

@@ -229,6 +229,13 @@ impl Methods {
         self
     }
 
+    /// `mcp --watch`: a live index follows the records, so search results are not checked
+    /// against them.
+    pub fn with_live_index(mut self, on: bool) -> Self {
+        self.served.live_index = on;
+        self
+    }
+
     pub fn with_prompt_tools(mut self, on: bool) -> Self {
         self.prompt_tools = on;
         self

@@ -4,15 +4,17 @@
 //! in `methods.rs` owns one and imports them, so each depends one way.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use domain::career::Surface;
 use domain::skills::SkillSet;
 use ports::fs::FileSystem;
 
 use super::jsonrpc::{RpcError, code};
-use crate::graph_store::GraphStore;
+use crate::graph_store::{GraphStore, LoadedGraph};
 use crate::sources::Sources;
 use crate::usecase::career::{ContextCache, Current};
+use crate::usecase::graph::Stale;
 use crate::usecase::skills::Skills;
 
 /// A skill error is -32602 with skill-central's own words as the whole message
@@ -29,7 +31,27 @@ pub struct Served {
     /// The skill layers, when any is configured (`--skills`, `--skills-config`, the default
     /// config file): their prompts and tools are served beside the built-in ones.
     pub(super) skills: Option<Skills>,
+    /// `mcp --watch`: the index follows the records, so search does not look for changes since.
+    pub(super) live_index: bool,
+    /// The last look for changes since the index: when it took long (a large graph), its
+    /// answer stands for a moment rather than walk the records on every search.
+    last_look: std::sync::Mutex<Option<Look>>,
 }
+
+/// A look for changes since the index: when, for which `graph.json`, how long it took, and
+/// what it found.
+struct Look {
+    at: Instant,
+    graph: domain::graph::set::Piece,
+    took: Duration,
+    found: Option<Stale>,
+}
+
+/// A look that took longer than this is reused for [`REUSE_LOOK`]: at 100,000 records a walk
+/// of the folders costs a tenth of a second or more, and a client may search many times a
+/// second. A smaller graph is looked at on every search.
+const SLOW_LOOK: Duration = Duration::from_millis(20);
+const REUSE_LOOK: Duration = Duration::from_secs(1);
 
 impl std::fmt::Debug for Served {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -40,7 +62,15 @@ impl std::fmt::Debug for Served {
 impl Served {
     pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
         let graph = GraphStore::new(sources.graph_root());
-        Served { fs, sources, graph, career: ContextCache::default(), skills: None }
+        Served {
+            fs,
+            sources,
+            graph,
+            career: ContextCache::default(),
+            skills: None,
+            live_index: false,
+            last_look: Default::default(),
+        }
     }
 
     /// The skills served now (edits picked up by the next request; past 512 skill files, within
@@ -57,6 +87,28 @@ impl Served {
             Current::Loaded(loaded) => crate::usecase::career::packet_of(loaded, surface).unwrap_or_else(|n| n),
             Current::Unavailable(notice) => notice.clone(),
         }
+    }
+
+    /// What changed among the records since the index `graph` was loaded from, when no live
+    /// index follows them (`mcp` without `--watch`).
+    pub fn stale(&self, graph: &LoadedGraph) -> Option<Stale> {
+        if self.live_index {
+            return None;
+        }
+        let mut last = self.last_look.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(look) = last.as_ref()
+            && look.graph == graph.piece
+            && look.took > SLOW_LOOK
+            && look.at.elapsed() < REUSE_LOOK
+        {
+            return look.found.clone();
+        }
+        let root = self.graph.canonical_root(self.fs()).ok()?;
+        let at = Instant::now();
+        let found =
+            crate::usecase::graph::since_index(self.fs(), &root, graph.graph.nodes.iter().map(|n| n.path.as_str()));
+        *last = Some(Look { at, graph: graph.piece, took: at.elapsed(), found: found.clone() });
+        found
     }
 
     pub fn graph(&self) -> &GraphStore {

@@ -23,6 +23,8 @@ use domain::career::Surface;
 #[derive(Debug)]
 pub struct ToolResult {
     pub text: String,
+    /// Text blocks after the first (which, for a JSON answer, is the JSON alone).
+    pub notes: Vec<String>,
     pub is_error: bool,
     pub structured: Option<Value>,
     pub links: Vec<Value>,
@@ -30,10 +32,10 @@ pub struct ToolResult {
 
 impl ToolResult {
     pub fn ok(text: String) -> Self {
-        Self { text, is_error: false, structured: None, links: Vec::new() }
+        Self { text, notes: Vec::new(), is_error: false, structured: None, links: Vec::new() }
     }
     pub fn error(text: String) -> Self {
-        Self { text, is_error: true, structured: None, links: Vec::new() }
+        Self { text, notes: Vec::new(), is_error: true, structured: None, links: Vec::new() }
     }
     /// A JSON answer: pretty-printed in the text block (every revision) and, where the revision
     /// has structured output, as `structuredContent` too.
@@ -42,10 +44,17 @@ impl ToolResult {
         self
     }
     pub fn json(value: Value) -> Result<Self, RpcError> {
-        Ok(Self { text: pretty(&value)?, is_error: false, structured: Some(value), links: Vec::new() })
+        Ok(Self {
+            text: pretty(&value)?,
+            notes: Vec::new(),
+            is_error: false,
+            structured: Some(value),
+            links: Vec::new(),
+        })
     }
     pub fn into_value(self, revision: Revision) -> Value {
         let mut content = vec![json!({ "type": "text", "text": self.text })];
+        content.extend(self.notes.into_iter().map(|n| json!({ "type": "text", "text": n })));
         if revision.has_resource_links() {
             content.extend(self.links);
         }
@@ -317,7 +326,22 @@ fn search_vitaegraph() -> Tool {
                     })
                 })
                 .collect();
-            let mut result = ToolResult::json(json!({ "matchCount": results.match_count, "records": records }))?;
+            let mut answer = json!({ "matchCount": results.match_count, "records": records });
+            // Without a live index, records changed since the index are said, not hidden.
+            let stale = graph.as_deref().ok().and_then(|g| m.stale(g));
+            if let Some(stale) = &stale {
+                answer["stale"] = json!(true);
+                answer["staleReason"] = json!(stale.reason());
+            }
+            let mut result = ToolResult::json(answer)?;
+            if let Some(stale) = stale {
+                result.notes.push(format!(
+                    "Note: the VitaeGraph index is stale: {}. Ask the person to run `vitaecontext graph index` \
+                     (with `--root DIR` if their VitaeGraph is not in ~/.vitaecontext/vitaegraph), or to start the \
+                     server with --watch so that it keeps the index current.",
+                    stale.reason()
+                ));
+            }
             result.links = links;
             Ok(result)
         },
@@ -326,6 +350,8 @@ fn search_vitaegraph() -> Tool {
         "type": "object",
         "properties": {
             "matchCount": { "type": "integer", "minimum": 0 },
+            "stale": { "type": "boolean" },
+            "staleReason": { "type": "string" },
             "records": {
                 "type": "array",
                 "items": {

@@ -7,6 +7,7 @@ mod init;
 mod read;
 mod search_index;
 mod shared;
+mod stale;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -17,4 +18,5 @@ pub use init::{InitReport, init};
 pub use read::*;
 pub use search_index::*;
 pub use shared::{GraphError, Progress};
+pub use stale::{Stale, since_index};
 pub use validate::*;

@@ -351,11 +351,11 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> im
 }
 
 /// What the walk found: the Markdown files to read, and the paths it passed over.
-struct Walked {
+pub(super) struct Walked {
     /// Each file's own path (absolute, as walked: a symlink's own path) and, for a symlink,
     /// the symlink-free path below the root that it resolves to, to read instead, and the
     /// metadata the walk took of a file in a folder (when asked for); sorted by the first.
-    files: Vec<(PathBuf, Option<PathBuf>, Option<Metadata>)>,
+    pub(super) files: Vec<(PathBuf, Option<PathBuf>, Option<Metadata>)>,
     /// Symlinks passed over, and why (each a warning).
     skipped: Vec<(PathBuf, String)>,
 }
@@ -366,7 +366,12 @@ struct Walked {
 /// reason. Each top-level folder is walked on its own thread, beneath the held root (with each
 /// file's metadata when `stat`). Names are the entries' own (`OsString`), so a name that is
 /// not UTF-8 is found, not mangled.
-fn markdown_files(fs: &dyn FileSystem, held: &dyn HeldRoot, root: &Path, stat: bool) -> Result<Walked, GraphError> {
+pub(super) fn markdown_files(
+    fs: &dyn FileSystem,
+    held: &dyn HeldRoot,
+    root: &Path,
+    stat: bool,
+) -> Result<Walked, GraphError> {
     let is_md = |p: &Path| p.extension().is_some_and(|e| e == "md");
     let entries = fs.read_dir(root)?;
     let mut files: Vec<(PathBuf, Option<Metadata>)> = entries
