@@ -364,3 +364,45 @@ fn check_and_match_refuse_to_answer_from_files_they_could_not_read() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("note: ") && out.contains("only the Career Context was searched"), "{out}");
 }
+
+/// Ctrl-C stops a long `check` at once: no handler holds the signal back while the draft is
+/// checked (a draft of 8,000 claims takes seconds, more in a debug build).
+#[test]
+fn ctrl_c_stops_a_long_check_at_once() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let draft = tmp.path().join("draft.md");
+    let lines: Vec<String> = (0..8000)
+        .map(|i| {
+            format!(
+                "- Led a team of {} engineers at Kontor Bank to cut latency by {}% in {}.",
+                i % 37 + 2,
+                i % 89 + 5,
+                2010 + i % 15
+            )
+        })
+        .collect();
+    fs::write(&draft, lines.join("\n")).unwrap();
+    let mut child = std::process::Command::new(crate::util::bin())
+        .args(["check", draft.to_str().unwrap(), "--context", example("career-context.md").to_str().unwrap()])
+        .env_clear()
+        .env("HOME", tmp.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(child.try_wait().unwrap().is_none(), "the check is still at work when interrupted");
+    let sent = Instant::now();
+    assert!(std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(sent.elapsed() < Duration::from_secs(1), "still running 1 s after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.signal(), Some(2), "ended by the interrupt, as a shell reports it: {status:?}");
+}
