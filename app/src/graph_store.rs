@@ -452,8 +452,7 @@ impl GraphStore {
         let full_path = root.join(path.relative());
         let parsed = check_len(&full_path, meta.len).and_then(|()| {
             // Summed as it is read, for the generation marker.
-            let mut summed =
-                Summing { read: std::io::Read::take(&mut json, MAX_INDEX_BYTES), sum: checksum::Checksum::default() };
+            let mut summed = checksum::Summed::new(std::io::Read::take(&mut json, MAX_INDEX_BYTES));
             let read = crate::search_json::read_builder(&mut summed);
             // A read that failed is said as one, not as a file of the wrong shape.
             let read = read.map_err(|e| match e.is_io() {
@@ -597,20 +596,6 @@ impl GraphStore {
         // Served as the index read it: bytes that are not UTF-8 become U+FFFD, as VitaeContext
         // 2.x reads a record (a Latin-1 file was searchable but "not found" when read).
         Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
-    }
-}
-
-/// A reader that keeps the checksum of what it passes on.
-struct Summing<R> {
-    read: R,
-    sum: checksum::Checksum,
-}
-
-impl<R: std::io::Read> std::io::Read for Summing<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.read.read(buf)?;
-        self.sum.update(&buf[..n]);
-        Ok(n)
     }
 }
 

@@ -100,6 +100,44 @@ impl std::io::Write for Checksum {
     }
 }
 
+/// A reader or writer that passes bytes on and keeps their [`Checksum`] (and count).
+pub struct Summed<T> {
+    pub inner: T,
+    pub sum: Checksum,
+}
+
+impl<T> std::fmt::Debug for Summed<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Summed").field("sum", &self.sum).finish_non_exhaustive()
+    }
+}
+
+impl<T> Summed<T> {
+    pub fn new(inner: T) -> Self {
+        Summed { inner, sum: Checksum::default() }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Summed<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.sum.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Summed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.sum.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

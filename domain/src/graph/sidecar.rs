@@ -50,7 +50,7 @@
 //! offsets from 0, then the bytes. Decoding checks every count against the bytes there are,
 //! every range, order and string ([`Searcher::from_body`]) before the searcher is used.
 
-use super::checksum::{Checksum, checksum};
+use super::checksum::{Summed, checksum};
 use super::index::{Document, DocumentView};
 use super::search::{Corrupt, DocStrings, Layout, Prepared, ReadAt, Searcher, SearcherBuilder, Texts};
 
@@ -142,31 +142,13 @@ impl SidecarLayout {
         header.extend_from_slice(&json.json_sum.to_le_bytes());
         header.extend_from_slice(&json.json_stamp.to_le_bytes());
         header.extend_from_slice(&(self.0.len(strings) as u64).to_le_bytes());
-        let mut body = Summed { out, sum: Checksum::default() };
+        let mut body = Summed::new(&mut *out);
         std::io::Write::write_all(&mut body, &header)?;
         self.0.write(&mut body, strings)?;
         debug_assert_eq!(body.sum.len, (HEADER_LEN + self.0.len(strings)) as u64);
         let sum = body.sum.finish();
         out.write_all(&sum.to_le_bytes())?;
         self.0.write_texts(out, strings)
-    }
-}
-
-/// A writer that passes bytes on and keeps their [`Checksum`].
-struct Summed<'a> {
-    out: &'a mut dyn std::io::Write,
-    sum: Checksum,
-}
-
-impl std::io::Write for Summed<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.out.write(buf)?;
-        self.sum.update(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use domain::graph::checksum::Checksum;
+use domain::graph::checksum::Summed;
 use domain::graph::index::{self, Diagnostics, Plan};
 use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
 use domain::graph::outputs::{self, OUTPUTS_FILE, Outputs};
@@ -21,7 +21,7 @@ use ports::fs::{Change, FileKind, FileSystem, FsError, FsErrorKind, HeldDir};
 use sha2::{Digest, Sha256};
 
 use super::read::{Caches, Reading, previous_manifest, read};
-use super::search_index::{Summing, previous_spans, write_search_index};
+use super::search_index::{previous_spans, write_search_index};
 use super::shared::{GraphError, Progress, plain_folders};
 use super::validate::{template_errors, validate_pages};
 
@@ -201,7 +201,7 @@ pub fn index_with(
         // The graph's length and checksum as written, for the generation marker.
         let graph_piece = Mutex::new(None);
         let graph = |out: &mut dyn Write| {
-            let mut out = Summing { out, sum: Checksum::default() };
+            let mut out = Summed::new(out);
             index::write_graph(&plan.graph, &mut out)?;
             *graph_piece.lock().unwrap_or_else(|p| p.into_inner()) = Some(set::Piece::summed(&out.sum));
             Ok(())

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use domain::graph::checksum::Checksum;
+use domain::graph::checksum::Summed;
 use domain::graph::index::{self, Plan};
 use domain::graph::manifest::Seen;
 use domain::graph::search::Prepared;
@@ -123,7 +123,7 @@ fn stream_search_index<'p>(
     use std::sync::mpsc;
     const BATCH: usize = 256;
     let n = plan.graph.nodes.len();
-    let mut out = Summing { out, sum: Checksum::default() };
+    let mut out = Summed::new(out);
     let mut head = Vec::new();
     index::write_search_head(&mut head, n == 0);
     out.write_all(&head)?;
@@ -316,24 +316,6 @@ impl Filling<'_> {
             self.placed.push((doc_at, len));
         }
         j - i
-    }
-}
-
-/// A writer that passes bytes on and keeps their count and checksum.
-pub(super) struct Summing<'a> {
-    pub(super) out: &'a mut dyn Write,
-    pub(super) sum: Checksum,
-}
-
-impl Write for Summing<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.out.write(buf)?;
-        self.sum.update(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
     }
 }
 
