@@ -76,7 +76,7 @@ fn people() -> Vec<PathBuf> {
 /// a change that makes any figure worse fails here.
 const FLOORS: &[(&str, f64)] = &[
     ("true claims not flagged", 0.95),
-    ("invented claims caught", 0.91),
+    ("invented claims caught", 0.95),
     ("wrong values contradicted", 0.79),
     ("requirements agreeing", 0.81),
 ];

@@ -23,6 +23,10 @@ pub enum FactKind {
     /// A name: an organisation, product, title, degree or technology (`Tideline Logistics`,
     /// `MSc Computer Science`, `Bazel`, `Node.js`).
     Name,
+    /// An effect the claim credits to the work it reports, in an attached clause (`, halving
+    /// unplanned extubations`, `resulting in fewer complaints`): listed only when the files
+    /// say nothing of it.
+    Outcome,
 }
 
 impl FactKind {
@@ -31,6 +35,7 @@ impl FactKind {
             FactKind::Number => "number",
             FactKind::Date => "date",
             FactKind::Name => "name",
+            FactKind::Outcome => "outcome",
         }
     }
 }

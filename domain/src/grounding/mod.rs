@@ -442,6 +442,25 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
                     }
                 }
             }
+            // An effect credited to the work (`, halving unplanned extubations`) must be in what
+            // the files say of it: an invented outcome on a true activity is the commonest
+            // inflation, and it has no number or name of its own to be caught by.
+            if let Some(o) = outcome(&ws)
+                && facts.iter().any(|f| matches!(f.status, FactStatus::Supported(_)))
+                && !related.iter().any(|r| {
+                    // Half its content words in one passage about the same thing.
+                    r.may_support
+                        && 2 * o.stems.iter().filter(|s| r.passage.stems.contains(*s)).count() >= o.stems.len()
+                })
+            {
+                let span = c.span.start + o.span.start..c.span.start + o.span.end;
+                facts.push(Fact {
+                    kind: FactKind::Outcome,
+                    text: draft[span.clone()].to_owned(),
+                    span,
+                    status: FactStatus::Unsupported,
+                });
+            }
             // `Dear Hiring Manager,` greets the reader: nothing in it is about the person.
             // A claim about what the person wants names the employer or post they want: a name
             // the files lack there is no invented fact (`applying for the Project Manager role at
@@ -467,6 +486,63 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
             }
         })
         .collect()
+}
+
+/// The verbs of an effect, as a clause attached to what a claim reports starts with them
+/// (`, halving ...`, `, cutting ...`).
+const OUTCOME_VERBS: &[&str] = &[
+    "halving",
+    "doubling",
+    "tripling",
+    "quadrupling",
+    "cutting",
+    "reducing",
+    "lowering",
+    "decreasing",
+    "shrinking",
+    "slashing",
+    "raising",
+    "increasing",
+    "improving",
+    "boosting",
+    "saving",
+    "eliminating",
+    "preventing",
+];
+
+/// An attached outcome clause of a claim's words: its span (from the verb to the clause's end,
+/// in the claim) and the stems of its content words.
+struct Outcome {
+    span: Range<usize>,
+    stems: Vec<String>,
+}
+
+/// The first outcome clause of `ws`: an [`OUTCOME_VERBS`] word right after a comma or other
+/// clause break, or the words after `resulting in` / `leading to`, up to the next break. One
+/// with no content word (`, halving it`) is none.
+fn outcome(ws: &[text::Word<'_>]) -> Option<Outcome> {
+    let start = (1..ws.len()).find_map(|i| {
+        let w = fold(ws[i].text);
+        if ws[i].after_break && OUTCOME_VERBS.contains(&w.as_str()) {
+            return Some((i, i + 1));
+        }
+        let next = ws.get(i + 1).map(|n| fold(n.text));
+        match (w.as_str(), next.as_deref()) {
+            ("resulting", Some("in")) | ("leading", Some("to")) if !ws[i + 1].after_break => Some((i, i + 2)),
+            _ => None,
+        }
+    })?;
+    let (verb, object) = start;
+    let end = (object..ws.len()).find(|&k| ws[k].after_break).unwrap_or(ws.len());
+    let stems: Vec<String> = ws[object..end]
+        .iter()
+        .filter(|w| is_content(w.text) && !matches!(fold(w.text).as_str(), "by" | "from" | "half" | "times"))
+        .map(|w| stem(w.text))
+        .collect();
+    if stems.is_empty() {
+        return None;
+    }
+    Some(Outcome { span: ws[verb].span.start..ws[end - 1].span.end, stems })
 }
 
 /// A VitaeGraph record's passage as an entity (its kind from its id's prefix).
@@ -495,12 +571,28 @@ fn apply(reading: &typed::Reading, facts: &mut [Fact]) -> ClaimStatus {
         }
     }
     // A name made of the words of entities the claim names (`Patient Safety Award of the
-    // Eastmere Regional Health Board` for the award and its issuer) is theirs.
-    for f in facts.iter_mut().filter(|f| f.kind == FactKind::Name && f.status == FactStatus::Unsupported) {
+    // Eastmere Regional Health Board` for the award and its issuer) is theirs, unless an
+    // assertion found it unsupported (a job at the school the person studied at).
+    let refused = |f: &Fact| {
+        reading
+            .assertions
+            .iter()
+            .any(|a| a.verdict == Verdict::Unsupported && f.span.start < a.span.end && a.span.start < f.span.end)
+    };
+    for f in facts.iter_mut().filter(|f| f.kind == FactKind::Name && f.status == FactStatus::Unsupported && !refused(f))
+    {
         let name: Vec<String> = words(&f.text).iter().map(|w| fold(w.text)).collect();
         if let Some(ev) = reading.covering(&name) {
             f.status = FactStatus::Supported(ev.clone());
         }
+    }
+    // A job at an organisation the files know only as something else (where the person
+    // studied): its dates are not the degree's to contradict.
+    if reading.assertions.iter().any(|a| a.kind == AssertionKind::Employment && a.verdict == Verdict::Unsupported) {
+        for f in facts.iter_mut().filter(|f| matches!(f.status, FactStatus::Contradicted { .. })) {
+            f.status = FactStatus::Unsupported;
+        }
+        return ClaimStatus::Unsupported;
     }
     if reading.assertions.iter().any(|a| matches!(a.verdict, Verdict::Contradicted { .. }))
         || facts.iter().any(|f| matches!(f.status, FactStatus::Contradicted { .. }))
@@ -673,6 +765,8 @@ fn judge(
         FactKind::Name => judge_name(f, context, goals, graph),
         FactKind::Number => judge_number(f, claim, context, goals),
         FactKind::Date => judge_date(f, claim),
+        // Never read from a claim's text: found by `outcome`, after the facts are judged.
+        FactKind::Outcome => FactStatus::Unsupported,
     }
 }
 

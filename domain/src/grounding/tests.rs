@@ -644,3 +644,48 @@ fn never_claim_items_are_found_with_a_qualifier_between_their_words() {
     }
     assert_ne!(run("I am not an independent nurse prescriber.")[0].status, ClaimStatus::Contradicted);
 }
+
+/// An effect credited to a true activity in an attached clause must itself be in the files:
+/// each invented outcome makes its claim partly supported and is listed as not found, while an
+/// outcome the files state with the activity, or a clause with no outcome verb, changes nothing.
+#[test]
+fn an_invented_outcome_on_a_true_activity_is_not_supported() {
+    let invented = [
+        "- Designed flaky-test quarantine that removed 1,900 reruns a week, halving customer complaints.",
+        "- Replaced a hand-rolled Makefile graph with Bazel remote caching, resulting in fewer production outages.",
+        "- Designed flaky-test quarantine that removed 1,900 reruns a week, saving EUR 2m in licences.",
+    ];
+    for draft in invented {
+        let claims = run(draft);
+        assert_eq!(claims[0].status, ClaimStatus::PartlySupported, "{draft}: {:?}", claims[0].facts);
+        let outcome = claims[0].facts.iter().find(|f| f.kind == FactKind::Outcome).expect("the outcome listed");
+        assert_eq!(outcome.status, FactStatus::Unsupported);
+        assert!(draft.contains(&outcome.text) && !outcome.text.starts_with(','), "{}", outcome.text);
+    }
+    let kept = [
+        "- Replaced a hand-rolled Makefile graph with Bazel remote caching, raising the cache hit rate to 88%.",
+        "- Designed flaky-test quarantine that removed 1,900 reruns a week, with Bazel.",
+    ];
+    for draft in kept {
+        let claims = run(draft);
+        assert_eq!(claims[0].status, ClaimStatus::Supported, "{draft}: {:?}", claims[0].facts);
+    }
+}
+
+/// Working at an organisation the files know only as where the person studied (or was
+/// certified) is an invented job, whatever the verb; working where they hold a role is not.
+#[test]
+fn a_job_at_a_place_the_files_know_otherwise_is_unsupported() {
+    for draft in [
+        "I also teach a compilers module at University of Porto.",
+        "- Worked at University of Porto on the build farm.",
+        "Since 2020 I have lectured at University of Porto.",
+    ] {
+        let claims = run(draft);
+        assert_eq!(claims[0].status, ClaimStatus::Unsupported, "{draft}: {:?}", claims[0]);
+        let job = claims[0].assertions.iter().find(|a| a.kind == typed::AssertionKind::Employment).expect("read");
+        assert!(job.explain.contains("degree"), "{}", job.explain);
+    }
+    let claims = run("I work at Tideline Logistics on the platform team.");
+    assert_ne!(claims[0].status, ClaimStatus::Unsupported, "{:?}", claims[0]);
+}

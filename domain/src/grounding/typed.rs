@@ -31,6 +31,7 @@ pub enum AssertionKind {
     Location,
     Language,
     NeverClaim,
+    Employment,
 }
 
 impl AssertionKind {
@@ -45,6 +46,7 @@ impl AssertionKind {
             AssertionKind::Location => "location",
             AssertionKind::Language => "language",
             AssertionKind::NeverClaim => "never_claim",
+            AssertionKind::Employment => "employment",
         }
     }
 }
@@ -732,6 +734,7 @@ impl Judge<'_> {
         }
         self.location(&c, &mut a);
         self.role_places(&c, &named, &mut a);
+        self.employment(&c, &named, &mut a);
         self.languages(&c, &mut a);
         self.never_claim(&c, &mut a);
         if c.folded.iter().any(|w| CREDENTIAL_CUES.contains(&w.as_str())) && named.is_empty() {
@@ -1443,6 +1446,68 @@ impl Judge<'_> {
                 explain: format!("place of {}: the files give {place}", e.shown()),
             });
         }
+    }
+
+    /// `I also teach ... at Port Aubrey Law School`, `Worked at Halden`: the person working at
+    /// the organisation named, which the files must hold as a role there (or a body the person
+    /// serves). One they know only as where the person studied, was certified or published is
+    /// an invented job.
+    fn employment(&self, c: &Claim<'_>, named: &[(&Entity, Range<usize>, bool)], a: &mut Vec<Assertion>) {
+        const VERBS: &[&str] = &[
+            "teach",
+            "teaches",
+            "taught",
+            "lecture",
+            "lectures",
+            "lectured",
+            "tutor",
+            "tutors",
+            "tutored",
+            "work",
+            "works",
+            "worked",
+            "volunteer",
+            "volunteers",
+            "volunteered",
+            "practise",
+            "practises",
+            "practised",
+        ];
+        let n = c.folded.len();
+        // The verb is the person's: first in a bullet, or after `I` (`I also teach`).
+        let Some(v) = (0..n).find(|&i| {
+            VERBS.contains(&c.folded[i].as_str())
+                && (i == 0 || c.folded[i.saturating_sub(2)..i].iter().any(|w| w == "i"))
+        }) else {
+            return;
+        };
+        let Some(at) = (v + 1..n).find(|&i| c.folded[i] == "at" && i + 1 < n && c.capitalised(i + 1)) else { return };
+        let at_org: Vec<&Entity> =
+            named.iter().filter(|(_, r, by_org)| *by_org && r.start == at + 1).map(|(e, _, _)| *e).collect();
+        let Some(first) = at_org.first() else { return };
+        let end = named.iter().filter(|(_, r, _)| r.start == at + 1).map(|(_, r, _)| r.end).max().unwrap_or(at + 2);
+        let verdict = match at_org.iter().find(|e| matches!(e.kind, Kind::Role | Kind::Org)) {
+            Some(role) => Verdict::Supported(role.evidence.clone()),
+            None => Verdict::Unsupported,
+        };
+        let explain = match &verdict {
+            Verdict::Supported(_) => {
+                format!("work at {}: a role of the files", first.org.as_deref().unwrap_or_default())
+            }
+            _ => format!(
+                "work at {}: the files hold it only as {} ({}), not as where the person works",
+                first.org.as_deref().unwrap_or_default(),
+                first.kind.as_str(),
+                first.shown()
+            ),
+        };
+        a.push(Assertion {
+            kind: AssertionKind::Employment,
+            text: c.words_text(v, end),
+            span: c.span(v, end),
+            verdict,
+            explain,
+        });
     }
 
     fn languages(&self, c: &Claim<'_>, a: &mut Vec<Assertion>) {
