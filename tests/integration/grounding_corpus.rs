@@ -78,7 +78,7 @@ const FLOORS: &[(&str, f64)] = &[
     ("true claims not flagged", 0.95),
     ("invented claims caught", 0.95),
     ("wrong values contradicted", 0.79),
-    ("requirements agreeing", 0.81),
+    ("requirements agreeing", 0.84),
 ];
 
 #[test]

@@ -340,6 +340,10 @@ const COMMON: &[&str] = &[
     "position",
     "positive",
     "possible",
+    "post-qualification",
+    "post-qualified",
+    "post-registration",
+    "pqe",
     "practical",
     "practices",
     "preferably",
@@ -1004,6 +1008,23 @@ struct Term {
     words: Vec<String>,
 }
 
+/// The alternative of a requirement that asks only willingness (`..., or willingness to
+/// complete one within two years`, `or be willing to train`, `or working towards it`), from its
+/// `or` to the end of its clause.
+fn willing_alternative(text: &str) -> Option<&str> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.match_indices("or ").map(|(i, _)| i).find(|&i| {
+        (i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric()) && {
+            let rest = lower[i + 3..].trim_start_matches("a ").trim_start_matches("be ").trim_start_matches("show ");
+            ["willingness to", "willing to", "commitment to work towards", "readiness to", "working towards"]
+                .iter()
+                .any(|cue| rest.starts_with(cue))
+        }
+    })?;
+    let end = text[at..].find(['.', ';', '\n']).map_or(text.len(), |e| at + e);
+    Some(text[at..end].trim_end())
+}
+
 /// What a requirement asks: its concepts grouped into alternatives, the common words it was
 /// read without, and the levels it names.
 #[derive(Debug, Default)]
@@ -1391,6 +1412,32 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             }
             term_met.push(m);
         }
+        // A least count (`at least 1,500 chargeable hours`, `4 kW per litre or more`) against
+        // the files' number of the same thing, in the Career Context or the records a search
+        // for it finds; met, the words saying what is counted are met by it.
+        let mut count_met = None;
+        if asked.years.is_none()
+            && let Some(count) = count_asked(&posting[span.clone()])
+        {
+            let ids = graph.as_mut().map(|g| g.search(&count.shown, RECORDS_PER_QUERY)).unwrap_or_default();
+            let records: Vec<&Passage> = ids.iter().filter_map(|id| graph.as_ref()?.get(id)).collect();
+            if let Some((held_n, e)) = count_held(&count, context.iter().chain(records)) {
+                notes.push(format!("asks {}; files: {} ({})", count.shown, number_shown(held_n), levels::place(&e)));
+                if held_n + 1e-9 < count.value {
+                    short.push(format!("{} (files: {})", count.shown, number_shown(held_n)));
+                    count_met = Some(Met::Short);
+                } else {
+                    count_met = Some(Met::Met);
+                    let counted = |t: &Term| t.words.iter().all(|w| count.phrase.contains(&stem(w)));
+                    for (_, m) in asked.terms.iter().zip(term_met.iter_mut()).filter(|(t, _)| counted(t)) {
+                        *m = Met::Met;
+                    }
+                }
+                if !evidence.iter().any(|x| levels::place(x) == levels::place(&e)) {
+                    evidence.push(e);
+                }
+            }
+        }
         let concepts = concepts(&asked.terms, &term_met);
         notes.extend(concepts.notes);
         let mut met = concepts.chunks;
@@ -1421,21 +1468,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
             short.extend(years_gap.clone());
             met.push(m);
         }
-        if asked.years.is_none()
-            && let Some(count) = count_asked(&posting[span.clone()])
-            && let Some((held_n, e)) = count_held(&count, &context)
-        {
-            notes.push(format!("asks {}; files: {} ({})", count.shown, number_shown(held_n), levels::place(&e)));
-            if held_n + 1e-9 < count.value {
-                short.push(format!("{} (files: {})", count.shown, number_shown(held_n)));
-                met.push(Met::Short);
-            } else {
-                met.push(Met::Met);
-            }
-            if !evidence.iter().any(|x| levels::place(x) == levels::place(&e)) {
-                evidence.push(e);
-            }
-        }
+        met.extend(count_met);
         let mut degree_met = None;
         if let Some(d) = asked.degree {
             let asks = format!("asks {} or above", levels::degree_name(d));
@@ -1490,6 +1523,16 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
         };
         let mut missing = concepts.missing;
         missing.extend(short);
+        // `A leadership qualification, or willingness to complete one`: the second alternative
+        // is the person's to offer, so nothing asked is out of reach.
+        let coverage = match willing_alternative(&posting[span.clone()]) {
+            Some(w) if coverage != Coverage::Covered => {
+                notes.push(format!("met by its alternative \"{w}\", which the person can offer"));
+                missing.clear();
+                Coverage::Covered
+            }
+            _ => coverage,
+        };
         // A requirement that names an item of `never_claim` is missing, whatever else matched.
         let coverage = match never_named(&posting[span.clone()], &never) {
             Some((shown, e)) => {
@@ -1543,6 +1586,9 @@ struct CountAsked {
     unit: Option<String>,
     /// What it counts: the stems of the words after it (`lawyer`), or its unit's.
     nouns: Vec<String>,
+    /// The stems of every word of what it counts (`chargeable hours`: charge, hour): met by
+    /// the number held, not by the words alone.
+    phrase: Vec<String>,
     /// The stems of the requirement's other content words, to find the files' number of the
     /// same thing.
     about: Vec<String>,
@@ -1577,40 +1623,69 @@ fn count_asked(requirement: &str) -> Option<CountAsked> {
     let ws = words(text);
     let bound = |n: &super::text::Number| {
         let rest = fold(&text[n.span.end..]);
+        let before = fold(text[..n.span.start].trim_end());
         super::hedge_of(text, &ws, n.span.start) == super::Hedge::AtLeast
             || [" or more", " or above", " or higher", " or over"].iter().any(|k| rest.contains(k))
+            || before.ends_with("minimum of")
+            || before.ends_with("minimum")
     };
     let n = super::text::numbers(text, &ws).into_iter().find(|n| {
         !n.year && !matches!(n.unit.as_deref(), Some("year" | "%" | "$" | "£" | "€" | "¥" | "₹")) && bound(n)
     })?;
     let mut nouns = super::text::count_nouns(text, &ws, n.span.start);
+    // `30 or more tribunal claims`: what is counted comes after the bound.
+    if nouns.is_empty()
+        && let Some(i) = super::text::word_at(&ws, n.span.start)
+        && ws.get(i + 1).is_some_and(|w| fold(w.text) == "or")
+        && let Some(bound) =
+            ws.get(i + 2).filter(|w| matches!(fold(w.text).as_str(), "more" | "above" | "higher" | "over"))
+    {
+        nouns = super::text::count_nouns(text, &ws, bound.span.start);
+    }
+    let written = nouns.clone();
     // A measure (`4 kW per litre`) is compared with the same measure; a count's unit is only
     // the noun it counts (`teacher`), which files write in many ways.
-    let unit = n.unit.filter(|u| super::text::is_measure(u));
+    // `1,500 chargeable hours`: a measure after a word that describes it is the unit still.
+    let unit = n
+        .unit
+        .filter(|u| super::text::is_measure(u))
+        .or_else(|| nouns.iter().filter_map(|w| super::text::unit_of(w)).find(|u| super::text::is_measure(u)));
+    if let Some(u) = &unit {
+        nouns.retain(|w| super::text::unit_of(w).as_ref() != Some(u));
+    }
     if let Some(u) = &unit {
         nouns.insert(0, u.clone());
     }
     nouns.retain(|w| !is_common(w));
-    let first = nouns.into_iter().next()?;
-    let about: Vec<String> = part_stems(text).into_iter().filter(|s| *s != first).collect();
+    let mut phrase = nouns.clone();
+    phrase.extend(written.into_iter().filter(|w| !is_common(w)));
+    // What is counted is the measure, else a noun of the phrase, the last first (`chargeable
+    // hours`: hours; `nursing staff`: staff, or nurses).
+    let counted: Vec<String> = match &unit {
+        Some(u) => vec![u.clone()],
+        None => nouns.iter().rev().cloned().collect(),
+    };
+    let first = counted.first()?.clone();
+    let about: Vec<String> = part_stems(text).into_iter().filter(|s| *s != first && !phrase.contains(s)).collect();
     // As asked: from the number to the end of its clause (`20+ staff`, `4 kW per litre or more`).
     let end = text[n.span.end..].find(['.', ',', ';', '(']).map_or(text.len(), |i| n.span.end + i);
     let as_written = text[n.span.start..end].trim();
     let shown = if text[n.span.end..].starts_with('+') {
         as_written.to_owned()
     } else {
-        format!("at least {}", as_written.trim_end_matches(" or more"))
+        let bound = [" or more", " or above", " or higher", " or over"].iter().find(|b| as_written.contains(**b));
+        format!("at least {}", bound.map_or(as_written.to_owned(), |b| as_written.replacen(b, "", 1)))
     };
     // A rate (`4 kW per litre`) is only the same rate (`3.2 kW per litre`, not `11 kW`).
     let per = per_what(&ws, n.span.start);
-    Some(CountAsked { value: n.value, unit, nouns: vec![first], about, shown, per })
+    Some(CountAsked { value: n.value, unit, nouns: counted, phrase, about, shown, per })
 }
 
 /// The files' number of what `count` counts: among Career Context passages stating a number
 /// of it (its unit, or its noun within a few words), the one that shares most of the
 /// requirement's other words (`staff line managed: 9` for "line management of 20+ staff", not
 /// `trained 46 redeployed staff`); on a tie, the largest.
-fn count_held(count: &CountAsked, context: &[Passage]) -> Option<(f64, Evidence)> {
+fn count_held<'p>(count: &CountAsked, context: impl IntoIterator<Item = &'p Passage>) -> Option<(f64, Evidence)> {
     let mut best: Option<(usize, f64, Evidence)> = None;
     for p in context {
         if !p.numbers.iter().any(|m| !m.year) {
@@ -1636,7 +1711,13 @@ fn count_held(count: &CountAsked, context: &[Passage]) -> Option<(f64, Evidence)
             if !of_it || count.per.as_ref().is_some_and(|per| per_what(&pws, m.span.start).as_ref() != Some(per)) {
                 continue;
             }
-            let stems = part_stems(&p.text[p.body.min(m.span.start)..]);
+            // The sentence holding the number: a record is one long passage, and `taught by
+            // all 14 science teachers` is not the count of `line-manages four teachers` two
+            // sentences on.
+            let from = p.body.min(m.span.start);
+            let start = p.text[from..m.span.start].rfind(['.', ';', '\n']).map_or(from, |i| from + i + 1);
+            let end = p.text[m.span.end..].find(['.', ';', '\n']).map_or(p.text.len(), |i| m.span.end + i);
+            let stems = part_stems(&p.text[start..end]);
             let shared = count.about.iter().filter(|a| stems.binary_search(a).is_ok()).count();
             if count.about.len() > 1 && shared == 0 {
                 continue;
@@ -2133,6 +2214,94 @@ languages: [English (native), French (B2)]
     fn example(posting: &str) -> Vec<Requirement> {
         let context = include_str!("../../../examples/career-context.md");
         matched(posting, context)
+    }
+
+    /// A quantity asked with a bound (`at least`, `a minimum of`, `or more` before what it
+    /// counts) is compared with the files' numbers of what it counts, whatever word describes
+    /// it (`chargeable hours` for `hours`): at or above the bound is covered, below it partial;
+    /// a rate per something the files never state is another thing, missing.
+    #[test]
+    fn a_bounded_quantity_is_compared_with_the_numbers_held() {
+        let context = "\
+# Dana Reyes - Solicitor
+
+## PROFESSIONAL EXPERIENCE
+
+### Senior Associate [ROLE] - Calder LLP (2019-2025)
+
+- Billed 1,650 hours in 2024.
+- Designed a 3 kW charger with a power density of 2.5 kW per litre.
+- Handled 40 tribunal claims a year.
+";
+        let got = coverage(
+            "## Requirements\n- At least 1,500 chargeable hours a year\n- A minimum of 2,000 billable hours\n\
+             - A charger of 2 kW per litre or more\n- A converter of 5 kW per kilogram or more\n\
+             - 30 or more tribunal claims a year\n",
+            context,
+        );
+        let cov: Vec<Coverage> = got.iter().map(|g| g.1).collect();
+        assert_eq!(
+            cov,
+            [Coverage::Covered, Coverage::Partial, Coverage::Covered, Coverage::Missing, Coverage::Covered],
+            "{got:#?}"
+        );
+        let m =
+            matched("## Requirements\n- A minimum of 2,000 billable hours\n- 30 or more tribunal claims\n", context);
+        assert!(m[0].explanation.contains("files: 1650"), "{}", m[0].explanation);
+        assert!(m[1].explanation.contains("files: 40"), "{}", m[1].explanation);
+    }
+
+    /// An alternative that asks only willingness (`or willingness to complete one`) is the
+    /// person's to offer: the requirement is covered, and says so.
+    #[test]
+    fn a_willingness_alternative_covers_the_requirement() {
+        for posting in [
+            "## Requirements\n- A postgraduate leadership qualification, or willingness to complete one within two years\n",
+            "## Requirements\n- Chartered status, or be willing to work towards it\n",
+            "## Requirements\n- An MSc in oncology or a commitment to work towards one\n",
+        ] {
+            let m = matched(posting, NURSE);
+            assert_eq!(m[0].coverage, Coverage::Covered, "{posting}: {:#?}", m[0]);
+            assert!(m[0].explanation.contains("which the person can offer"), "{}", m[0].explanation);
+        }
+        let m = matched("## Requirements\n- A postgraduate leadership qualification\n", NURSE);
+        assert_ne!(m[0].coverage, Coverage::Covered, "without the alternative: {:#?}", m[0]);
+    }
+
+    /// Years asked of a standing (`registration as an adult nurse for at least 12 years`) count
+    /// from the year the files say it began (`registered in 2012`), not only the roles' years.
+    #[test]
+    fn years_of_a_standing_count_from_when_it_began() {
+        let context = "\
+# Ada Obi - Nurse
+
+## QUICK REFERENCE
+
+```yaml
+registration: \"Registered Nurse (Adult), registered in 2012\"
+```
+
+## PROFESSIONAL EXPERIENCE
+
+### Charge Nurse [ROLE] - Wyndhollow Hospital (2019-present)
+
+- Leads shifts on an adult ICU.
+";
+        let posting = "## Requirements\n- Registration as an adult nurse for at least 12 years\n";
+        let m = match_job(
+            posting,
+            Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), cancel: None },
+            "",
+        )
+        .requirements;
+        assert_eq!(m[0].coverage, Coverage::Covered, "{:#?}", m[0]);
+        let m = match_job(
+            &posting.replace("12", "16"),
+            Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), cancel: None },
+            "",
+        )
+        .requirements;
+        assert_ne!(m[0].coverage, Coverage::Covered, "14 years is short of 16: {:#?}", m[0]);
     }
 
     /// "A or B" is met by either one, in every way a posting writes it: `or`, `/`, a list whose

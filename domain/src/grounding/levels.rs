@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use super::Evidence;
 use super::evidence::{Origin, Passage};
 use super::evidence_at;
-use super::text::{Word, fold, lead_stems, numbers, root, stem, words};
+use super::text::{Word, fold, is_content, lead_stems, numbers, root, stem, words};
 
 /// Where a piece of evidence is, for an explanation: `file:line` or a record id.
 pub fn place(e: &Evidence) -> String {
@@ -409,6 +409,19 @@ pub struct Held {
     degrees: Vec<HeldDegree>,
 }
 
+/// Words saying a standing began in the year after them (`registered in 2012`, `admitted:
+/// 2017`, `qualified as a solicitor in 2014`): the years since then are years held of it.
+const SINCE_CUES: &[&str] = &[
+    "registered",
+    "registration",
+    "qualified",
+    "admitted",
+    "admitted_as_solicitor",
+    "chartered",
+    "licensed",
+    "called",
+];
+
 /// Whether a Career Context passage is a QUICK REFERENCE `years_experience` entry (its `_` read
 /// as spaces).
 fn stated_years(p: &Passage) -> Option<&super::text::Number> {
@@ -424,6 +437,9 @@ impl Held {
         let mut held = Held { present: year_now.unwrap_or(0), ..Held::default() };
         let mut role_at: HashMap<usize, usize> = HashMap::new();
         let mut seen_degrees: HashSet<(u8, Option<usize>)> = HashSet::new();
+        // `registered in 2012`, `admitted_as_solicitor: 2017`: a standing held since a year,
+        // counted once the present year is known.
+        let mut since: Vec<(i32, Vec<String>, Evidence)> = Vec::new();
         for p in context {
             held.present =
                 held.present.max(p.numbers.iter().filter(|n| n.year).map(|n| n.value as i32).max().unwrap_or(0));
@@ -459,6 +475,12 @@ impl Held {
                 }
                 held.said.push(SaidYears { stems, value: n.value, evidence: evidence_at(p, n.span.start) });
             }
+            if let Some(cue) = ws.iter().position(|w| SINCE_CUES.contains(&fold(w.text).as_str()))
+                && let Some(y) = p.numbers.iter().find(|n| n.year && n.span.start > ws[cue].span.start)
+            {
+                let stems = ws.iter().filter(|w| is_content(w.text)).map(|w| stem(w.text)).collect();
+                since.push((y.value as i32, stems, evidence_at(p, y.span.start)));
+            }
             for (i, w) in ws.iter().enumerate() {
                 let f = fold(w.text);
                 if w.text.starts_with(char::is_uppercase) && is_language(&f) {
@@ -484,6 +506,11 @@ impl Held {
                         evidence: e,
                     });
                 }
+            }
+        }
+        for (year, stems, evidence) in since {
+            if held.present > year {
+                held.said.push(SaidYears { stems, value: f64::from(held.present - year), evidence });
             }
         }
         for p in context {
