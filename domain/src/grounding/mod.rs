@@ -825,8 +825,9 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &Context<'_>, goals:
     let Some(n) = f.numbers.first() else { return FactStatus::Unsupported };
     // Units must agree when both numbers have one (`12 engineers` is not `12 minutes`); a
     // percentage is only ever matched by a percentage.
+    // A size (`18-bed ICU`) bears out the same count written plainly (`18 beds`).
     let unit_ok = |m: &text::Number| match (&n.unit, &m.unit) {
-        (Some(a), Some(b)) => a == b,
+        (Some(a), Some(b)) => a.trim_start_matches('-') == b.trim_start_matches('-'),
         (Some(a), None) => a != "%",
         (None, Some(b)) => b != "%",
         (None, None) => true,

@@ -689,3 +689,14 @@ fn a_job_at_a_place_the_files_know_otherwise_is_unsupported() {
     let claims = run("I work at Tideline Logistics on the platform team.");
     assert_ne!(claims[0].status, ClaimStatus::Unsupported, "{:?}", claims[0]);
 }
+
+/// A size written with a hyphen (`220-engineer monorepo`) is contradicted by another size of
+/// the same thing, borne out by the same count written plainly, and never the count of a team.
+#[test]
+fn a_hyphenated_size_is_compared_with_sizes() {
+    let claims = run("- Brought median CI time under 15 minutes for a 300-engineer monorepo.\n");
+    assert_eq!(claims[0].status, ClaimStatus::Contradicted, "{:#?}", claims[0].facts);
+    assert_eq!(contradicted(&claims[0]), ["220"], "the value the files give");
+    let claims = run("- Led a team of 12 engineers at Tideline Logistics.\n");
+    assert!(contradicted(&claims[0]).is_empty(), "{:#?}", claims[0].facts);
+}

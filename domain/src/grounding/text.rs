@@ -333,7 +333,13 @@ pub fn numbers(text: &str, words: &[Word<'_>]) -> Vec<Number> {
         let dash = words.get(next_at).filter(|n| {
             matches!(text[w.span.end..n.span.start].trim(), "-" | "–" | "—") && parse_glued(n.text).is_some()
         });
-        let next = words.get(next_at).filter(|n| !n.after_break);
+        // `18-bed ICU`: a word joined by a hyphen is what the number counts, as the size of
+        // the thing after it; its unit is marked (`-bed`), so that only another such size is
+        // another value of it (`220-engineer monorepo` is no team of 12 engineers).
+        let hyphened = words
+            .get(next_at)
+            .is_some_and(|n| n.after_break && text[w.span.end..n.span.start] == *"-" && parse_glued(n.text).is_none());
+        let next = words.get(next_at).filter(|n| !n.after_break || hyphened);
         let unit = if percent {
             Some("%".to_owned())
         } else if let Some(u) = glued {
@@ -368,6 +374,7 @@ pub fn numbers(text: &str, words: &[Word<'_>]) -> Vec<Number> {
                 None => None,
             }
         };
+        let unit = if hyphened { unit.map(|u| format!("-{u}")) } else { unit };
         let year = year && unit.as_deref() != Some("%") && currency_before(text, w.span.start).is_none();
         out.push(Number { value, unit: if year { None } else { unit }, year, span: w.span.clone() });
     }
@@ -593,6 +600,15 @@ mod tests {
 
     fn units(t: &str) -> Vec<(f64, Option<String>)> {
         numbers(t, &words(t)).into_iter().map(|n| (n.value, n.unit)).collect()
+    }
+
+    /// `18-bed`, `220-engineer`: a number joined to a word by a hyphen counts that word, as a
+    /// size (marked `-`), while a hyphen between two numbers is a range (`8-12 TB`).
+    #[test]
+    fn a_hyphenated_count_keeps_its_unit() {
+        assert_eq!(units("an 18-bed adult ICU"), [(18.0, Some("-bed".to_owned()))]);
+        assert_eq!(units("a 220-engineer monorepo"), [(220.0, Some("-engine".to_owned()))]);
+        assert_eq!(units("8-12 TB a day"), [(8.0, Some("tb".to_owned())), (12.0, Some("tb".to_owned()))]);
     }
 
     #[test]
