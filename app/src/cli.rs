@@ -117,8 +117,13 @@ pub struct CheckArgs {
     #[arg(long = "for", value_name = "SURFACE", value_enum, ignore_case = true)]
     pub surface: Option<SurfaceArg>,
     /// Print `{"claims": [...], "counts": {...}}` instead of the report.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "explain")]
     pub json: bool,
+    /// After the report, say how every claim was read, supported ones too: each typed
+    /// assertion (title at employer, dates, degree...) with the entity and value it was judged
+    /// against, and each number, date or name with the file and line it was found at.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub files: FilesArgs,
 }

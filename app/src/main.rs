@@ -187,7 +187,7 @@ fn run(cli: Cli) -> Outcome {
             // One pass: what a phase frees (the file read, the index built) goes back at once.
             return_freed_memory_after(0);
             let sources = sources::Sources::from_process(args.files.context.as_deref(), args.files.root.as_deref());
-            commands::grounding::check(&fs, &sources, &args.file, args.surface.map(Into::into), args.json)
+            commands::grounding::check(&fs, &sources, &args.file, args.surface.map(Into::into), args.json, args.explain)
         }
         Command::Match(args) => {
             return_freed_memory_after(0);

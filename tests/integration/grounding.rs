@@ -406,3 +406,31 @@ fn ctrl_c_stops_a_long_check_at_once() {
     };
     assert_eq!(status.signal(), Some(2), "ended by the interrupt, as a shell reports it: {status:?}");
 }
+
+/// `check --explain` says how every claim was read, supported ones too: the typed assertions
+/// with the entity they were judged against, and each fact with the file and line it was
+/// found at; it does not go with `--json`.
+#[test]
+fn check_explain_says_how_every_claim_was_read() {
+    let person = Person::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let draft = tmp.path().join("cv.md");
+    fs::write(
+        &draft,
+        "- Senior Platform Engineer at Tideline Logistics (2021-2026)\n- Designed flaky-test quarantine that removed 1,900 reruns a week.\n- Staff Engineer at Tideline Logistics\n",
+    )
+    .unwrap();
+    let (code, out, err) = person.cli("check", &draft, &["--explain"]);
+    assert_eq!(code, 1, "a contradicted title: {out}{err}");
+    let explained = out.split("How each claim was read:").nth(1).unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        explained.contains("line 1: - Senior Platform Engineer at Tideline Logistics (2021-2026) (supported)"),
+        "{explained}"
+    );
+    assert!(explained.contains("title \"Senior Platform Engineer\": supported by career-context.md:"), "{explained}");
+    assert!(explained.contains("number \"1,900\": found at career-context.md:"), "{explained}");
+    assert!(explained.contains("line 3: - Staff Engineer at Tideline Logistics (contradicted)"), "{explained}");
+    let (code, _, err) = person.cli("check", &draft, &["--explain", "--json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--json") && err.contains("--explain"), "{err}");
+}

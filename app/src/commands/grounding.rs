@@ -84,7 +84,14 @@ fn answered<R>(fs: &dyn FileSystem, sources: &Sources, answer: impl Fn(&Files) -
     Ok((files, made))
 }
 
-pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Option<Surface>, json: bool) -> Outcome {
+pub fn check(
+    fs: &dyn FileSystem,
+    sources: &Sources,
+    file: &Path,
+    surface: Option<Surface>,
+    json: bool,
+    explain: bool,
+) -> Outcome {
     let (path, draft) = read_input(fs, sources, file)?;
     let (files, claims) = answered(fs, sources, |f| f.check(&draft))?;
     let problems = claims.iter().any(|c| c.status.is_problem());
@@ -101,6 +108,10 @@ pub fn check(fs: &dyn FileSystem, sources: &Sources, file: &Path, surface: Optio
             .iter()
             .map(|(s, n)| format!("{n} {}", s.as_str().replace('_', " ")))
             .collect();
+        if explain {
+            out(&grounding::claims_explained(&claims));
+            out("\n");
+        }
         out(&format!("{} in {path}: {}\n", domain::text::count(claims.len(), "claim"), counts.join(", ")));
         if let Some(s) = surface {
             out(&format!(

@@ -233,6 +233,44 @@ pub fn fact_problem(f: &grounding::Fact) -> Option<String> {
     }
 }
 
+/// How every claim was read (`check --explain`): its verdict, each typed assertion with the
+/// entity and value it was judged against, and each fact with where it was found or why not.
+pub fn claims_explained(claims: &[Claim]) -> String {
+    let mut out = String::from("How each claim was read:\n");
+    for c in claims {
+        out.push_str(&format!(
+            "\nline {}: {} ({})\n",
+            c.line,
+            one_line(&c.text, 100),
+            c.status.as_str().replace('_', " ")
+        ));
+        for a in &c.assertions {
+            let verdict = match &a.verdict {
+                Verdict::Supported(e) => format!("supported by {}", evidence_place(e)),
+                Verdict::Contradicted { evidence, found } => {
+                    format!("contradicted: the files say {found:?} ({})", evidence_place(evidence))
+                }
+                Verdict::Unsupported => "not found in the files".to_owned(),
+            };
+            out.push_str(&format!("  {} {:?}: {verdict}; {}\n", a.kind.as_str(), a.text, a.explain));
+        }
+        for f in &c.facts {
+            let status = match &f.status {
+                FactStatus::Supported(e) => format!("found at {}", evidence_place(e)),
+                FactStatus::Unsupported => "not found in the files".to_owned(),
+                FactStatus::Contradicted { evidence, found } => {
+                    format!("the files say {found:?} ({})", evidence_place(evidence))
+                }
+            };
+            out.push_str(&format!("  {} {:?}: {status}\n", f.kind.as_str(), f.text));
+        }
+        if c.assertions.is_empty() && c.facts.is_empty() {
+            out.push_str("  no number, date, name or typed fact to check\n");
+        }
+    }
+    out
+}
+
 /// The text a model acts on: contradicted and unsupported claims first, then the partly
 /// supported, each with what to do; then the counts.
 pub fn claims_text(claims: &[Claim], surface: Option<Surface>, notes: &[String]) -> String {

@@ -587,8 +587,15 @@ fn apply(reading: &typed::Reading, facts: &mut [Fact]) -> ClaimStatus {
         }
     }
     // A job at an organisation the files know only as something else (where the person
-    // studied): its dates are not the degree's to contradict.
-    if reading.assertions.iter().any(|a| a.kind == AssertionKind::Employment && a.verdict == Verdict::Unsupported) {
+    // studied): its dates are not the degree's to contradict (a wrong title or a never_claim
+    // still is).
+    let other_contradiction = reading.assertions.iter().any(|a| {
+        matches!(a.verdict, Verdict::Contradicted { .. })
+            && !matches!(a.kind, AssertionKind::Dates | AssertionKind::Duration)
+    });
+    if !other_contradiction
+        && reading.assertions.iter().any(|a| a.kind == AssertionKind::Employment && a.verdict == Verdict::Unsupported)
+    {
         for f in facts.iter_mut().filter(|f| matches!(f.status, FactStatus::Contradicted { .. })) {
             f.status = FactStatus::Unsupported;
         }
