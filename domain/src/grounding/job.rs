@@ -1155,7 +1155,18 @@ fn analyse(posting: &str, span: std::ops::Range<usize>, line: usize) -> Asked {
             continue;
         }
         let f = fold(w.text);
-        if is_common(&f) {
+        // `group or multi-claimant litigation`: a common word set against a concept by `or`
+        // is that concept's alternative, not a word of job ads.
+        let alternative = |other: Option<&Word<'_>>, or: Option<&Word<'_>>| {
+            or.is_some_and(|o| fold(o.text) == "or")
+                && other.is_some_and(|o| is_content(o.text) && !is_number(o.text) && !is_common(&fold(o.text)))
+        };
+        // After `or`, only a word that ends its phrase: in `legal directories or industry
+        // awards` the alternative is the awards, `industry` only says which.
+        let ends_phrase = req_words.get(i + 1).is_none_or(|n| n.after_break || !is_content(n.text));
+        let set_against = alternative(req_words.get(i + 2), req_words.get(i + 1))
+            || (i >= 2 && ends_phrase && alternative(req_words.get(i - 2), req_words.get(i - 1)));
+        if is_common(&f) && !set_against {
             generic.push(f);
             continue;
         }
@@ -2249,6 +2260,29 @@ languages: [English (native), French (B2)]
             matched("## Requirements\n- A minimum of 2,000 billable hours\n- 30 or more tribunal claims\n", context);
         assert!(m[0].explanation.contains("files: 1650"), "{}", m[0].explanation);
         assert!(m[1].explanation.contains("files: 40"), "{}", m[1].explanation);
+    }
+
+    /// A common word set against a concept by `or` (`group or multi-claimant litigation`) is
+    /// that concept's alternative: held, it meets the requirement; a common word that only
+    /// qualifies the alternative after `or` (`industry awards`) stays a common word.
+    #[test]
+    fn a_common_word_set_against_a_concept_is_an_alternative() {
+        let context = "\
+# Lee Hart - Employment solicitor
+
+## PROFESSIONAL EXPERIENCE
+
+### Senior Associate [ROLE] - Calder LLP (2019-2025)
+
+- Defended employers in group litigation over equal pay.
+- Listed in the Port Aubrey Legal Directory, 2024.
+";
+        let got = coverage(
+            "## Requirements\n- Experience of group or multi-claimant litigation\n- Recognition in legal directories or industry awards\n",
+            context,
+        );
+        assert_eq!(got[0].1, Coverage::Covered, "{got:#?}");
+        assert_ne!(got[1].1, Coverage::Missing, "{got:#?}");
     }
 
     /// An alternative that asks only willingness (`or willingness to complete one`) is the
