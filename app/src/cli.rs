@@ -18,8 +18,25 @@ LinkedIn section or a profile README is written from your facts instead of inven
 Start the server for an MCP client:
     vitaecontext mcp --context ~/.vitaecontext/career-context.md --root ~/.vitaecontext/vitaegraph";
 
+/// `--version` (not `-V`): the version on the first line, as `doctor` and scripts read it, then
+/// the commit and the target it was built for (`build.rs`).
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\ncommit ",
+    env!("VITAECONTEXT_COMMIT"),
+    "\ntarget ",
+    env!("VITAECONTEXT_TARGET")
+);
+
 #[derive(Debug, Parser)]
-#[command(name = "vitaecontext", version, about = ABOUT, long_about = LONG_ABOUT, propagate_version = true)]
+#[command(
+    name = "vitaecontext",
+    version,
+    long_version = LONG_VERSION,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    propagate_version = true
+)]
 pub struct Cli {
     /// How much to log on stderr. Overrides RUST_LOG; without either, warnings and errors only,
     /// plus one line when `mcp` starts saying which files it serves.

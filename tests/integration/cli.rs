@@ -9,7 +9,14 @@ fn help_and_version() {
     assert!(out.contains("mcp") && out.contains("Career Context"), "{out}");
     let (st, out, _) = Cmd::new(["--version"]).output();
     assert!(st.success());
-    assert_eq!(out.trim(), "vitaecontext 2.3.0");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "vitaecontext 2.3.0", "the first line is what doctor and scripts read: {out}");
+    assert!(lines.get(1).is_some_and(|l| l.starts_with("commit ") && l.len() > "commit ".len()), "{out}");
+    let target = lines.get(2).and_then(|l| l.strip_prefix("target ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(target.contains(std::env::consts::ARCH), "{out}");
+    let (st, out, _) = Cmd::new(["-V"]).output();
+    assert!(st.success());
+    assert_eq!(out.trim(), "vitaecontext 2.3.0", "-V stays one line");
     let (st, out, _) = Cmd::new(["mcp", "--help"]).output();
     assert!(st.success());
     for flag in ["--context", "--context-path", "--root", "--vitaegraph", "--max-frame-bytes"] {
