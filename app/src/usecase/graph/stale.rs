@@ -11,12 +11,14 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use domain::graph::manifest::MANIFEST_FILE;
+use domain::graph::index::Record;
+use domain::graph::manifest::{self, MANIFEST_FILE, Seen};
 use domain::graph::{GENERATED_DIR, GRAPH_FILE, MAX_RECORD_BYTES};
 use ports::fs::FileSystem;
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 
-use super::read::{markdown_files, previous_manifest};
+use super::read::markdown_files;
 
 /// What changed among the records since the index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,16 +82,15 @@ pub fn since_index<'a>(fs: &dyn FileSystem, root: &Path, indexed: impl Iterator<
     }
     let mut gone: Vec<&str> = indexed.difference(&seen).copied().collect();
     gone.sort_unstable();
-    // Read only when some file is newer than the index: the manifest of a large graph is
-    // tens of MB.
-    let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-    let manifest = if newer.is_empty() { None } else { previous_manifest(fs, root, &identity) };
+    // Read only when some file is newer than the index (the manifest of a large graph is
+    // tens of MB), keeping what it saw of those files alone: each record decoded is dropped.
+    let manifest = if newer.is_empty() { None } else { seen_of(fs, root, newer.iter().map(|n| n.0)) };
     let (mut changed, mut added, mut example) = (0, 0, None);
     for (rel, meta, listed) in newer {
         let differs = match &manifest {
             Some(manifest) => match manifest.get(rel) {
-                Some((was, _)) if was.len == meta.len && was.stamp == meta.stamp => false,
-                Some((was, _)) => fs
+                Some(was) if was.len == meta.len && was.stamp == meta.stamp => false,
+                Some(was) => fs
                     .read_beneath(root, Path::new(rel), MAX_RECORD_BYTES)
                     .map_or(true, |(bytes, _)| <[u8; 32]>::from(Sha256::digest(&bytes)) != was.sha256),
                 None => true,
@@ -109,4 +110,29 @@ pub fn since_index<'a>(fs: &dyn FileSystem, root: &Path, indexed: impl Iterator<
     let removed = gone.len();
     let example = example.or_else(|| gone.first().map(|g| (*g).to_owned()))?;
     Some(Stale { changed, added, removed, example })
+}
+
+/// What the manifest of this root saw of the files `wanted`, by path; `None` without a whole
+/// manifest of this root.
+fn seen_of<'a>(
+    fs: &dyn FileSystem,
+    root: &Path,
+    wanted: impl Iterator<Item = &'a str>,
+) -> Option<HashMap<String, Seen>> {
+    struct Wanted<'w> {
+        wanted: HashSet<&'w str>,
+        found: HashMap<String, Seen>,
+    }
+    impl manifest::Entries for Wanted<'_> {
+        fn reserve(&mut self, _: usize) {}
+        fn push(&mut self, seen: Seen, record: Record) {
+            if self.wanted.contains(record.page.path.as_str()) {
+                self.found.insert(record.page.path, seen);
+            }
+        }
+    }
+    let identity = fs.canonicalize(root).ok()?.to_string_lossy().into_owned();
+    let (mut file, meta) = fs.open_beneath(root, &Path::new(GENERATED_DIR).join(MANIFEST_FILE)).ok()?;
+    let mut into = Wanted { wanted: wanted.collect(), found: HashMap::new() };
+    (manifest::decode_from(&mut file, meta.len, &mut into)? == identity).then_some(into.found)
 }
