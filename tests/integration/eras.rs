@@ -73,7 +73,8 @@ fn each_revision_gets_exactly_the_fields_it_defines() {
     let (_, r) = handshake("2025-06-18");
     assert_eq!(fields(&r["serverInfo"]), ["name", "title", "version"]);
     let (_, r) = handshake("2025-11-25");
-    assert_eq!(fields(&r["serverInfo"]), ["description", "name", "title", "version"]);
+    assert_eq!(fields(&r["serverInfo"]), ["description", "name", "title", "version", "websiteUrl"]);
+    assert_eq!(r["serverInfo"]["websiteUrl"], "https://github.com/vitaecontext/vitaecontext");
     for revision in HANDSHAKE {
         let caps = handshake(revision).1["capabilities"].clone();
         let later = revision != "2024-11-05";
