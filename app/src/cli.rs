@@ -87,7 +87,10 @@ pub enum Command {
 
     /// Add vitaecontext to an AI assistant's MCP configuration, or list the assistants found.
     ///
-    /// With --client, the entry runs this binary (its absolute path) as `mcp` with your
+    /// With --client, the entry runs vitaecontext as it was installed: `npx -y vitaecontext@VERSION`
+    /// from the npm launcher, `uvx vitaecontext@VERSION` from uvx, the installed command from `uv
+    /// tool install` or `pipx`, else this binary's absolute path (with a warning when that path
+    /// is in a cargo target/ folder, a cache or a temporary folder). It runs `mcp` with your
     /// --context, --root and --skills choices. The file is merged (other servers, settings and
     /// comments stay), backed up beside itself as <file>.vitaecontext-backup-<UTC time>, then
     /// replaced atomically; registering twice changes nothing. Without --client, it lists the

@@ -127,9 +127,11 @@ fn run(cli: Cli) -> Outcome {
             }
         }
         Command::Register(args) => {
+            let exe = sources::current_exe();
             let edge = commands::register::Edge {
                 env: sources::client_env(),
-                exe: sources::current_exe(),
+                install: exe.as_deref().ok().map(sources::install_facts),
+                exe,
                 sources: sources::Sources::from_process(None, None),
             };
             commands::register::run(&fs, &fs_std::SystemClock::default(), &edge, &args)

@@ -168,3 +168,23 @@ pub fn path_dirs() -> Vec<PathBuf> {
 pub fn current_exe() -> std::io::Result<PathBuf> {
     std::env::current_exe()
 }
+
+/// How the running binary was installed (`register`): its resolved path, the npm launcher's
+/// mark, a Python environment around it, and the PATH command that leads to it.
+pub fn install_facts(exe: &Path) -> domain::clients::install::Facts {
+    let exe = std::fs::canonicalize(exe).unwrap_or_else(|_| exe.to_path_buf());
+    let in_python_env = exe.parent().and_then(Path::parent).is_some_and(|env| env.join("pyvenv.cfg").is_file());
+    let name = exe.file_name().map(ToOwned::to_owned);
+    let on_path = name.and_then(|name| {
+        path_dirs()
+            .into_iter()
+            .map(|d| d.join(&name))
+            .find(|c| std::fs::canonicalize(c).is_ok_and(|real| real == exe) && c.parent() != exe.parent())
+    });
+    domain::clients::install::Facts {
+        exe,
+        launcher: std::env::var("VITAECONTEXT_LAUNCHER").ok().filter(|v| !v.is_empty()),
+        in_python_env,
+        on_path,
+    }
+}

@@ -317,3 +317,87 @@ fn registering_again_without_the_paths_keeps_them() {
         "{after}"
     );
 }
+
+/// The entry outlives the install: run from the npm launcher it is `npx -y vitaecontext@V`; from
+/// a pipx or uv tool install, the command that install put on PATH; from a uvx run, `uvx`; from
+/// a cargo build folder, the path, with a warning that `cargo clean` removes it.
+#[test]
+fn register_writes_the_command_of_the_way_it_was_installed() {
+    let version = env!("CARGO_PKG_VERSION");
+    let entry_of = |home: &Path| {
+        let text = fs::read_to_string(home.join(".cursor/mcp.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["mcpServers"]["vitaecontext"].clone()
+    };
+    let fresh = || {
+        let home = tempfile::tempdir().unwrap();
+        fs::create_dir_all(home.path().join(".cursor")).unwrap();
+        home
+    };
+
+    // npm launcher
+    let home = fresh();
+    let (st, _, err) = Cmd::new(["register", "--client", "cursor", "--no-watch"])
+        .env("HOME", home.path())
+        .env("VITAECONTEXT_LAUNCHER", "npm")
+        .output();
+    assert!(st.success(), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    let e = entry_of(home.path());
+    assert_eq!(e["command"], "npx");
+    assert_eq!(e["args"], serde_json::json!(["-y", format!("vitaecontext@{version}"), "mcp"]));
+    // Registering again is a no-op, and the listing does not call npx "another binary".
+    let (_, out, _) = Cmd::new(["register", "--client", "cursor", "--no-watch"])
+        .env("HOME", home.path())
+        .env("VITAECONTEXT_LAUNCHER", "npm")
+        .output();
+    assert!(out.contains("already registered"), "{out}");
+    let (_, out, _) = run(home.path(), &["register"]);
+    assert!(out.contains("registered: npx -y vitaecontext@"), "{out}");
+
+    // A wheel in a virtual environment, linked from a folder on PATH (pipx, uv tool).
+    let home = fresh();
+    let venv = home.path().join("pipx/venvs/vitaecontext");
+    fs::create_dir_all(venv.join("bin")).unwrap();
+    fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+    fs::copy(bin(), venv.join("bin/vitaecontext")).unwrap();
+    let local_bin = home.path().join("local-bin");
+    fs::create_dir_all(&local_bin).unwrap();
+    std::os::unix::fs::symlink(venv.join("bin/vitaecontext"), local_bin.join("vitaecontext")).unwrap();
+    let path = format!("{}:/usr/bin:/bin", local_bin.display());
+    let installed = std::process::Command::new(venv.join("bin/vitaecontext"))
+        .args(["register", "--client", "cursor", "--no-watch"])
+        .env("HOME", home.path())
+        .env("PATH", &path)
+        .env_remove("VITAECONTEXT_LAUNCHER")
+        .output()
+        .unwrap();
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    assert_eq!(entry_of(home.path())["command"], local_bin.join("vitaecontext").display().to_string());
+
+    // The same wheel in uv's cache: `uvx`.
+    let home = fresh();
+    let cached = home.path().join(".cache/uv/archive-v0/AbC123");
+    fs::create_dir_all(cached.join("bin")).unwrap();
+    fs::write(cached.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+    fs::copy(bin(), cached.join("bin/vitaecontext")).unwrap();
+    let uvx = std::process::Command::new(cached.join("bin/vitaecontext"))
+        .args(["register", "--client", "cursor", "--no-watch"])
+        .env("HOME", home.path())
+        .env_remove("VITAECONTEXT_LAUNCHER")
+        .output()
+        .unwrap();
+    assert!(uvx.status.success(), "{}", String::from_utf8_lossy(&uvx.stderr));
+    let e = entry_of(home.path());
+    assert_eq!(
+        (e["command"].as_str(), e["args"][0].as_str()),
+        (Some("uvx"), Some(format!("vitaecontext@{version}").as_str()))
+    );
+
+    // This test's own binary lives in cargo's target/ folder: its path, and a warning.
+    let home = fresh();
+    let (st, _, err) = Cmd::new(["register", "--client", "cursor", "--no-watch"]).env("HOME", home.path()).output();
+    assert!(st.success(), "{err}");
+    assert_eq!(entry_of(home.path())["command"], exe());
+    assert!(err.contains("warning:") && err.contains("cargo build folder") && err.contains("cargo install"), "{err}");
+}

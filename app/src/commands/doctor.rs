@@ -81,8 +81,9 @@ fn info(r: &Report) -> String {
             Some(false) => "; live check: it did not answer (below)",
             None => "",
         };
+        let version = client.version.as_ref().map_or(String::new(), |v| format!("; it says {v:?}"));
         text.push_str(&format!(
-            "Client {}: {} runs {} {}{live}\n",
+            "Client {}: {} runs {} {}{live}{version}\n",
             client.client,
             client.config.display(),
             client.command,
@@ -154,8 +155,9 @@ fn is_jsonrpc(line: &str) -> bool {
 }
 
 impl usecase::Probe for ProcessProbe {
-    fn version(&self, command: &Path) -> Option<String> {
+    fn version(&self, command: &Path, args: &[String]) -> Option<String> {
         let mut child = Command::new(command)
+            .args(args)
             .arg("--version")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use domain::career::select::expand_path;
+use domain::clients::install::{self, Launch};
 use domain::clients::{self, Client, EditError, Entry, Env};
 use miette::{NamedSource, SourceSpan, miette};
 use ports::Clock;
@@ -40,12 +41,14 @@ struct Unparseable {
 pub struct Edge {
     pub env: Env,
     pub exe: std::io::Result<PathBuf>,
+    /// How that binary was installed: what the entry starts (`npx -y vitaecontext@V`...).
+    pub install: Option<install::Facts>,
     pub sources: Sources,
 }
 
 pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, edge: &Edge, args: &RegisterArgs) -> Outcome {
     let Some(client) = args.client else {
-        let this = edge.exe.as_ref().ok().map(|p| p.display().to_string());
+        let this = launch(edge).ok().map(|l| l.command);
         out(&listing(&usecase::status(fs, &edge.env), this.as_deref()));
         return Ok(ExitCode::SUCCESS);
     };
@@ -56,9 +59,14 @@ pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, edge: &Edge, args: &RegisterA
     let action = if args.remove {
         Action::Remove
     } else {
-        let mut new = entry(fs, edge, args, client)?;
+        let launch = launch(edge)?;
+        let mut new = entry(fs, edge, args, client, &launch.command);
         if let Registration::Present(old) = usecase::client_status(fs, &edge.env, client).registration {
             kept = keep_existing_paths(&mut new, &old);
+        }
+        new.args.splice(0..0, launch.before_mcp);
+        if let Some(w) = launch.warning {
+            err(&format!("warning: {w}\n"));
         }
         Action::Register(new)
     };
@@ -195,15 +203,22 @@ fn in_entry_order(args: &[String]) -> Vec<String> {
     out
 }
 
-/// `vitaecontext mcp` with the person's choices, paths made absolute, and `--prompt-tools` for
-/// clients that do not offer prompts.
-fn entry(fs: &dyn FileSystem, edge: &Edge, args: &RegisterArgs, client: Client) -> Result<Entry, Failure> {
+/// What the entry starts, from how this binary was installed (npm launcher, uvx, a tool
+/// install's command, or the binary's own path).
+fn launch(edge: &Edge) -> Result<Launch, Failure> {
     let exe = edge.exe.as_ref().map_err(|e| {
         Failure::failed(miette!(
             help = "run vitaecontext by its full path, or add the entry by hand (see `vitaecontext register --help`)",
             "could not find the path of the running vitaecontext binary: {e}"
         ))
     })?;
+    let facts = edge.install.clone().unwrap_or_else(|| install::Facts { exe: exe.clone(), ..Default::default() });
+    Ok(install::launch(&facts, env!("CARGO_PKG_VERSION")))
+}
+
+/// `COMMAND mcp` with the person's choices, paths made absolute, and `--prompt-tools` for
+/// clients that do not offer prompts. The launcher's own arguments go before `mcp` afterwards.
+fn entry(fs: &dyn FileSystem, edge: &Edge, args: &RegisterArgs, client: Client, command: &str) -> Entry {
     let abs = |p: &Path| expand_path(&p.to_string_lossy(), edge.sources.home.as_deref(), &edge.sources.cwd);
     let mut mcp_args = vec!["mcp".to_string()];
     let mut push = |flag: &str, path: PathBuf, what: &str| {
@@ -240,7 +255,7 @@ fn entry(fs: &dyn FileSystem, edge: &Edge, args: &RegisterArgs, client: Client) 
     if !args.no_watch {
         mcp_args.push("--watch".into());
     }
-    Ok(Entry { command: exe.display().to_string(), args: mcp_args })
+    Entry { command: command.to_owned(), args: mcp_args }
 }
 
 /// `DIR=PRIORITY` when what follows the last `=` is an integer; otherwise the whole is the DIR
@@ -272,7 +287,10 @@ fn listing(all: &[ClientStatus], this: Option<&str>) -> String {
         for c in &found {
             let path = c.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
             let state = match &c.registration {
-                Registration::Present(e) if this.is_some_and(|t| t != e.command) => {
+                Registration::Present(e)
+                    if this.is_some_and(|t| t != e.command)
+                        && install::launcher_entry(&e.command, &e.args).is_none() =>
+                {
                     format!("registered, with another binary: {}", command_line(e))
                 }
                 Registration::Present(e) => format!("registered: {}", command_line(e)),

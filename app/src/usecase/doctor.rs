@@ -94,8 +94,9 @@ impl DoctorFinding {
 
 /// Runs client commands: at the edge, since it spawns processes.
 pub trait Probe {
-    /// `COMMAND --version`'s first line, if it ran and answered within a few seconds.
-    fn version(&self, command: &Path) -> Option<String>;
+    /// `COMMAND ARGS --version`'s first line, if it ran and answered within a few seconds
+    /// (`ARGS`: a launcher's own, as in `npx -y vitaecontext@2.3.0 --version`).
+    fn version(&self, command: &Path, args: &[String]) -> Option<String>;
     /// Starts `COMMAND ARGS`, sends one `initialize` request and checks that the answer (and
     /// everything else on stdout) is JSON-RPC. `Err` says what went wrong.
     fn initialize(&self, command: &Path, args: &[String]) -> Result<(), String>;
@@ -152,6 +153,8 @@ pub struct ClientInfo {
     pub args: Vec<String>,
     /// With `--live`: whether the command answered `initialize` (`None`: not run).
     pub live: Option<bool>,
+    /// With `--live`: what `--version` printed (`None`: not run, or no answer).
+    pub version: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -214,7 +217,7 @@ impl Report {
             },
             "clients": self.clients.iter().map(|c| json!({
                 "client": c.client, "config": c.config.display().to_string(), "command": c.command, "args": c.args,
-                "live": c.live,
+                "live": c.live, "version": c.version,
             })).collect::<Vec<_>>(),
         })
     }
@@ -1003,6 +1006,7 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
             command: entry.command.clone(),
             args: entry.args.clone(),
             live: None,
+            version: None,
         });
         let text: Option<Arc<str>> =
             fs.read(&config, MAX_CLIENT_CONFIG_BYTES).ok().map(|b| Arc::from(String::from_utf8_lossy(&b).into_owned()));
@@ -1116,10 +1120,29 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
             continue;
         };
         let canonical = fs.canonicalize(&command).unwrap_or_else(|_| command.clone());
-        if this.as_ref().is_some_and(|t| *t != canonical) {
-            let version = if inputs.live { probe.version(&command) } else { None };
+        // `npx -y vitaecontext@2.3.0 mcp`, `uvx vitaecontext mcp`: the launcher is not this binary,
+        // and is not foreign either; its version is asked through it.
+        let launcher = domain::clients::install::launcher_entry(&entry.command, &entry.args);
+        let before_mcp: Vec<String> = entry.args.iter().take_while(|a| *a != "mcp").cloned().collect();
+        let version = if inputs.live { probe.version(&command, &before_mcp) } else { None };
+        if let Some(client) = report.clients.last_mut() {
+            client.version.clone_from(&version);
+        }
+        let ours = env!("CARGO_PKG_VERSION");
+        if let Some(l) = &launcher {
+            if let Some(pinned) = l.version.as_deref().filter(|v| *v != ours) {
+                report.findings.push(finding(
+                    DoctorCode::ClientOtherBinary,
+                    format!(
+                        "the entry starts vitaecontext {pinned} through {}; this is vitaecontext {ours}",
+                        l.launcher
+                    ),
+                    "another version than this one",
+                ));
+            }
+        } else if this.as_ref().is_some_and(|t| *t != canonical) {
             let version = match version {
-                Some(v) => format!(" (it says {v:?}; this is vitaecontext {})", env!("CARGO_PKG_VERSION")),
+                Some(v) => format!(" (it says {v:?}; this is vitaecontext {ours})"),
                 None => String::new(),
             };
             // A command that is no vitaecontext at all (`node`, `npx`, another server) is named

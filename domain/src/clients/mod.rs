@@ -5,6 +5,7 @@
 //! text, the wiki, the editor and `doctor` cannot disagree. Edits of the configuration text are
 //! pure (`json`, `toml`): text in, text out, nothing read or written here.
 
+pub mod install;
 pub mod json;
 pub mod toml;
 

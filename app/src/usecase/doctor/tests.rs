@@ -31,8 +31,8 @@ pub struct FakeProbe {
 }
 
 impl Probe for FakeProbe {
-    fn version(&self, command: &Path) -> Option<String> {
-        self.calls.borrow_mut().push(format!("version {}", command.display()));
+    fn version(&self, command: &Path, args: &[String]) -> Option<String> {
+        self.calls.borrow_mut().push(format!("version {} {}", command.display(), args.join(" ")));
         Some("vitaecontext 0.0.1".into())
     }
     fn initialize(&self, command: &Path, args: &[String]) -> Result<(), String> {
@@ -175,7 +175,8 @@ fn a_healthy_setup_has_no_findings() {
     assert_eq!(r.skills.served, 1);
     assert_eq!(r.clients.len(), 1);
     // Same binary: no `--version`; --live starts it with its configured args.
-    assert_eq!(*probe.calls.borrow(), vec![format!("initialize {EXE} mcp")]);
+    assert_eq!(*probe.calls.borrow(), vec![format!("version {EXE} "), format!("initialize {EXE} mcp")]);
+    assert_eq!(r.clients[0].version.as_deref(), Some("vitaecontext 0.0.1"), "the version it says is reported");
 }
 
 #[test]
@@ -356,7 +357,8 @@ fn live_check_failure_and_stale_paths_are_errors_and_missing_commands_are_not_st
     let probe = FakeProbe { fail_initialize: Some("no answer within 5 s".into()), ..FakeProbe::default() };
     let r = run_on(&fs, &sources(), true, &probe);
     assert_eq!(codes(&r), ["vitaecontext::client::live_failed", "vitaecontext::client::stale_path"]);
-    assert_eq!(*probe.calls.borrow(), vec![format!("initialize {EXE} mcp")]);
+    assert_eq!(*probe.calls.borrow(), vec![format!("version {EXE} "), format!("initialize {EXE} mcp")]);
+    assert_eq!(r.clients[0].version.as_deref(), Some("vitaecontext 0.0.1"), "the version it says is reported");
     assert!(r.findings[1].help.contains("register --client gemini"), "{}", r.findings[1].help);
     // Without --live nothing is run.
     let probe = FakeProbe::default();
@@ -378,6 +380,42 @@ fn a_bare_command_is_found_on_path() {
     register(&fs, Client::Cursor, "/usr/bin/gone");
     let r = doctor_on(&fs);
     assert!(r.findings[0].message.contains("/usr/bin/gone does not exist"), "{}", r.findings[0].message);
+}
+
+/// `npx -y vitaecontext@V mcp` (what `register` writes from the npm launcher) is vitaecontext,
+/// not a foreign `npx`; --live asks its version through the launcher; a pin of another version
+/// than this one is pointed out.
+#[test]
+fn a_launcher_entry_is_vitaecontext_and_its_version_is_asked_through_it() {
+    let fs = healthy();
+    fs.create_dir_all(Path::new("/usr/bin")).unwrap();
+    fs.create_dir_all(Path::new("/usr/local/bin")).unwrap();
+    fs.write_atomic(Path::new("/usr/local/bin/npx"), b"").unwrap();
+    let entry = |version: &str| {
+        let path = Client::Cursor.config_path(&env()).unwrap();
+        let args = ["-y", &format!("vitaecontext@{version}"), "mcp"].map(String::from).to_vec();
+        let Edit::Changed(text) =
+            domain::clients::register(Client::Cursor, "", &Entry { command: "npx".into(), args }).unwrap()
+        else {
+            panic!("a new entry changes the file")
+        };
+        write(&fs, &path.to_string_lossy(), &text);
+    };
+    entry(env!("CARGO_PKG_VERSION"));
+    let probe = FakeProbe::default();
+    let r = run_on(&fs, &sources(), true, &probe);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    let pinned = format!("vitaecontext@{}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(probe.calls.borrow()[0], format!("version /usr/local/bin/npx -y {pinned}"));
+    assert_eq!(r.clients[0].version.as_deref(), Some("vitaecontext 0.0.1"));
+    entry("1.0.0");
+    let r = doctor_on(&fs);
+    assert_eq!(codes(&r), ["vitaecontext::client::other_binary"]);
+    assert!(
+        r.findings[0].message.contains("starts vitaecontext 1.0.0 through npx; this is vitaecontext"),
+        "{}",
+        r.findings[0].message
+    );
 }
 
 /// A command that is no vitaecontext at all (`node` running another server) is named as
