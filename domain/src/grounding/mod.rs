@@ -12,12 +12,16 @@ pub mod evidence;
 pub mod facts;
 pub mod job;
 pub mod levels;
+mod postings;
 pub mod text;
 pub mod typed;
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+
+use postings::Postings;
 
 pub use claims::FactKind;
 use claims::{FactText, claim_words, facts, split};
@@ -172,8 +176,8 @@ struct Context<'a> {
     goal: Vec<bool>,
     /// The passages (indices, ascending) holding each content stem, and each number (by unit
     /// and value).
-    by_stem: HashMap<String, Vec<u32>>,
-    by_number: HashMap<(Option<String>, u64), Vec<u32>>,
+    by_stem: HashMap<String, Postings>,
+    by_number: HashMap<(Option<String>, u64), Postings>,
 }
 
 impl<'a> Context<'a> {
@@ -187,11 +191,7 @@ impl<'a> Context<'a> {
             }
             c.goal.push(c.passages.is_goal(i));
             let at = u32::try_from(i).unwrap_or(u32::MAX);
-            let push = |list: &mut Vec<u32>| {
-                if list.last() != Some(&at) {
-                    list.push(at);
-                }
-            };
+            let all = c.passages.len();
             let text = c.passages.full_text(i);
             let ws = words(&text);
             for w in ws.iter() {
@@ -200,26 +200,31 @@ impl<'a> Context<'a> {
                     continue;
                 }
                 match c.by_stem.get_mut(&s) {
-                    Some(list) => push(list),
+                    Some(list) => list.push(at, all),
                     None => {
-                        c.by_stem.insert(s, vec![at]);
+                        c.by_stem.insert(s, Postings::new(at));
                     }
                 }
             }
             for n in text::numbers(&text, &ws) {
-                push(c.by_number.entry((n.unit, n.value.to_bits())).or_default());
+                match c.by_number.entry((n.unit, n.value.to_bits())) {
+                    Entry::Occupied(mut e) => e.get_mut().push(at, all),
+                    Entry::Vacant(e) => {
+                        e.insert(Postings::new(at));
+                    }
+                }
             }
         }
         // A list grown by doubling holds up to half again its length unused: on a 16 MiB file
         // that was megabytes held while the claims were judged.
-        c.by_stem.values_mut().chain(c.by_number.values_mut()).for_each(Vec::shrink_to_fit);
+        c.by_stem.values_mut().chain(c.by_number.values_mut()).for_each(Postings::shrink);
         c
     }
 
     /// The passages of a posting list that a claim may read (`goals`: what the person wants),
     /// in file order.
-    fn indices<'s>(&'s self, list: Option<&'s Vec<u32>>, goals: bool) -> impl Iterator<Item = usize> + 's {
-        list.into_iter().flatten().map(|&i| i as usize).filter(move |&i| goals || !self.goal[i])
+    fn indices<'s>(&'s self, list: Option<&'s Postings>, goals: bool) -> impl Iterator<Item = usize> + 's {
+        list.into_iter().flat_map(Postings::iter).map(|i| i as usize).filter(move |&i| goals || !self.goal[i])
     }
 }
 
@@ -324,7 +329,7 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
             // in every passage of a long file: no map, no sort of them all).
             touched.clear();
             for st in &stems {
-                for &i in context.by_stem.get(st.as_str()).into_iter().flatten() {
+                for i in context.by_stem.get(st.as_str()).into_iter().flat_map(Postings::iter) {
                     let n = &mut counts[i as usize];
                     if *n == 0 {
                         touched.push(i);
@@ -789,7 +794,7 @@ fn judge_name(f: &FactText, context: &Context<'_>, goals: bool, graph: Option<&m
         // its first content word (only its words are read; the one found is made).
         // The passages holding every word of it: the posting lists of its words intersected,
         // the shortest first (`Works 123`: the number's few, not the thousands of `works`).
-        let mut lists: Vec<&Vec<u32>> = Vec::new();
+        let mut lists: Vec<&Postings> = Vec::new();
         for key in form.iter().map(|w| index_key(w)).filter(|k| !k.is_empty()) {
             match context.by_stem.get(&key) {
                 Some(list) => lists.push(list),
@@ -800,11 +805,15 @@ fn judge_name(f: &FactText, context: &Context<'_>, goals: bool, graph: Option<&m
             }
         }
         lists.sort_by_key(|l| l.len());
-        let holding: Option<Vec<u32>> = lists.split_first().map(|(first, rest)| {
-            first.iter().copied().filter(|i| rest.iter().all(|l| l.binary_search(i).is_ok())).collect()
-        });
-        if let Some((p, at)) = context
-            .indices(holding.as_ref(), goals)
+        let holding: Vec<usize> = lists
+            .split_first()
+            .into_iter()
+            .flat_map(|(first, rest)| first.iter().filter(|&i| rest.iter().all(|l| l.contains(i))))
+            .map(|i| i as usize)
+            .filter(|&i| goals || !context.goal[i])
+            .collect();
+        if let Some((p, at)) = holding
+            .into_iter()
             .find(|&i| context.passages.holds_name(i, form))
             .map(|i| context.passages.get(i))
             .and_then(|p| p.find_name(form).map(|at| (p, at)))
