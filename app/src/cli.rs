@@ -265,7 +265,8 @@ Exit status: 0 done, 1 failed (an invalid file, a refused overwrite), 2 bad usag
 #[derive(Debug, Clone, Default, Args)]
 pub struct SkillsSourceArgs {
     /// A skill layer folder, optionally with its priority (default 100): `--skills ~/team=50`.
-    /// Repeatable; `~` expands.
+    /// Repeatable; `~` expands. Default: the folders in $VITAECONTEXT_SKILLS (separated as in
+    /// PATH).
     #[arg(long = "skills", value_name = "DIR[=PRIORITY]", value_parser = parse_skills_dir, global = true)]
     pub dirs: Vec<SkillsDir>,
     /// The layer config: `layers: [{name, path, priority}]`. Default: $VITAECONTEXT_SKILLS_CONFIG,

@@ -10,6 +10,10 @@ use ports::fs::{FileKind, FileSystem, FsErrorKind};
 pub const CONTEXT_ENV: &str = "VITAECONTEXT_CAREER_CONTEXT";
 pub const GRAPH_ENV: &str = "VITAEGRAPH_ROOT";
 pub const SKILLS_CONFIG_ENV: &str = "VITAECONTEXT_SKILLS_CONFIG";
+/// Skill layer folders when no `--skills` is given: `DIR[=PRIORITY]` entries separated as in
+/// PATH (`:`, `;` on Windows). For launchers that pass settings as environment variables
+/// (a Claude Desktop bundle's optional setting arrives empty when not filled in).
+pub const SKILLS_ENV: &str = "VITAECONTEXT_SKILLS";
 /// The skills config used when no flag or environment names one, if it exists.
 pub const DEFAULT_SKILLS_CONFIG: &str = "skills.yaml";
 /// The priority of a `--skills DIR` layer without `=PRIORITY`.
@@ -26,6 +30,8 @@ pub struct Sources {
     pub skills_config_env: Option<String>,
     /// `--skills DIR[=PRIORITY]`, in the order given.
     pub skills_dirs: Vec<(String, i64)>,
+    /// `$VITAECONTEXT_SKILLS`, used when no `--skills` is given.
+    pub skills_env: Vec<(String, i64)>,
     pub home: Option<PathBuf>,
     pub cwd: PathBuf,
 }
@@ -45,6 +51,14 @@ impl Sources {
             skills_config_flag: None,
             skills_config_env: non_empty(std::env::var_os(SKILLS_CONFIG_ENV)),
             skills_dirs: Vec::new(),
+            skills_env: std::env::var_os(SKILLS_ENV)
+                .map(|v| {
+                    std::env::split_paths(&v)
+                        .filter_map(|p| crate::cli::parse_skills_dir(&p.to_string_lossy()).ok())
+                        .map(|d| (d.dir, d.priority))
+                        .collect()
+                })
+                .unwrap_or_default(),
             home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
         }
@@ -97,8 +111,9 @@ impl Sources {
     }
 
     /// Adds the skills flags (`--skills DIR[=PRIORITY]`, `--skills-config FILE`).
+    /// Without `--skills`, the folders of `$VITAECONTEXT_SKILLS`.
     pub fn with_skills(mut self, dirs: &[(String, i64)], config: Option<&Path>) -> Self {
-        self.skills_dirs = dirs.to_vec();
+        self.skills_dirs = if dirs.is_empty() { std::mem::take(&mut self.skills_env) } else { dirs.to_vec() };
         self.skills_config_flag = config.map(|p| p.to_string_lossy().into_owned());
         self
     }

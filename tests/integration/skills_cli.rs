@@ -325,3 +325,27 @@ fn add_declares_arguments_and_warns_of_an_undeclared_placeholder() {
     let (code, _, _) = run(&["skills", "add", "--skills", l, "--id", "u", "--prompt", "x", "--arg", ":x"], home.path());
     assert_eq!(code, Some(2), "an argument needs a name");
 }
+
+/// `$VITAECONTEXT_SKILLS` names layer folders when no `--skills` is given (how a Claude Desktop
+/// bundle passes its optional skills folder); empty is none; `--skills` wins over it.
+#[test]
+fn skill_folders_come_from_the_environment_when_no_flag_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    fs::create_dir_all(&a).unwrap();
+    fs::create_dir_all(&b).unwrap();
+    fs::write(a.join("one.yaml"), "id: one\ntype: prompt\nprompt: from a\n").unwrap();
+    fs::write(b.join("two.yaml"), "id: two\ntype: prompt\nprompt: from b\n").unwrap();
+    let both = std::env::join_paths([&a, &b]).unwrap();
+    let (st, out, err) = Cmd::new(["skills", "list", "--json"]).env("VITAECONTEXT_SKILLS", &both).output();
+    assert!(st.success(), "{err}");
+    assert_eq!(ids(&out), ["one", "two"]);
+    let (st, out, err) = Cmd::new(["skills", "list", "--json"]).env("VITAECONTEXT_SKILLS", "").output();
+    assert!(st.success(), "{err}");
+    assert!(ids(&out).is_empty(), "{out}");
+    let (st, out, _) = Cmd::new(["skills", "list", "--json", "--skills", b.to_str().unwrap()])
+        .env("VITAECONTEXT_SKILLS", &both)
+        .output();
+    assert!(st.success());
+    assert_eq!(ids(&out), ["two"]);
+}
