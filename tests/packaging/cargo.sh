@@ -5,6 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# cargo verifies each crate against the ones packaged before it, through a temporary local
+# registry. A registry crate is never rebuilt for a version already built, and it unpacks a
+# version only once under $CARGO_HOME/registry/src/-HASH/: a change made since an earlier run
+# was verified against the old build (seen here: a new module "missing"). So the check builds
+# in a target folder of its own, made afresh (a few minutes: every dependency once more), and
+# the unpacked copies of our packages go first.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/vitaecontext-*
+export CARGO_TARGET_DIR=$PWD/target/publish-check
+rm -rf "$CARGO_TARGET_DIR"
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! cargo publish --workspace --dry-run --allow-dirty --locked \
