@@ -119,6 +119,18 @@ done
 [ "$(npx vitaecontext --version | head -n1)" = "vitaecontext $version" ] || fail "npx vitaecontext --version"
 ok "exit code $bare_code and stderr of a bad flag are the binary's (npx, Node 20 and Node 22 launcher)"
 
+echo "== register, run through the launcher, writes the npx command"
+mkdir -p "$HOME/.cursor"
+npx vitaecontext register --client cursor --no-watch > "$tmp/register.out" 2> "$tmp/register.err" ||
+  fail "npx vitaecontext register failed: $(cat "$tmp/register.err")"
+node - "$HOME/.cursor/mcp.json" "$version" <<'EOF' || fail "register wrote $(cat "$HOME/.cursor/mcp.json")"
+const [file, version] = process.argv.slice(2);
+const e = require(file).mcpServers.vitaecontext;
+if (e.command !== "npx" || JSON.stringify(e.args) !== JSON.stringify(["-y", `vitaecontext@${version}`, "mcp"])) process.exit(1);
+EOF
+if grep -q "warning" "$tmp/register.err"; then fail "register warned about the npx install: $(cat "$tmp/register.err")"; fi
+ok "register through the launcher writes npx -y vitaecontext@$version mcp (no cache path, no warning)"
+
 # Starts `mcp` on the example with stdin held open, waits until it serves (its one INFO line),
 # and sets $server (the launcher's or the binary's pid) and $served (the binary's pid).
 start() {

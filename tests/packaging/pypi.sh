@@ -115,19 +115,36 @@ note "the Python client (mcp $("$client_python" -c 'from importlib.metadata impo
 # uvx, offline: an empty cache, no index, no Python download; the wheel is all it may use.
 uv=
 if [ -x packaging/.venv/bin/uv ]; then
-  uv=packaging/.venv/bin/uv
+  uv=$PWD/packaging/.venv/bin/uv
 elif command -v uv >/dev/null; then
   uv=$(command -v uv)
 elif python3 -m venv "$tmp/uv" && "$tmp/uv/bin/pip" install --quiet --disable-pip-version-check "$uv_pin" >"$tmp/uv.log" 2>&1; then
   uv="$tmp/uv/bin/uv"
 fi
-if [ -z "$uv" ]; then
-  note "SKIPPED uvx: uv is not installed and $uv_pin could not be installed from PyPI: $(tail -n 3 "$tmp/uv.log" 2>/dev/null)"
-  exit 0
-fi
+# packaging/setup.sh installs the pinned uv (scripts/package runs it), so uv missing is a failure.
+[ -n "$uv" ] || fail "uv is not installed and $uv_pin could not be installed from PyPI: $(tail -n 3 "$tmp/uv.log" 2>/dev/null)"
 wheel_path=$(cd "$dist" && pwd)/$wheel
 uvx_out=$(cd "$tmp" && env -u PIP_FIND_LINKS HOME="$home" UV_CACHE_DIR="$tmp/uv-cache" UV_TOOL_DIR="$tmp/uv-tools" \
   UV_OFFLINE=1 UV_NO_CONFIG=1 UV_PYTHON_DOWNLOADS=never "$uv" tool run --offline --from "$wheel_path" vitaecontext --version 2>"$tmp/uvx.err") ||
   fail "uvx --offline --from $wheel_path vitaecontext --version failed: $(tail -n 10 "$tmp/uvx.err")"
 [ "$(printf '%s\n' "$uvx_out" | head -n1)" = "vitaecontext $version" ] || fail "uvx ran something that says '$uvx_out'"
 note "uvx ($("$uv" --version)) --offline --from $(basename "$wheel_path") vitaecontext --version: $(printf '%s' "$uvx_out" | head -n1)"
+
+# register knows how it was installed: from uvx (uv's cache) it writes `uvx vitaecontext@VERSION`,
+# from `uv tool install` the command uv put on PATH; never a path inside the cache.
+uv_env=(env -u PIP_FIND_LINKS -u VITAECONTEXT_LAUNCHER HOME="$home" UV_CACHE_DIR="$tmp/uv-cache" UV_TOOL_DIR="$tmp/uv-tools"
+  UV_TOOL_BIN_DIR="$tmp/uv-bin" UV_OFFLINE=1 UV_NO_CONFIG=1 UV_PYTHON_DOWNLOADS=never)
+mkdir -p "$home/.cursor"
+entry() { python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["mcpServers"]["vitaecontext"]; print(json.dumps([e["command"], *e["args"]]))' "$home/.cursor/mcp.json"; }
+(cd "$tmp" && "${uv_env[@]}" "$uv" tool run --offline --from "$wheel_path" vitaecontext register --client cursor --no-watch \
+  >"$tmp/reg.out" 2>"$tmp/reg.err") || fail "uvx vitaecontext register failed: $(tail -n 5 "$tmp/reg.err")"
+[ "$(entry)" = "[\"uvx\", \"vitaecontext@$version\", \"mcp\"]" ] || fail "register from uvx wrote $(entry)"
+if grep -q warning "$tmp/reg.err"; then fail "register from uvx warned: $(cat "$tmp/reg.err")"; fi
+note "register from uvx writes: $(entry)"
+(cd "$tmp" && "${uv_env[@]}" "$uv" tool install --offline "$wheel_path" >"$tmp/tool.log" 2>&1) ||
+  fail "uv tool install --offline $wheel_path failed: $(tail -n 5 "$tmp/tool.log")"
+rm -f "$home/.cursor/mcp.json"
+(cd "$tmp" && "${uv_env[@]}" PATH="$tmp/uv-bin:$PATH" vitaecontext register --client cursor --no-watch >"$tmp/reg.out" 2>"$tmp/reg.err") ||
+  fail "register from uv tool install failed: $(tail -n 5 "$tmp/reg.err")"
+[ "$(entry)" = "[\"$tmp/uv-bin/vitaecontext\", \"mcp\"]" ] || fail "register from uv tool install wrote $(entry), not $tmp/uv-bin/vitaecontext"
+note "register from uv tool install writes: $(entry)"
