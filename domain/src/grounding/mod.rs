@@ -902,6 +902,23 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &Context<'_>, goals:
         let theirs = stems_near(&p.text, &pws, m.span.start, n.unit.as_deref(), p.body.min(m.span.start));
         theirs.is_empty() || claim_near.iter().any(|a| theirs.iter().any(|b| typed::same_word(a, b)))
     };
+    // A count's noun may carry a word before it: `four hardware engineers` bears out `four
+    // engineers`, and the other way round; a generic `units` stands for whatever the passage
+    // counts (`60,000 units shipped` for `60,000 chargers shipped`). Two modifiers that differ
+    // (`two junior engineers`, `two hardware engineers`) are still two counts.
+    let count_unit = |u: &str| !measured && !u.starts_with('-') && !text::is_measure(u);
+    let claim_nouns = match &n.unit {
+        Some(u) if count_unit(u) => text::count_nouns(claim.text, ws, n.span.start - base),
+        _ => Vec::new(),
+    };
+    let same_count = |p: &Passage, m: &text::Number| match (&n.unit, &m.unit) {
+        (Some(a), Some(b)) if count_unit(a) && count_unit(b) => {
+            a == "unit"
+                || claim_nouns.contains(b)
+                || text::count_nouns(&p.text, &words(&p.text), m.span.start).contains(a)
+        }
+        _ => false,
+    };
     for Related { passage: p, .. } in related.iter().filter(|r| r.may_support) {
         // Bound against bound (`under five minutes` for `under three minutes`) is a value
         // copied wrong: only the same value bears it out.
@@ -923,7 +940,7 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &Context<'_>, goals:
         };
         if let Some(m) = p.numbers.iter().find(|m| {
             !m.year
-                && unit_ok(m)
+                && (unit_ok(m) || same_count(p, m))
                 && counted(m)
                 && hedge_against(m).fits(n.value, m.value)
                 && of_the_claim(p, m)

@@ -700,3 +700,19 @@ fn a_hyphenated_size_is_compared_with_sizes() {
     let claims = run("- Led a team of 12 engineers at Tideline Logistics.\n");
     assert!(contradicted(&claims[0]).is_empty(), "{:#?}", claims[0].facts);
 }
+
+/// A count's noun may carry a modifier in one text and not the other, and a generic `units`
+/// stands for what the file counts; two different modifiers stay two counts.
+#[test]
+fn a_count_is_borne_out_by_the_same_noun_with_or_without_a_modifier() {
+    let context = "# Elin Test - Hardware engineer\n\n## PROFESSIONAL EXPERIENCE\n\n\
+                   ### Senior Hardware Engineer [ROLE] - Voltrane Systems (2019-present)\n\n\
+                   Leading a team of four hardware engineers on the 11 kW charger.\n\n\
+                   - More than 60,000 chargers shipped by the end of 2025.\n";
+    let sources = Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), cancel: None };
+    let verdict = |draft: &str| check(draft, sources).remove(0).status;
+    assert_eq!(verdict("Led four engineers at Voltrane Systems."), ClaimStatus::Supported);
+    assert_eq!(verdict("Shipped more than 60,000 units at Voltrane Systems."), ClaimStatus::Supported);
+    assert_ne!(verdict("Hired four junior engineers at Voltrane Systems."), ClaimStatus::Supported);
+    assert_eq!(verdict("Led a team of five hardware engineers at Voltrane Systems."), ClaimStatus::Contradicted);
+}
