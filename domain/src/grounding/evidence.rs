@@ -442,6 +442,12 @@ impl<'t> ContextPassages<'t> {
             || chain.iter().any(|&k| named.entries.contains(&self.headings[k].0))
     }
 
+    /// The QUICK REFERENCE entries and VERIFIED FACTS (about the whole person, not one entry),
+    /// in file order; a few dozen in any file.
+    pub fn whole_person(&self) -> impl Iterator<Item = usize> + '_ {
+        self.specs.iter().enumerate().filter(|(_, s)| s.whole_person).map(|(i, _)| i)
+    }
+
     /// Whether passage `i` says what the person wants (see [`Passage::goal`]), without making it.
     pub fn is_goal(&self, i: usize) -> bool {
         let spec = &self.specs[i];

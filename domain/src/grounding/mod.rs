@@ -949,6 +949,34 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &Context<'_>, goals:
             return FactStatus::Supported(evidence(p, m.span.start));
         }
     }
+    // A numeric QUICK REFERENCE key or VERIFIED FACT counts what its name says (`patents
+    // granted: 1` for `1 granted patent`), however few words it shares with a long claim: each
+    // of the claim's count nouns must be in it. Its one value, other than the claim's and not
+    // within the claim's hedge, is the count the files give (`3 granted patents`).
+    if !claim_nouns.is_empty() {
+        let mut other: Option<(Passage, text::Number)> = None;
+        for i in context.passages.whole_person().filter(|&i| goals || !context.goal[i]) {
+            let p = context.passages.get(i);
+            let pws = words(&p.text);
+            let named: Vec<String> = pws.iter().map(|w| stem(&fold(w.text))).collect();
+            if !claim_nouns.iter().all(|a| named.iter().any(|b| typed::same_word(a, b))) {
+                continue;
+            }
+            let values: Vec<&text::Number> = p.numbers.iter().filter(|m| !m.year && m.unit.is_none()).collect();
+            if let Some(m) = values.iter().find(|m| claim_hedge.fits(n.value, m.value)) {
+                return FactStatus::Supported(evidence(&p, m.span.start));
+            }
+            if let [m] = values[..]
+                && other.is_none()
+                && claim_hedge.contradicted_by(n.value, m.value)
+            {
+                other = Some((p.clone(), m.clone()));
+            }
+        }
+        if let Some((p, m)) = other {
+            return FactStatus::Contradicted { evidence: evidence(&p, m.span.start), found: number_text(&p, &m) };
+        }
+    }
     // `from 31% to 44% in three years` against `from 31% in 2021 to 44% in 2024`: the distance
     // between two years of a closely related passage.
     if n.unit.as_deref() == Some("year") {

@@ -716,3 +716,21 @@ fn a_count_is_borne_out_by_the_same_noun_with_or_without_a_modifier() {
     assert_ne!(verdict("Hired four junior engineers at Voltrane Systems."), ClaimStatus::Supported);
     assert_eq!(verdict("Led a team of five hardware engineers at Voltrane Systems."), ClaimStatus::Contradicted);
 }
+
+/// A numeric QUICK REFERENCE key counts what its name says: `patents_granted: 1` bears out
+/// `1 granted patent` in a long headline and goes against `3 granted patents`.
+#[test]
+fn a_numeric_quick_reference_key_supports_or_contradicts_the_count_it_names() {
+    let context = "# Elin Test - Hardware engineer\n\n## QUICK REFERENCE\n```yaml\nname: Elin Test\n\
+                   patents_granted: 1\n```\n\n## PROFESSIONAL EXPERIENCE\n\n\
+                   ### Senior Hardware Engineer [ROLE] - Voltrane Systems (2019-present)\n\n\
+                   Power electronics for the 11 kW on-board charger.\n";
+    let sources = Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), cancel: None };
+    let verdict = |draft: &str| check(draft, sources).remove(0).status;
+    assert_eq!(
+        verdict("Senior Hardware Engineer at Voltrane Systems | Power electronics | 1 granted patent"),
+        ClaimStatus::Supported
+    );
+    assert_eq!(verdict("Holder of 3 granted patents in power electronics."), ClaimStatus::Contradicted);
+    assert_ne!(verdict("Holder of 3 pending patents in power electronics."), ClaimStatus::Contradicted);
+}
