@@ -88,9 +88,10 @@ pub enum Command {
     /// Add vitaecontext to an AI assistant's MCP configuration, or list the assistants found.
     ///
     /// With --client, the entry runs vitaecontext as it was installed: `npx -y vitaecontext@VERSION`
-    /// from the npm launcher, `uvx vitaecontext@VERSION` from uvx, the installed command from `uv
-    /// tool install` or `pipx`, else this binary's absolute path (with a warning when that path
-    /// is in a cargo target/ folder, a cache or a temporary folder). It runs `mcp` with your
+    /// when npx ran it from its cache, `uvx vitaecontext@VERSION` from uvx, the command on PATH
+    /// that leads to an installed copy (npm -g, uv tool, pipx, Homebrew, cargo install), else this
+    /// binary's absolute path (with a warning when that path is in a cargo target/ folder, a
+    /// cache or a temporary folder). It runs `mcp` with your
     /// --context, --root and --skills choices. The file is merged (other servers, settings and
     /// comments stay), backed up beside itself as <file>.vitaecontext-backup-<UTC time>, then
     /// replaced atomically; registering twice changes nothing. Without --client, it lists the
@@ -282,17 +283,11 @@ pub struct SkillsDir {
     pub priority: i64,
 }
 
-/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
-/// the folder (a folder name may contain `=`).
+/// One `--skills DIR[=PRIORITY]` (see [`crate::sources::split_skills_dir`]).
 pub fn parse_skills_dir(raw: &str) -> Result<SkillsDir, String> {
-    let (dir, priority) = match raw.rsplit_once('=') {
-        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
-        _ => (raw, crate::sources::DEFAULT_SKILLS_PRIORITY),
-    };
-    if dir.is_empty() {
-        return Err("expected a folder, e.g. --skills ~/team-skills=50".into());
-    }
-    Ok(SkillsDir { dir: dir.to_owned(), priority })
+    crate::sources::split_skills_dir(raw)
+        .map(|(dir, priority)| SkillsDir { dir, priority })
+        .ok_or_else(|| "expected a folder, e.g. --skills ~/team-skills=50".into())
 }
 
 impl SkillsSourceArgs {

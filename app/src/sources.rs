@@ -52,14 +52,9 @@ impl Sources {
             skills_config_env: non_empty(std::env::var_os(SKILLS_CONFIG_ENV)),
             skills_dirs: Vec::new(),
             skills_env: std::env::var_os(SKILLS_ENV)
-                .map(|v| {
-                    std::env::split_paths(&v)
-                        .filter_map(|p| crate::cli::parse_skills_dir(&p.to_string_lossy()).ok())
-                        .map(|d| (d.dir, d.priority))
-                        .collect()
-                })
+                .map(|v| std::env::split_paths(&v).filter_map(|p| split_skills_dir(&p.to_string_lossy())).collect())
                 .unwrap_or_default(),
-            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            home: home_dir(),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
         }
     }
@@ -153,6 +148,24 @@ pub struct SkillSources {
     pub dirs: Vec<(String, PathBuf, i64)>,
 }
 
+/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
+/// the folder (a folder name may contain `=`). `None` for an empty folder.
+pub fn split_skills_dir(raw: &str) -> Option<(String, i64)> {
+    let (dir, priority) = match raw.rsplit_once('=') {
+        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
+        _ => (raw, DEFAULT_SKILLS_PRIORITY),
+    };
+    (!dir.is_empty()).then(|| (dir.to_owned(), priority))
+}
+
+/// The person's home folder, where `~` and `~/.vitaecontext` start: `$HOME`, and on Windows,
+/// which does not set it, `%USERPROFILE%` (found in review: the Claude Desktop bundle's default
+/// `~/.vitaecontext/vitaegraph` was resolved against the working folder there).
+pub fn home_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("HOME").or_else(|| if cfg!(windows) { var("USERPROFILE") } else { None })
+}
+
 /// Where MCP clients keep their configuration on this machine: the OS and the folders their
 /// locations start from (`vitaecontext register`, `doctor`).
 pub fn client_env() -> domain::clients::Env {
@@ -201,5 +214,6 @@ pub fn install_facts(exe: &Path) -> domain::clients::install::Facts {
         launcher: std::env::var("VITAECONTEXT_LAUNCHER").ok().filter(|v| !v.is_empty()),
         in_python_env,
         on_path,
+        os: client_env().os,
     }
 }

@@ -318,7 +318,8 @@ fn registering_again_without_the_paths_keeps_them() {
     );
 }
 
-/// The entry outlives the install: run from the npm launcher it is `npx -y vitaecontext@V`; from
+/// The entry outlives the install: run by the npm launcher from npx's cache it is `npx -y
+/// vitaecontext@V` (from an installed npm package, the binary's path); from
 /// a pipx or uv tool install, the command that install put on PATH; from a uvx run, `uvx`; from
 /// a cargo build folder, the path, with a warning that `cargo clean` removes it.
 #[test]
@@ -339,7 +340,7 @@ fn register_writes_the_command_of_the_way_it_was_installed() {
     let home = fresh();
     let (st, _, err) = Cmd::new(["register", "--client", "cursor", "--no-watch"])
         .env("HOME", home.path())
-        .env("VITAECONTEXT_LAUNCHER", "npm")
+        .env("VITAECONTEXT_LAUNCHER", "npx")
         .output();
     assert!(st.success(), "{err}");
     assert!(!err.contains("warning"), "{err}");
@@ -349,11 +350,21 @@ fn register_writes_the_command_of_the_way_it_was_installed() {
     // Registering again is a no-op, and the listing does not call npx "another binary".
     let (_, out, _) = Cmd::new(["register", "--client", "cursor", "--no-watch"])
         .env("HOME", home.path())
-        .env("VITAECONTEXT_LAUNCHER", "npm")
+        .env("VITAECONTEXT_LAUNCHER", "npx")
         .output();
     assert!(out.contains("already registered"), "{out}");
     let (_, out, _) = run(home.path(), &["register"]);
     assert!(out.contains("registered: npx -y vitaecontext@"), "{out}");
+
+    // An installed npm package (`npm install -g`): the binary, not npx (which would ask the
+    // registry at every start).
+    let home = fresh();
+    let (st, _, err) = Cmd::new(["register", "--client", "cursor", "--no-watch"])
+        .env("HOME", home.path())
+        .env("VITAECONTEXT_LAUNCHER", "npm")
+        .output();
+    assert!(st.success(), "{err}");
+    assert_eq!(entry_of(home.path())["command"], exe());
 
     // A wheel in a virtual environment, linked from a folder on PATH (pipx, uv tool).
     let home = fresh();

@@ -1123,7 +1123,12 @@ fn check_clients(fs: &dyn FileSystem, inputs: &Inputs<'_>, probe: &dyn Probe, re
         // `npx -y vitaecontext@2.3.0 mcp`, `uvx vitaecontext mcp`: the launcher is not this binary,
         // and is not foreign either; its version is asked through it.
         let launcher = domain::clients::install::launcher_entry(&entry.command, &entry.args);
-        let before_mcp: Vec<String> = entry.args.iter().take_while(|a| *a != "mcp").cloned().collect();
+        // A launcher's own arguments go before `--version` (`npx -y vitaecontext@2.3.0
+        // --version`); any other entry's command is asked alone, as `COMMAND --version`.
+        let before_mcp: Vec<String> = match &launcher {
+            Some(_) => entry.args.iter().take_while(|a| *a != "mcp").cloned().collect(),
+            None => Vec::new(),
+        };
         let version = if inputs.live { probe.version(&command, &before_mcp) } else { None };
         if let Some(client) = report.clients.last_mut() {
             client.version.clone_from(&version);

@@ -27,8 +27,9 @@ pub enum Client {
 }
 
 /// The operating systems whose locations are known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Os {
+    #[default]
     Linux,
     Macos,
     Windows,
