@@ -2,7 +2,8 @@
 # npm: the tarballs in dist/ install into a temporary prefix with the registry unreachable and
 # install scripts off; `npx vitaecontext mcp` then serves the example data to the official
 # TypeScript client (tools, resources, prompts). The launcher passes stdin, stdout, stderr, the
-# exit code and signals through, hands the binary VITAECONTEXT_LAUNCHER=npm, and says which
+# exit code and signals through, hands the binary VITAECONTEXT_LAUNCHER (npm installed, npx
+# from npx's cache: register writes the binary's path or the npx entry), and says which
 # package is missing when it cannot find the binary. The launcher runs the binary in one of two
 # ways: exec (Node 22.15+, the Node that tests/clients installs) or as a child process (older
 # Node); both are covered where the Node on PATH is older than 22.15 (Node 20 here and in the
@@ -119,17 +120,13 @@ done
 [ "$(npx vitaecontext --version | head -n1)" = "vitaecontext $version" ] || fail "npx vitaecontext --version"
 ok "exit code $bare_code and stderr of a bad flag are the binary's (npx, Node 20 and Node 22 launcher)"
 
-echo "== register, run through the launcher, writes the npx command"
+echo "== register from the installed package writes its binary"
 mkdir -p "$HOME/.cursor"
 npx vitaecontext register --client cursor --no-watch > "$tmp/register.out" 2> "$tmp/register.err" ||
-  fail "npx vitaecontext register failed: $(cat "$tmp/register.err")"
-node - "$HOME/.cursor/mcp.json" "$version" <<'EOF' || fail "register wrote $(cat "$HOME/.cursor/mcp.json")"
-const [file, version] = process.argv.slice(2);
-const e = require(file).mcpServers.vitaecontext;
-if (e.command !== "npx" || JSON.stringify(e.args) !== JSON.stringify(["-y", `vitaecontext@${version}`, "mcp"])) process.exit(1);
-EOF
-if grep -q "warning" "$tmp/register.err"; then fail "register warned about the npx install: $(cat "$tmp/register.err")"; fi
-ok "register through the launcher writes npx -y vitaecontext@$version mcp (no cache path, no warning)"
+  fail "vitaecontext register (installed) failed: $(cat "$tmp/register.err")"
+written=$(node -e 'const e = require(process.argv[1]).mcpServers.vitaecontext; console.log([e.command, ...e.args].join(" "))' "$HOME/.cursor/mcp.json")
+[ "$written" = "$binary mcp" ] || fail "register from the installed package wrote '$written', not '$binary mcp'"
+ok "register from an installed package writes its binary (no npx: that would ask the registry at each start)"
 
 # Starts `mcp` on the example with stdin held open, waits until it serves (its one INFO line),
 # and sets $server (the launcher's or the binary's pid) and $served (the binary's pid).
@@ -192,5 +189,30 @@ node -r "$tmp/riscv.cjs" "$launcher_js" --version 2> "$tmp/err" || code=$?
   fail "on an unsupported platform: status $code, message: $(cat "$tmp/err")"
 echo "  $(cat "$tmp/err")"
 ok "without its platform package, and on an unsupported platform, the launcher says what is missing (status 1)"
+
+echo "== npx -y vitaecontext@$version: register writes the npx entry, and a client starts it"
+# A registry on loopback serving the two tarballs; npx fetches from it into a fresh cache, as a
+# person's first `npx -y vitaecontext@VERSION init` does.
+node "$root/tests/packaging/registry.mjs" "$launcher_tgz" "$platform_tgz" > "$tmp/registry.port" 2> "$tmp/registry.err" &
+started+=($!)
+disown $!  # ended by cleanup, without bash reporting it as killed
+for _ in $(seq 50); do [ -s "$tmp/registry.port" ] && break; sleep 0.1; done
+port=$(head -n1 "$tmp/registry.port")
+[ -n "$port" ] || fail "the test registry did not start: $(cat "$tmp/registry.err")"
+npx_home=$tmp/npx-home
+mkdir -p "$npx_home/.cursor"
+npx_env=(env HOME="$npx_home" npm_config_registry="http://127.0.0.1:$port/" npm_config_offline=false
+  npm_config_cache="$tmp/npx-cache" npm_config_prefix="$tmp/npx-prefix" npm_config_update_notifier=false)
+"${npx_env[@]}" npx -y "vitaecontext@$version" register --client cursor --no-watch > "$tmp/register.out" 2> "$tmp/register.err" ||
+  fail "npx -y vitaecontext@$version register failed: $(cat "$tmp/register.err")"
+entry=$(node -e 'const e = require(process.argv[1]).mcpServers.vitaecontext; console.log(JSON.stringify([e.command, ...e.args]))' "$npx_home/.cursor/mcp.json")
+[ "$entry" = "[\"npx\",\"-y\",\"vitaecontext@$version\",\"mcp\"]" ] || fail "register through npx wrote $entry"
+if grep -q "warning" "$tmp/register.err"; then fail "register through npx warned: $(cat "$tmp/register.err")"; fi
+# The entry as written, with the example's files, started by the TypeScript client.
+mapfile -t cmd < <(node -e 'for (const a of JSON.parse(process.argv[1])) console.log(a)' "$entry")
+"${npx_env[@]}" node "$client" sdk1 "$plan" "${cmd[@]}" "${example[@]}" > "$tmp/entry.json" 2> "$tmp/entry.err" ||
+  fail "the TypeScript client could not start the written entry ${cmd[*]}: $(tail -n 5 "$tmp/entry.err")"
+grep -q '"# Career Context packet - cv' "$tmp/entry.json" || fail "the written entry did not serve the example: $(head -c 400 "$tmp/entry.json")"
+ok "register through npx writes $entry, and the TypeScript client starts exactly that and is served"
 
 echo "npm: $passed passed, 0 failed (install from tarballs: ${install_ms} ms)"

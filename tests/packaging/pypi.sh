@@ -141,6 +141,17 @@ entry() { python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["mcpSer
 [ "$(entry)" = "[\"uvx\", \"vitaecontext@$version\", \"mcp\"]" ] || fail "register from uvx wrote $(entry)"
 if grep -q warning "$tmp/reg.err"; then fail "register from uvx warned: $(cat "$tmp/reg.err")"; fi
 note "register from uvx writes: $(entry)"
+# The entry as written, started by the Python client: uv finds the wheel in dist/ (find-links,
+# offline), as it would find it on PyPI.
+mapfile -t cmd < <(python3 -c 'import json, sys; [print(a) for a in json.loads(sys.argv[1])]' "$(entry)")
+# The client passes the server only a default environment: uv's settings go through `env`.
+(cd tests/clients && "$client_python" py_client.py session \
+  '{"calls": [{"name": "get_career_context", "arguments": {"for": "cv"}}]}' \
+  "${uv_env[@]}" UV_FIND_LINKS="$(dirname "$wheel_path")" PATH="$(dirname "$uv"):$PATH" \
+  "${cmd[@]}" --context "$examples/career-context.md") >"$tmp/uvx-entry.json" 2>"$tmp/uvx-entry.err" ||
+  fail "the Python client could not start the written entry ${cmd[*]}: $(grep -v '^ *[|+]' "$tmp/uvx-entry.err" | tail -n 10)"
+grep -q '# Career Context packet - cv' "$tmp/uvx-entry.json" || fail "the written uvx entry did not serve: $(head -c 400 "$tmp/uvx-entry.json")"
+note "the Python client started the written entry (${cmd[*]}) and was served"
 (cd "$tmp" && "${uv_env[@]}" "$uv" tool install --offline "$wheel_path" >"$tmp/tool.log" 2>&1) ||
   fail "uv tool install --offline $wheel_path failed: $(tail -n 5 "$tmp/tool.log")"
 rm -f "$home/.cursor/mcp.json"

@@ -13,10 +13,16 @@ function fail(message) {
   process.exit(1);
 }
 
-// Which C library this Linux has; asked only to explain a failure (a report costs milliseconds).
+const fs = require("fs");
+
+// Which C library this Linux has: musl's loader sits in /lib as ld-musl-<arch>.so.1 (a listing
+// of one folder, cheap enough for every start).
 function libc() {
-  if (process.report.excludeNetwork !== undefined) process.report.excludeNetwork = true;
-  return process.report.getReport().header.glibcVersionRuntime ? "glibc" : "musl";
+  try {
+    return fs.readdirSync("/lib").some((f) => f.startsWith("ld-musl-")) ? "musl" : "glibc";
+  } catch {
+    return "glibc";
+  }
 }
 
 function binaryPath() {
@@ -28,13 +34,16 @@ function binaryPath() {
     fail(`no prebuilt binary for ${here}; there are binaries for ${known}. You can ${fromSource}`);
   }
   const name = packageName(row);
+  // npm 10.4+ skips a glibc package on musl (Alpine) through its `libc` field; yarn, pnpm and
+  // older npm install it anyway, and it cannot run there: say why, whichever happened.
+  const wrongLibc = process.platform === "linux" && row.libc && libc() !== row.libc;
+  if (wrongLibc) {
+    fail(`no prebuilt binary for ${here} with ${libc()}: the Linux binaries need ${row.libc}. You can ${fromSource}`);
+  }
+  let binary;
   try {
-    return path.join(path.dirname(require.resolve(`${name}/package.json`)), "bin", row.exe);
+    binary = path.join(path.dirname(require.resolve(`${name}/package.json`)), "bin", row.exe);
   } catch {
-    // npm 10.4+ skips a glibc package on musl (Alpine) through its `libc` field: say why.
-    if (row.libc && libc() !== row.libc) {
-      fail(`no prebuilt binary for ${here} with ${libc()}: the Linux binaries need ${row.libc}. You can ${fromSource}`);
-    }
     fail(
       `the package ${name}, which holds the binary for ${here}, is not installed. npm installs it ` +
         `from vitaecontext's optionalDependencies unless they were left out (--omit=optional, ` +
@@ -42,13 +51,23 @@ function binaryPath() {
         `dependencies, add ${name} yourself, or ${fromSource}`,
     );
   }
+  // Checked here, not left to execve: a failed execve aborts Node 22 with a native stack
+  // instead of an error it can catch.
+  try {
+    fs.accessSync(binary, process.platform === "win32" ? fs.constants.F_OK : fs.constants.X_OK);
+  } catch (e) {
+    fail(`cannot run ${binary} (${e.code}): reinstall ${name}, or ${fromSource}`);
+  }
+  return binary;
 }
 
 const binary = binaryPath();
 const args = process.argv.slice(2);
 // The binary's `register` command writes `npx -y vitaecontext@<version> ...` into client configs
-// when it knows npm started it.
-const env = { ...process.env, VITAECONTEXT_LAUNCHER: "npm" };
+// when npx started it from its cache, and the installed binary's path for an installed package
+// (a global or project install: npx would ask the registry at every start).
+const fromNpx = __dirname.split(path.sep).includes("_npx");
+const env = { ...process.env, VITAECONTEXT_LAUNCHER: fromNpx ? "npx" : "npm" };
 
 // Node 22.15+ can replace this process with the binary (Unix only): the client then talks to the
 // binary itself, with its pid, its signals and its exit status, and no Node process stays behind.
