@@ -43,9 +43,9 @@ impl WikiModule {
 
     pub fn content(self) -> &'static str {
         match self {
-            WikiModule::Vitaecontext => include_str!("../wiki/vitaecontext.md"),
-            WikiModule::Build => include_str!("../wiki/build.md"),
-            WikiModule::Vitaegraph => include_str!("../wiki/vitaegraph.md"),
+            WikiModule::Vitaecontext => include_str!(concat!(env!("VITAECONTEXT_WIKI_DIR"), "/vitaecontext.md")),
+            WikiModule::Build => include_str!(concat!(env!("VITAECONTEXT_WIKI_DIR"), "/build.md")),
+            WikiModule::Vitaegraph => include_str!(concat!(env!("VITAECONTEXT_WIKI_DIR"), "/vitaegraph.md")),
         }
     }
 }
