@@ -21,6 +21,7 @@ pub mod prompts;
 pub mod resources;
 pub mod revision;
 pub mod served;
+pub mod skills_extension;
 pub mod tools;
 
 use std::collections::{HashMap, HashSet};
