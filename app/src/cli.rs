@@ -405,6 +405,19 @@ pub enum SkillsCommand {
         #[arg(long)]
         force: bool,
     },
+    /// Write every skill the server serves as an Agent Skills folder (DIR/<name>/SKILL.md and
+    /// its files), for tools that read skill folders from disk: the files and bytes the MCP
+    /// skills extension serves (a YAML or JSON skill as a generated SKILL.md). Each skill is
+    /// written whole or not at all. Never replaces a file without --force. Exit 1 when a skill
+    /// could not be written (each is named on stderr, with why); the others are written.
+    Export {
+        /// The folder to write the skill folders into (made if missing).
+        #[arg(long = "agent-skills", value_name = "DIR", required = true)]
+        agent_skills: PathBuf,
+        /// Replace files already there (each skill's files as one set: all or none).
+        #[arg(long)]
+        force: bool,
+    },
     /// Remove a skill's file from its layer. Refuses when the id lives in several layers and
     /// no --layer is given.
     Remove {

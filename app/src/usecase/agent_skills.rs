@@ -47,11 +47,6 @@ impl Bundle {
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.files.iter().map(|f| f.path.as_str())
     }
-
-    /// Whether the skill is a generated `SKILL.md` (a YAML or JSON skill).
-    pub fn is_generated(&self) -> bool {
-        self.folder.is_none()
-    }
 }
 
 /// Why a skill cannot be served as an Agent Skill now.
@@ -209,6 +204,125 @@ impl AgentSkills {
     }
 }
 
+/// What [`export`] did with one skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exported {
+    /// Its folder was written: how many files, and how many of them replaced a file (`force`).
+    Written { name: String, folder: PathBuf, files: usize, replaced: usize },
+    /// Nothing of it was written, and why.
+    NotWritten { name: String, why: String },
+}
+
+/// Writes each skill of `set` as an Agent Skills folder `dir/<name>`, with the files and bytes
+/// the skills extension serves (a YAML skill as its generated `SKILL.md`), for tools that read
+/// skill folders from disk. Per skill, all or nothing:
+/// - without `force`, a file already at one of its paths is left alone and nothing of the skill
+///   is written; each file is created new (never over one that appears meanwhile), and when one
+///   cannot be, those written before it are removed;
+/// - with `force`, its files replace what is there as one set (`write_atomic_set`), or none do.
+///
+/// A symlink at a skill's folder, at a folder below it or at one of its files is never written
+/// through. Other files already in a skill's folder stay. Folders made for a skill that then
+/// failed may remain, empty of its files.
+pub fn export(
+    fs: &dyn FileSystem,
+    set: &SkillSet,
+    locations: &Locations,
+    dir: &Path,
+    force: bool,
+) -> Result<Vec<Exported>, ports::fs::FsError> {
+    fs.create_dir_all(dir)?;
+    let skills = AgentSkills::default();
+    Ok(set
+        .entries()
+        .iter()
+        .map(|entry| {
+            let name = entry.skill.id.clone();
+            match export_one(fs, &skills, set, locations, dir, &name, force) {
+                Ok(written) => written,
+                Err(why) => Exported::NotWritten { name, why },
+            }
+        })
+        .collect())
+}
+
+fn export_one(
+    fs: &dyn FileSystem,
+    skills: &AgentSkills,
+    set: &SkillSet,
+    locations: &Locations,
+    dir: &Path,
+    name: &str,
+    force: bool,
+) -> Result<Exported, String> {
+    let bundle = skills.bundle(fs, set, locations, name).map_err(|e| match e {
+        BundleError::Refused { why, .. } => format!("it is not an Agent Skill: {why}"),
+        other => other.to_string(),
+    })?;
+    let folder = dir.join(name);
+    let mut contents = Vec::with_capacity(bundle.files.len());
+    for f in &bundle.files {
+        let bytes = skills.read(fs, &bundle, &f.path).unwrap_or_else(|| unreachable_file(&f.path));
+        contents.push((folder.join(&f.path), bytes.map_err(|e| e.to_string())?));
+    }
+    // The folders the files go into, below `dir`: each a plain folder or not there yet.
+    let mut folders: Vec<PathBuf> = contents
+        .iter()
+        .flat_map(|(path, _)| path.ancestors().skip(1).take_while(|a| a.starts_with(&folder)).map(Path::to_path_buf))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for f in &folders {
+        match fs.symlink_metadata(f) {
+            Ok(m) if m.kind == ports::fs::FileKind::Symlink => {
+                return Err(format!("{} is a symlink; nothing is written through one", f.display()));
+            }
+            Ok(m) if m.kind != ports::fs::FileKind::Dir => return Err(format!("{} is not a folder", f.display())),
+            _ => {}
+        }
+    }
+    let mut existing = Vec::new();
+    for (path, _) in &contents {
+        match fs.symlink_metadata(path) {
+            Ok(m) if m.kind == ports::fs::FileKind::Symlink => {
+                return Err(format!("{} is a symlink; nothing is written through one", path.display()));
+            }
+            Ok(_) => existing.push(path.display().to_string()),
+            Err(_) => {}
+        }
+    }
+    if let Some(first) = existing.first().filter(|_| !force) {
+        let more = match existing.len() - 1 {
+            0 => String::new(),
+            n => format!(" (and {n} more of its files)"),
+        };
+        return Err(format!("{first} already exists{more}; pass --force to replace"));
+    }
+    for f in &folders {
+        fs.create_dir_all(f).map_err(|e| e.to_string())?;
+    }
+    if force {
+        let changes: Vec<ports::fs::Change<'_>> =
+            contents.iter().map(|(path, bytes)| ports::fs::Change::Write(path, bytes)).collect();
+        fs.write_atomic_set(&changes).map_err(|e| e.to_string())?;
+    } else {
+        for (i, (path, bytes)) in contents.iter().enumerate() {
+            if let Err(e) = fs.write_new(path, bytes) {
+                for (written, _) in &contents[..i] {
+                    let _ = fs.remove_file(written);
+                }
+                return Err(format!("{e}; nothing of it was left written"));
+            }
+        }
+    }
+    Ok(Exported::Written { name: name.to_owned(), folder, files: contents.len(), replaced: existing.len() })
+}
+
+/// A path of a bundle is always one of its files.
+fn unreachable_file(path: &str) -> ! {
+    unreachable!("{path} is listed in the bundle it is read from")
+}
+
 #[cfg(test)]
 mod tests {
     use fs_memory::MemoryFs;
@@ -283,12 +397,74 @@ mod tests {
     }
 
     #[test]
+    fn export_writes_each_skill_as_served_and_never_overwrites_without_force() {
+        let fs = fs_with(&[
+            ("/l/review/SKILL.md", SKILL),
+            ("/l/review/refs/list.md", "# List\n"),
+            ("/l/cv.yaml", "id: cv-summary\ntype: prompt\ndescription: Sum up\nprompt: Go.\n"),
+            ("/l/tool.yaml", "id: a-tool\ntype: tool\n"),
+            ("/out/cv-summary/SKILL.md", "mine"),
+        ]);
+        let (set, loc) = load_located(&fs, &layers());
+        let out = Path::new("/out");
+        let first = export(&fs, &set, &loc, out, false).unwrap();
+        let of = |all: &[Exported], name: &str| {
+            all.iter()
+                .find(|e| matches!(e, Exported::Written { name: n, .. } | Exported::NotWritten { name: n, .. } if n == name))
+                .cloned()
+                .unwrap()
+        };
+        assert_eq!(
+            of(&first, "review"),
+            Exported::Written { name: "review".into(), folder: out.join("review"), files: 2, replaced: 0 }
+        );
+        assert!(matches!(of(&first, "cv-summary"), Exported::NotWritten { why, .. } if why.contains("pass --force")));
+        assert!(matches!(of(&first, "a-tool"), Exported::NotWritten { why, .. } if why.contains("without a `prompt`")));
+        assert_eq!(fs.read(Path::new("/out/review/refs/list.md"), 100).unwrap(), b"# List\n");
+        assert_eq!(fs.read(Path::new("/out/review/SKILL.md"), 1000).unwrap(), SKILL.as_bytes());
+        assert_eq!(fs.read(Path::new("/out/cv-summary/SKILL.md"), 100).unwrap(), b"mine", "kept without --force");
+        // Without --force, a second export writes nothing over the first.
+        let again = export(&fs, &set, &loc, out, false).unwrap();
+        assert!(
+            matches!(of(&again, "review"), Exported::NotWritten { why, .. } if why.contains("/out/review/SKILL.md"))
+        );
+        let forced = export(&fs, &set, &loc, out, true).unwrap();
+        assert!(matches!(of(&forced, "cv-summary"), Exported::Written { replaced: 1, .. }), "{forced:?}");
+        assert!(matches!(of(&forced, "review"), Exported::Written { replaced: 2, .. }), "{forced:?}");
+        let md = fs.read(Path::new("/out/cv-summary/SKILL.md"), 1000).unwrap();
+        assert!(md.starts_with(b"---\nname: cv-summary\n"));
+    }
+
+    #[test]
+    fn export_is_all_or_nothing_per_skill_and_never_writes_through_a_symlink() {
+        let fs =
+            fs_with(&[("/l/review/SKILL.md", SKILL), ("/l/review/refs/list.md", "# List\n"), ("/elsewhere/x", "")]);
+        let (set, loc) = load_located(&fs, &layers());
+        // A failure at the second file takes back the first.
+        fs.create_dir_all(Path::new("/out/review/refs")).unwrap();
+        fs.fail_writes_to("/out/review/refs/list.md");
+        let r = export(&fs, &set, &loc, Path::new("/out"), false).unwrap();
+        assert!(
+            matches!(&r[0], Exported::NotWritten { why, .. } if why.contains("nothing of it was left written")),
+            "{r:?}"
+        );
+        assert!(fs.symlink_metadata(Path::new("/out/review/SKILL.md")).is_err(), "the first file was taken back");
+        fs.heal_writes_to(Path::new("/out/review/refs/list.md"));
+        // A skill folder that is a symlink is not written through.
+        fs.create_dir_all(Path::new("/out2")).unwrap();
+        fs.symlink(Path::new("/elsewhere"), Path::new("/out2/review")).unwrap();
+        let r = export(&fs, &set, &loc, Path::new("/out2"), true).unwrap();
+        assert!(matches!(&r[0], Exported::NotWritten { why, .. } if why.contains("is a symlink")), "{r:?}");
+        assert!(fs.symlink_metadata(Path::new("/elsewhere/SKILL.md")).is_err());
+    }
+
+    #[test]
     fn a_yaml_skill_is_one_generated_skill_md_with_a_stable_digest() {
         let fs = fs_with(&[("/l/cv.yaml", "id: cv-summary\ntype: prompt\ndescription: Sum up\nprompt: |\n  Go.\n")]);
         let (set, loc) = load_located(&fs, &layers());
         let a = AgentSkills::default().bundle(&fs, &set, &loc, "cv-summary").unwrap();
         let b = AgentSkills::default().bundle(&fs, &set, &loc, "cv-summary").unwrap();
-        assert!(a.is_generated());
+        assert!(a.folder.is_none(), "generated");
         assert_eq!(a.files, b.files);
         let md = AgentSkills::default().read(&fs, &a, SKILL_MD).unwrap().unwrap();
         assert_eq!(
