@@ -391,6 +391,22 @@ fn unknown_skills_files_and_directories_are_invalid_params() {
 }
 
 #[test]
+fn a_listen_stream_is_told_when_the_skills_change() {
+    let (_tmp, layer) = layer();
+    let mut s = server(&layer);
+    s.send(&json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+        "params": modern(json!({"notifications": {"resourcesListChanged": true}}))}));
+    let ack = s.recv();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    fs::write(layer.join("added.yaml"), "id: added-skill\ntype: prompt\ndescription: New\nprompt: Hi.\n").unwrap();
+    let n = s.recv();
+    assert_eq!(n["method"], "notifications/resources/list_changed", "{n}");
+    assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen-1");
+    let got = s.ok("skills/get", modern(json!({"uri": "skill://added-skill/SKILL.md"})));
+    assert_eq!(got["skill"]["frontmatter"]["description"], "New");
+}
+
+#[test]
 fn export_writes_the_bytes_the_server_serves() {
     let (tmp, layer) = layer();
     let out = tmp.path().join("exported");

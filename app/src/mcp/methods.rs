@@ -370,6 +370,9 @@ impl Methods {
                     if listed_now.1 != listed.1 {
                         m.notifier().notify(Change::ToolsListChanged);
                     }
+                    if listed_now.2 != listed.2 {
+                        m.notifier().notify(Change::SkillResourcesChanged);
+                    }
                     listed = listed_now;
                 }
                 last = (now.0, Some(now.1), now.2);
@@ -431,9 +434,14 @@ impl Methods {
     }
 
     /// What `prompts/list` and `tools/list` answer now (in the latest handshake revision, which
-    /// has every field), to tell which of them a change of the skills changed.
-    fn listed(&self) -> (Vec<Value>, Vec<Value>) {
-        (prompts::list(&self.served, Revision::V2025_11_25), self.tool_definitions(Revision::V2025_11_25))
+    /// has every field), and the skills' `SKILL.md` resources of 2026-07-28 `resources/list`, to
+    /// tell which of them a change of the skills changed.
+    fn listed(&self) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+        (
+            prompts::list(&self.served, Revision::V2025_11_25),
+            self.tool_definitions(Revision::V2025_11_25),
+            skills_extension::resources(&self.served),
+        )
     }
 
     /// `tools/list`: the built-in tools, `get_prompt` with `--prompt-tools`, then tool skills.

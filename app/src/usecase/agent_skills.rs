@@ -379,6 +379,7 @@ mod tests {
     fn skills_that_are_not_agent_skills_are_refused_with_the_reason() {
         let fs = fs_with(&[
             ("/l/by-id/SKILL.md", "---\nid: by-id\ndescription: d\n---\nbody\n"),
+            ("/l/named/SKILL.md", "---\nid: named\nname: Named Skill\ndescription: d\n---\nbody\n"),
             ("/l/Bad_Name.yaml", "id: Bad_Name\ntype: prompt\nprompt: x\n"),
             ("/l/tool.yaml", "id: a-tool\ntype: tool\n"),
             ("/l/big/SKILL.md", "---\nname: big\ndescription: d\n---\nbody\n"),
@@ -390,6 +391,7 @@ mod tests {
         let skills = AgentSkills::default();
         let why = |name: &str| skills.bundle(&fs, &set, &loc, name).unwrap_err().to_string();
         assert!(why("by-id").contains("has no `name`"), "{}", why("by-id"));
+        assert!(why("named").contains("names it \"Named Skill\", not \"named\""), "{}", why("named"));
         assert!(why("Bad_Name").contains("not an Agent Skills name"), "{}", why("Bad_Name"));
         assert!(why("a-tool").contains("without a `prompt` template"), "{}", why("a-tool"));
         assert!(why("big").contains("513 files"), "{}", why("big"));

@@ -62,6 +62,10 @@ pub fn check_entry(entry: &Entry) -> Result<(), Refusal> {
         return Err(Refusal::Name(skill.id.clone()));
     }
     match skill.format {
+        SkillFormat::SkillMd if skill.name != skill.id => Err(Refusal::FrontMatter(format!(
+            "names it {:?}, not {:?} (a `name` that is not its id)",
+            skill.name, skill.id
+        ))),
         SkillFormat::SkillMd if skill.description.trim().is_empty() => {
             Err(Refusal::FrontMatter("has no `description`".into()))
         }
