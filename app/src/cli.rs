@@ -276,19 +276,8 @@ pub struct SkillsSourceArgs {
     pub config: Option<PathBuf>,
 }
 
-/// One `--skills DIR[=PRIORITY]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkillsDir {
-    pub dir: String,
-    pub priority: i64,
-}
-
-/// One `--skills DIR[=PRIORITY]` (see [`crate::sources::split_skills_dir`]).
-pub fn parse_skills_dir(raw: &str) -> Result<SkillsDir, String> {
-    crate::sources::split_skills_dir(raw)
-        .map(|(dir, priority)| SkillsDir { dir, priority })
-        .ok_or_else(|| "expected a folder, e.g. --skills ~/team-skills=50".into())
-}
+/// One `--skills DIR[=PRIORITY]`, parsed where `$VITAECONTEXT_SKILLS` is too.
+pub use crate::sources::{SkillsDir, parse_skills_dir};
 
 impl SkillsSourceArgs {
     pub fn dirs(&self) -> Vec<(String, i64)> {
@@ -397,6 +386,19 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "LAYER")]
         layer: Option<String>,
         /// Replace an existing file, keeping it as FILE.vitaecontext-backup-<UTC time>.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write every skill the server serves as an Agent Skills folder (DIR/<name>/SKILL.md and
+    /// its files), for tools that read skill folders from disk: the files and bytes the MCP
+    /// skills extension serves (a YAML or JSON skill as a generated SKILL.md). Each skill is
+    /// written whole or not at all. Never replaces a file without --force. Exit 1 when a skill
+    /// could not be written (each is named on stderr, with why); the others are written.
+    Export {
+        /// The folder to write the skill folders into (made if missing).
+        #[arg(long = "agent-skills", value_name = "DIR", required = true)]
+        agent_skills: PathBuf,
+        /// Replace files already there (each skill's files as one set: all or none).
         #[arg(long)]
         force: bool,
     },

@@ -183,6 +183,7 @@ fn run(cli: Cli) -> Outcome {
                     )
                 }
                 SkillsCommand::Remove { id, layer } => skills::remove(&fs, &sources, &id, layer.as_deref()),
+                SkillsCommand::Export { agent_skills, force } => skills::export(&fs, &sources, &agent_skills, force),
             }
         }
         Command::Check(args) => {

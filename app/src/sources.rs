@@ -19,6 +19,28 @@ pub const DEFAULT_SKILLS_CONFIG: &str = "skills.yaml";
 /// The priority of a `--skills DIR` layer without `=PRIORITY`.
 pub const DEFAULT_SKILLS_PRIORITY: i64 = 100;
 
+/// One `--skills DIR[=PRIORITY]` (or one entry of `$VITAECONTEXT_SKILLS`). Here rather than in
+/// `cli.rs`, so that this file depends only on `domain`, `ports` and external crates (the skills
+/// bench compiles it in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillsDir {
+    pub dir: String,
+    pub priority: i64,
+}
+
+/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
+/// the folder (a folder name may contain `=`).
+pub fn parse_skills_dir(raw: &str) -> Result<SkillsDir, String> {
+    let (dir, priority) = match raw.rsplit_once('=') {
+        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
+        _ => (raw, DEFAULT_SKILLS_PRIORITY),
+    };
+    if dir.is_empty() {
+        return Err("expected a folder, e.g. --skills ~/team-skills=50".into());
+    }
+    Ok(SkillsDir { dir: dir.to_owned(), priority })
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     pub context_flag: Option<String>,
@@ -52,7 +74,12 @@ impl Sources {
             skills_config_env: non_empty(std::env::var_os(SKILLS_CONFIG_ENV)),
             skills_dirs: Vec::new(),
             skills_env: std::env::var_os(SKILLS_ENV)
-                .map(|v| std::env::split_paths(&v).filter_map(|p| split_skills_dir(&p.to_string_lossy())).collect())
+                .map(|v| {
+                    std::env::split_paths(&v)
+                        .filter_map(|p| parse_skills_dir(&p.to_string_lossy()).ok())
+                        .map(|d| (d.dir, d.priority))
+                        .collect()
+                })
                 .unwrap_or_default(),
             home: home_dir(),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
@@ -146,16 +173,6 @@ pub struct SkillSources {
     pub config_named: bool,
     /// `--skills` folders: as given (the layer's name), absolute, priority.
     pub dirs: Vec<(String, PathBuf, i64)>,
-}
-
-/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
-/// the folder (a folder name may contain `=`). `None` for an empty folder.
-pub fn split_skills_dir(raw: &str) -> Option<(String, i64)> {
-    let (dir, priority) = match raw.rsplit_once('=') {
-        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
-        _ => (raw, DEFAULT_SKILLS_PRIORITY),
-    };
-    (!dir.is_empty()).then(|| (dir.to_owned(), priority))
 }
 
 /// The person's home folder, where `~` and `~/.vitaecontext` start: `$HOME`, and on Windows,

@@ -586,6 +586,64 @@ fn conformance_suite_2026_07_28_scenarios_pass_through_a_stdio_bridge() {
     }
 }
 
+/// The skills extension through the 0.2.0 suite's SEP-2640 server scenarios (`skills/list` and
+/// `skills/get` entries and manifests, the `SKILL.md` resource read back against its entry's
+/// front matter, directory reads), over an Agent Skills folder with sub-folders and a YAML
+/// skill: every check must pass, warnings included.
+#[test]
+fn conformance_suite_skills_extension_scenarios_pass_through_a_stdio_bridge() {
+    if !node22_runs_here() || !installed(&[GATEWAY, NODE22, SUITE_NEXT]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let layer = tmp.path().join("layer");
+    let review = layer.join("code-review");
+    std::fs::create_dir_all(review.join("references/deep")).unwrap();
+    std::fs::write(
+        review.join("SKILL.md"),
+        "---\nname: code-review\ndescription: Review code using the team's checklist.\nlicense: MIT\n---\n\nRead `references/checklist.md`.\n",
+    )
+    .unwrap();
+    std::fs::write(review.join("references/checklist.md"), "# Checklist\n").unwrap();
+    std::fs::write(review.join("references/deep/notes.md"), "notes\n").unwrap();
+    std::fs::write(
+        layer.join("cv-summary.yaml"),
+        "id: cv-summary\ntype: prompt\ndescription: A summary\ntags: [cv]\nprompt: Summarise {{career_context.cv}}\n",
+    )
+    .unwrap();
+    let env = Env::new(&["mcp", "--skills", layer.to_str().unwrap()]);
+    let bridge = Bridge::start(&env);
+    for scenario in ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"] {
+        let checks = conformance_checks(&env, &bridge, scenario);
+        assert!(checks.len() >= 5, "{scenario}: {checks:?}");
+        for (id, status) in checks {
+            assert_eq!(status, "SUCCESS", "conformance {scenario}: {id}");
+        }
+    }
+}
+
+/// The MCP Inspector CLI (1.0.3) cannot check the skills extension: its `--method` takes only
+/// the tools, resources, prompts and logging methods, and it connects through `initialize`, a
+/// handshake revision, to which the extension is not offered (so a `skill://` read is an unknown
+/// resource). This fails when a newer pinned Inspector can, as a reminder to test with it.
+#[test]
+fn inspector_cli_has_no_skills_methods() {
+    if !installed(&[INSPECTOR]) {
+        return;
+    }
+    let env = Env::new(&["mcp"]);
+    let mut c = env.command(PathBuf::from("node"));
+    c.current_dir(clients_dir().join("node_modules"))
+        .arg(clients_dir().join(INSPECTOR))
+        .arg("--cli")
+        .arg(bin())
+        .args(&env.server_args)
+        .args(["--method", "skills/list"]);
+    let out = c.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("Unsupported method: skills/list"), "{stderr}");
+}
+
 #[test]
 fn conformance_suite_scenarios_pass_through_a_stdio_bridge() {
     if !node22_runs_here() || !installed(&[GATEWAY, NODE22, SUITE]) {

@@ -754,6 +754,43 @@ pub fn remove(fs: &dyn FileSystem, sources: &Sources, id: &str, layer: Option<&s
     Ok(ExitCode::SUCCESS)
 }
 
+/// `skills export --agent-skills DIR [--force]`: each served skill as an Agent Skills folder.
+pub fn export(fs: &dyn FileSystem, sources: &Sources, dir: &Path, force: bool) -> Outcome {
+    use crate::usecase::agent_skills::{self, Exported};
+    let layers = layers(fs, sources)?;
+    if layers.is_empty() {
+        no_layers_hint();
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (set, locations) = usecase::load_located(fs, &layers);
+    warn_all(&set);
+    let dir = sources.cwd.join(dir);
+    let results = agent_skills::export(fs, &set, &locations, &dir, force)
+        .map_err(|e| Failure::failed(miette!("could not make the folder {}: {}", dir.display(), e.detail)))?;
+    let mut missed = 0;
+    for r in &results {
+        match r {
+            Exported::Written { name, folder, files, replaced } => {
+                let replaced = if *replaced > 0 { format!(", {replaced} replaced") } else { String::new() };
+                out(&format!("exported {name} -> {} ({files} file(s){replaced})\n", folder.display()));
+            }
+            Exported::NotWritten { name, why } => {
+                missed += 1;
+                err(&format!("error: skill {name} was not exported: {why}\n"));
+            }
+        }
+    }
+    if missed > 0 {
+        let help = if missed == results.len() {
+            "the reasons are above; nothing was written"
+        } else {
+            "the reasons are above; the other skills were written"
+        };
+        return Err(Failure::failed(miette!(help = help, "{missed} of {} skill(s) not exported", results.len())));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,11 +13,11 @@ use ports::fs::FileSystem;
 use super::jsonrpc::RpcError;
 use super::notify::{Change, Notifier};
 use super::pagination::lazy_page;
-use super::params::{self, ListParams, NamedCall, ReadParams};
+use super::params::{self, DirectoryReadParams, ListParams, NamedCall, ReadParams};
 use super::revision::Revision;
 use super::served::{self, Served};
 use super::tools::ToolRegistry;
-use super::{Handler, completion, prompts, resources};
+use super::{Handler, completion, prompts, resources, skills_extension};
 use crate::sources::Sources;
 use crate::usecase::career::Current;
 use crate::usecase::skills::{self, Skills};
@@ -34,10 +34,14 @@ pub enum Method {
     PromptsList,
     PromptsGet,
     CompletionComplete,
+    /// The skills extension's methods (2026-07-28 only, `Revision::has_skills_extension`).
+    SkillsList,
+    SkillsGet,
+    ResourcesDirectoryRead,
 }
 
 impl Method {
-    pub const ALL: [Method; 8] = [
+    pub const ALL: [Method; 11] = [
         Method::ResourcesList,
         Method::ResourcesTemplatesList,
         Method::ResourcesRead,
@@ -46,6 +50,9 @@ impl Method {
         Method::PromptsList,
         Method::PromptsGet,
         Method::CompletionComplete,
+        Method::SkillsList,
+        Method::SkillsGet,
+        Method::ResourcesDirectoryRead,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -58,6 +65,17 @@ impl Method {
             Method::PromptsList => "prompts/list",
             Method::PromptsGet => "prompts/get",
             Method::CompletionComplete => "completion/complete",
+            Method::SkillsList => "skills/list",
+            Method::SkillsGet => "skills/get",
+            Method::ResourcesDirectoryRead => "resources/directory/read",
+        }
+    }
+
+    /// Whether the revision has this method: the skills extension's only from 2026-07-28.
+    pub fn served_in(self, revision: Revision) -> bool {
+        match self {
+            Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => revision.has_skills_extension(),
+            _ => true,
         }
     }
 
@@ -85,6 +103,8 @@ mod ttl {
     pub const GRAPH: u64 = 10_000;
     pub const LISTS: u64 = 60_000;
     pub const BUILT_IN: u64 = 3_600_000;
+    /// Skills and their files: they change when the person edits a skill, as the lists do.
+    pub const SKILLS: u64 = LISTS;
 }
 
 /// `serverInfo` (`Implementation`) in `revision`: `title` from 2025-06-18, `description` and
@@ -109,7 +129,8 @@ pub fn server_info(revision: Revision) -> Value {
 /// `capabilities` in `revision`. `completions` from 2025-03-26 (`completion/complete` is
 /// answered in 2024-11-05 too, undeclared, as the contract's result has no such key).
 /// `listChanged` is true from 2025-03-26 and `resources.subscribe` with it (`subscriptions/listen`
-/// in 2026-07-28); 2024-11-05 keeps the contract's `false` and no `subscribe`.
+/// in 2026-07-28); 2024-11-05 keeps the contract's `false` and no `subscribe`. The skills
+/// extension under `extensions` from 2026-07-28, with `resources`, which it requires.
 fn capabilities(revision: Revision) -> Value {
     let changes = revision.has_list_changed();
     let mut caps = json!({
@@ -122,6 +143,9 @@ fn capabilities(revision: Revision) -> Value {
     }
     if revision.has_completions_capability() {
         caps["completions"] = json!({});
+    }
+    if revision.has_skills_extension() {
+        caps["extensions"] = json!({ skills_extension::EXTENSION: skills_extension::settings() });
     }
     caps
 }
@@ -171,12 +195,15 @@ fn cache_ttl(method: Method, params: &Map<String, Value>) -> Option<u64> {
     match method {
         Method::ResourcesList => Some(ttl::GRAPH),
         Method::ResourcesTemplatesList | Method::ToolsList | Method::PromptsList => Some(ttl::LISTS),
+        Method::SkillsList | Method::SkillsGet => Some(ttl::SKILLS),
         Method::ResourcesRead => Some(match params.get("uri").and_then(Value::as_str) {
             Some(uri) if uri.starts_with(resources::WIKI_PREFIX) => ttl::BUILT_IN,
+            Some(uri) if uri.starts_with(domain::skills::agent::SCHEME) => ttl::SKILLS,
             Some(uri) if uri.starts_with(resources::RECORD_PREFIX) || uri == resources::GRAPH_INDEX_URI => ttl::GRAPH,
             _ => ttl::CAREER_CONTEXT,
         }),
-        Method::ToolsCall | Method::PromptsGet | Method::CompletionComplete => None,
+        // `ReadResourceDirectoryResult` is a paginated result, not a cacheable one.
+        Method::ToolsCall | Method::PromptsGet | Method::CompletionComplete | Method::ResourcesDirectoryRead => None,
     }
 }
 
@@ -343,6 +370,9 @@ impl Methods {
                     if listed_now.1 != listed.1 {
                         m.notifier().notify(Change::ToolsListChanged);
                     }
+                    if listed_now.2 != listed.2 {
+                        m.notifier().notify(Change::SkillResourcesChanged);
+                    }
                     listed = listed_now;
                 }
                 last = (now.0, Some(now.1), now.2);
@@ -404,9 +434,14 @@ impl Methods {
     }
 
     /// What `prompts/list` and `tools/list` answer now (in the latest handshake revision, which
-    /// has every field), to tell which of them a change of the skills changed.
-    fn listed(&self) -> (Vec<Value>, Vec<Value>) {
-        (prompts::list(&self.served, Revision::V2025_11_25), self.tool_definitions(Revision::V2025_11_25))
+    /// has every field), and the skills' `SKILL.md` resources of 2026-07-28 `resources/list`, to
+    /// tell which of them a change of the skills changed.
+    fn listed(&self) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+        (
+            prompts::list(&self.served, Revision::V2025_11_25),
+            self.tool_definitions(Revision::V2025_11_25),
+            skills_extension::resources(&self.served),
+        )
     }
 
     /// `tools/list`: the built-in tools, `get_prompt` with `--prompt-tools`, then tool skills.
@@ -463,6 +498,9 @@ impl Handler for Methods {
     }
 
     fn call(&self, revision: Revision, method: Method, params: Map<String, Value>) -> Result<Value, RpcError> {
+        if !method.served_in(revision) {
+            return Err(RpcError::method_not_found(method.as_str()));
+        }
         if !revision.has_result_type() {
             return self.answer(revision, method, params);
         }
@@ -495,9 +533,18 @@ impl Methods {
             Method::CompletionComplete => completion::complete(&self.served, params),
             Method::ResourcesRead => {
                 let ReadParams { uri } = params::parse(params)?;
+                if revision.has_skills_extension() && uri.starts_with(domain::skills::agent::SCHEME) {
+                    return skills_extension::read(&self.served, &uri);
+                }
                 resources::read(&self.served, &uri)
             }
             Method::ToolsCall => self.call_tool(revision, params),
+            Method::SkillsList => skills_extension::list(&self.served, list_params(params)?),
+            Method::SkillsGet => skills_extension::get(&self.served, params::parse(params)?),
+            Method::ResourcesDirectoryRead => {
+                let p: DirectoryReadParams = params::parse(params)?;
+                skills_extension::directory_read(&self.served, p)
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod prompts;
 pub mod resources;
 pub mod revision;
 pub mod served;
+pub mod skills_extension;
 pub mod tools;
 
 use std::collections::{HashMap, HashSet};
@@ -134,7 +135,7 @@ impl Listen {
         match change {
             Change::ToolsListChanged => self.tools,
             Change::PromptsListChanged => self.prompts,
-            Change::ResourcesListChanged => self.resources,
+            Change::ResourcesListChanged | Change::SkillResourcesChanged => self.resources,
             Change::ResourceUpdated(uri) => self.uris.contains(uri),
         }
     }
@@ -284,7 +285,7 @@ async fn deliver<Snk: FrameSink + ?Sized>(change: &Change, session: &Session, si
     let (method, uri) = match change {
         Change::ToolsListChanged => ("notifications/tools/list_changed", None),
         Change::PromptsListChanged => ("notifications/prompts/list_changed", None),
-        Change::ResourcesListChanged => ("notifications/resources/list_changed", None),
+        Change::ResourcesListChanged | Change::SkillResourcesChanged => ("notifications/resources/list_changed", None),
         Change::ResourceUpdated(uri) => ("notifications/resources/updated", Some(uri.as_str())),
     };
     let params = |subscription: Option<&Id>| {
@@ -300,7 +301,7 @@ async fn deliver<Snk: FrameSink + ?Sized>(change: &Change, session: &Session, si
     if let Some(&r) = session.revision.get() {
         let wanted = match uri {
             Some(uri) => r.has_resource_subscribe() && lock(&session.subscribed).contains(uri),
-            None => r.has_list_changed(),
+            None => r.has_list_changed() && (*change != Change::SkillResourcesChanged || r.has_skills_extension()),
         };
         if wanted {
             send(sink, jsonrpc::notification(method, params(None))).await;

@@ -16,6 +16,10 @@ pub enum Change {
     ToolsListChanged,
     PromptsListChanged,
     ResourcesListChanged,
+    /// The skills' `SKILL.md` resources changed: only 2026-07-28 `resources/list` holds them
+    /// (the skills extension), so only `subscriptions/listen` streams are told, as a resource
+    /// list change.
+    SkillResourcesChanged,
     /// The content of the resource at this URI changed.
     ResourceUpdated(String),
 }

@@ -40,6 +40,14 @@ pub struct ReadParams {
     pub uri: String,
 }
 
+/// `resources/directory/read` (skills extension): a directory URI, and the page's cursor.
+#[derive(Debug, Deserialize)]
+pub struct DirectoryReadParams {
+    pub uri: String,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
 /// `tools/call` and `prompts/get`: a name, and arguments that absent or `null` make empty.
 #[derive(Debug, Deserialize)]
 pub struct NamedCall {

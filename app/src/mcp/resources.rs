@@ -18,9 +18,13 @@ pub const GRAPH_INDEX_URI: &str = "vitaegraph://index";
 pub const RECORD_PREFIX: &str = "vitaegraph://record/";
 pub const RECORD_TEMPLATE: &str = "vitaegraph://record/{id}";
 
-/// The fixed resources, then every record of the graph (when it is indexed), paged.
+/// The fixed resources, then (2026-07-28, the skills extension) each skill's `SKILL.md`, then
+/// every record of the graph (when it is indexed), paged.
 pub fn list(m: &Served, revision: Revision, cursor: Option<&str>) -> Result<Value, RpcError> {
-    let fixed = fixed(revision);
+    let mut fixed = fixed(revision);
+    if revision.has_skills_extension() {
+        fixed.extend(super::skills_extension::resources(m));
+    }
     let graph = m.graph().graph(m.fs()).ok();
     let records = graph.as_ref().map_or(0, |g| g.graph.nodes.len());
     super::pagination::lazy_page(cursor, "resources", fixed.len() + records, |i| {

@@ -140,6 +140,16 @@ impl Revision {
         self >= Revision::V2026_07_28
     }
 
+    /// The skills extension (`io.modelcontextprotocol/skills`: `skills/list`, `skills/get`,
+    /// `resources/directory/read` and `skill://` reads). Its specification
+    /// (modelcontextprotocol/ext-skills, `specification/stable/skills.mdx`, "Protocol Revision")
+    /// "specifies the extension against base protocol revision `2026-07-28` or later", and it is
+    /// declared only in `server/discover`; so handshake revisions are not offered it: no
+    /// declaration in `initialize`, and its methods are unknown (-32601) there.
+    pub fn has_skills_extension(self) -> bool {
+        self >= Revision::V2026_07_28
+    }
+
     /// 2026-07-28 basic/index, "Error Codes": resource not found is `-32602`, and `-32002` (its
     /// code up to 2025-11-25) MUST NOT be emitted.
     pub fn resource_not_found_code(self) -> i64 {
@@ -199,6 +209,7 @@ mod tests {
         assert!(!r.has_completions_capability() && !r.has_instructions() && !r.has_tool_annotations());
         assert!(!r.has_titles() && !r.has_structured_output() && !r.has_resource_links());
         assert!(!r.has_server_description() && !r.has_result_type() && !r.is_modern());
+        assert!(!Revision::V2025_11_25.has_skills_extension() && Revision::V2026_07_28.has_skills_extension());
         assert_eq!(r.resource_not_found_code(), -32002);
         assert_eq!(Revision::V2026_07_28.resource_not_found_code(), -32602);
     }

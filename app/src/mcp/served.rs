@@ -13,9 +13,10 @@ use ports::fs::FileSystem;
 use super::jsonrpc::{RpcError, code};
 use crate::graph_store::{GraphStore, LoadedGraph};
 use crate::sources::Sources;
+use crate::usecase::agent_skills::AgentSkills;
 use crate::usecase::career::{ContextCache, Current};
 use crate::usecase::graph::Stale;
-use crate::usecase::skills::Skills;
+use crate::usecase::skills::{Locations, Skills};
 
 /// A skill error is -32602 with skill-central's own words as the whole message
 /// (`Unknown prompt skill: x`, `No skills found for tags: a`).
@@ -33,6 +34,8 @@ pub struct Served {
     pub(super) skills: Option<Skills>,
     /// `mcp --watch`: the index follows the records, so search does not look for changes since.
     pub(super) live_index: bool,
+    /// The skills as Agent Skills folders (the skills extension), with their files' digests.
+    agent_skills: AgentSkills,
     /// The last look for changes since the index: when it took long (a large graph), its
     /// answer stands for a moment rather than walk the records on every search.
     last_look: std::sync::Mutex<Option<Look>>,
@@ -71,6 +74,7 @@ impl Served {
             career: ContextCache::default(),
             skills: None,
             live_index: false,
+            agent_skills: AgentSkills::default(),
             last_look: Default::default(),
         }
     }
@@ -79,6 +83,15 @@ impl Served {
     /// 500 ms), if any layer is configured.
     pub fn skills(&self) -> Option<Arc<SkillSet>> {
         self.skills.as_ref().map(Skills::snapshot)
+    }
+
+    /// [`Served::skills`], with where their files are (the skills extension reads the folders).
+    pub fn skills_located(&self) -> Option<(Arc<SkillSet>, Arc<Locations>)> {
+        self.skills.as_ref().map(Skills::snapshot_located)
+    }
+
+    pub fn agent_skills(&self) -> &AgentSkills {
+        &self.agent_skills
     }
 
     /// The packet of each surface as a skill template gets it: the person's facts, or the

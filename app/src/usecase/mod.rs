@@ -1,6 +1,7 @@
 //! Use cases: one per concept, over the ports, called from every edge (CLI commands, MCP
 //! methods). Named so as not to collide with `domain::graph` and `commands::graph`.
 
+pub mod agent_skills;
 pub mod career;
 pub mod doctor;
 pub mod graph;

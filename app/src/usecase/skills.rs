@@ -283,9 +283,10 @@ impl Cache {
         }
     }
 
-    /// The set the cache describes (no IO).
-    fn assemble(&self, layers: &[Layer]) -> SkillSet {
+    /// The set the cache describes, and where each of its files is (no IO).
+    fn assemble(&self, layers: &[Layer]) -> (SkillSet, Locations) {
         let mut candidates = Vec::new();
+        let mut located = HashMap::new();
         let mut skips = Vec::new();
         for (i, layer) in layers.iter().enumerate() {
             if !self.dirs.contains_key(&layer.root) {
@@ -301,7 +302,9 @@ impl Cache {
             for f in files {
                 match self.files.get(&f).map(|s| &s.parsed) {
                     Some(Ok(skill)) => {
-                        candidates.push(Candidate { layer: i, file: f.display().to_string(), skill: Arc::clone(skill) })
+                        let file = f.display().to_string();
+                        located.insert(file.clone(), Located { root: layer.root.clone(), file: f.clone() });
+                        candidates.push(Candidate { layer: i, file, skill: Arc::clone(skill) })
                     }
                     Some(Err(s)) => skips.push(s.clone()),
                     None => {}
@@ -312,12 +315,36 @@ impl Cache {
             .iter()
             .map(|l| LayerInfo { name: l.name.clone(), priority: l.priority, root: l.root.display().to_string() })
             .collect();
-        SkillSet::build(infos, candidates, skips)
+        (SkillSet::build(infos, candidates, skips), Locations(located))
+    }
+}
+
+/// Where a served skill's file is: its layer's folder, and the file (beneath that folder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub root: PathBuf,
+    pub file: PathBuf,
+}
+
+/// Where the files of a [`SkillSet`] are, by the name the set gives them ([`Origin::file`]).
+///
+/// [`Origin::file`]: domain::skills::Origin::file
+#[derive(Debug, Clone, Default)]
+pub struct Locations(HashMap<String, Located>);
+
+impl Locations {
+    pub fn of(&self, entry: &domain::skills::Entry) -> Option<&Located> {
+        self.0.get(&entry.origin.file)
     }
 }
 
 /// Loads every layer once: what the CLI commands use.
 pub fn load(fs: &dyn FileSystem, layers: &[Layer]) -> SkillSet {
+    load_located(fs, layers).0
+}
+
+/// [`load`], with where each file is (for commands that read a skill's folder).
+pub fn load_located(fs: &dyn FileSystem, layers: &[Layer]) -> (SkillSet, Locations) {
     let mut cache = Cache::default();
     cache.check(fs, layers);
     cache.assemble(layers)
@@ -339,6 +366,7 @@ struct State {
     layers: Vec<Layer>,
     cache: Cache,
     set: Arc<SkillSet>,
+    locations: Arc<Locations>,
     checked_at: Option<Duration>,
     warned: HashSet<String>,
     loaded: bool,
@@ -380,6 +408,7 @@ impl Skills {
             layers: Vec::new(),
             cache: Cache::default(),
             set: Arc::new(SkillSet::default()),
+            locations: Arc::default(),
             checked_at: None,
             warned: HashSet::new(),
             loaded: false,
@@ -392,15 +421,19 @@ impl Skills {
 
     /// The current set: re-checked when the last check is older than the interval.
     pub fn snapshot(&self) -> Arc<SkillSet> {
+        self.snapshot_located().0
+    }
+
+    /// [`Skills::snapshot`], with where its files are (taken together, so they agree).
+    pub fn snapshot_located(&self) -> (Arc<SkillSet>, Arc<Locations>) {
         let mut st = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let now = self.clock.monotonic();
         let small = st.cache.files.len() <= RECHECK_EVERY_REQUEST;
-        if !small && st.checked_at.is_some_and(|t| now.saturating_sub(t) < self.interval) {
-            return Arc::clone(&st.set);
+        if small || st.checked_at.is_none_or(|t| now.saturating_sub(t) >= self.interval) {
+            st.checked_at = Some(now);
+            self.refresh(&mut st);
         }
-        st.checked_at = Some(now);
-        self.refresh(&mut st);
-        Arc::clone(&st.set)
+        (Arc::clone(&st.set), Arc::clone(&st.locations))
     }
 
     fn refresh(&self, st: &mut State) {
@@ -435,7 +468,7 @@ impl Skills {
         }
         let walked_changed = st.cache.check(fs, &st.layers);
         if changed || walked_changed {
-            let set = st.cache.assemble(&st.layers);
+            let (set, locations) = st.cache.assemble(&st.layers);
             let mut lines = warnings(&set);
             lines.extend(config_warning);
             for line in &lines {
@@ -446,6 +479,7 @@ impl Skills {
             st.warned = lines.into_iter().collect();
             tracing::debug!(skills = set.entries().len(), "skills reloaded");
             st.set = Arc::new(set);
+            st.locations = Arc::new(locations);
         }
     }
 }

@@ -3,12 +3,15 @@
 //! same id. Pure: files come in as text, results go out as values.
 //!
 //! - `yaml`: YAML/JSON into a tree that keeps spans; the domain's own `Value`.
+//! - `agent`: a skill as an Agent Skills folder (the MCP skills extension, `skills export`): the
+//!   generated `SKILL.md` of a YAML skill, name rules and limits, `skill://` URIs, digests.
 //! - `parse`: skill files (YAML, JSON, `SKILL.md`) and layer configs, every problem with its span.
 //! - `set`: precedence (higher priority wins; an equal-priority clash is a conflict and neither
 //!   is served), listing order, and what the MCP layer asks of a set: render, call, compose.
 //! - `render`: single-pass `{{placeholder}}` rendering.
 //! - `schema`: tool arguments against an `inputSchema`.
 
+pub mod agent;
 pub mod parse;
 pub mod render;
 pub mod schema;
@@ -18,7 +21,7 @@ pub mod yaml;
 #[cfg(test)]
 mod tests;
 
-pub use parse::{LayerSpec, Problem, parse_config, parse_skill};
+pub use parse::{LayerSpec, Problem, front_matter, parse_config, parse_skill};
 pub use set::{
     Candidate, Composed, Conflict, Entry, LayerInfo, Origin, Refused, SkillError, SkillSet, Skipped, ToolOutcome,
 };

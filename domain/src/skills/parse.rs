@@ -63,6 +63,19 @@ pub fn parse_skill(format: SkillFormat, text: &str) -> Result<Skill, Vec<Problem
     skill_from(&root, format, body)
 }
 
+/// The YAML front matter of a `SKILL.md`, every field as written, as a mapping (what the MCP
+/// skills extension publishes as a skill's `frontmatter`). The same split and parser as
+/// [`parse_skill`], so the two never disagree about a file.
+pub fn front_matter(text: &str) -> Result<Value, Problem> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (fm, fm_start, line_base, _) = split_front_matter(text).ok_or_else(|| {
+        Problem::whole(
+            "SKILL.md must start with a `---` line opening its YAML front matter, closed by another `---` line",
+        )
+    })?;
+    document(fm, fm_start, line_base).map(|root| root.to_value()).map_err(|mut p| p.remove(0))
+}
+
 /// A JSON text with its UTF-16 surrogate escapes made YAML's: a pair (`\ud83d\udc1b`, which
 /// Python's `json.dump` writes for an emoji) becomes one `\U0001f41b`, a lone one `\ufffd` as
 /// `JSON.parse` would leave it unprintable. YAML reads `\u` as a code point and refused them, so

@@ -1,0 +1,477 @@
+//! A served skill as an Agent Skills folder, read through the filesystem port: what the MCP
+//! skills extension serves and `skills export` writes. A `SKILL.md` folder is its files as they
+//! are on disk; a YAML or JSON skill is one generated `SKILL.md` (`domain::skills::agent`).
+//!
+//! A folder's files are found and read below the skill's layer folder, no symlink followed
+//! anywhere below it (a symlink is neither listed nor read, so nothing outside the folder is
+//! ever served); hidden files (a segment starting with `.`) and names that are not UTF-8 are
+//! left out. Every manifest is computed from the bytes read: `SKILL.md` is read on every build
+//! (it is small, and its front matter is published), the other files' digests are kept by file
+//! stamp, so a listing reads only what changed since the last one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use domain::skills::agent::{self, Refusal, SKILL_MD};
+use domain::skills::{SkillSet, Value as SkillValue};
+use ports::fs::FileSystem;
+
+use super::skills::{Located, Locations, MAX_SKILL_BYTES};
+
+/// One file of a skill as served: its path below the skill's folder (`/`-separated), its size
+/// and its digest (`sha256:<hex>`), both of the bytes served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleFile {
+    pub path: String,
+    pub size: u64,
+    pub digest: String,
+}
+
+/// A skill as served: its name, its `SKILL.md`'s front matter (every field as written) and its
+/// files, `SKILL.md` first, then the others in path order.
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    pub name: String,
+    pub front_matter: SkillValue,
+    pub files: Vec<BundleFile>,
+    /// The bytes of `SKILL.md` the manifest was computed from, served as they are.
+    skill_md: Vec<u8>,
+    /// Where the other files are: the layer's folder and the skill's folder below it; `None`
+    /// for a generated `SKILL.md`.
+    folder: Option<(PathBuf, PathBuf)>,
+}
+
+impl Bundle {
+    /// The paths of its files.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|f| f.path.as_str())
+    }
+}
+
+/// Why a skill cannot be served as an Agent Skill now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BundleError {
+    #[error("no skill {0:?} is served")]
+    Unknown(String),
+    #[error("skill {name:?} is not served as an Agent Skill: {why}")]
+    Refused { name: String, why: Refusal },
+    /// A file of it could not be read (or went away while it was read): the message names the
+    /// file below the skill's folder only, never where the layer is.
+    #[error("skill {name:?}: {file} could not be read ({detail})")]
+    Unreadable { name: String, file: String, detail: String },
+}
+
+impl BundleError {
+    fn refused(name: &str, why: Refusal) -> Self {
+        BundleError::Refused { name: name.to_owned(), why }
+    }
+
+    fn unreadable(name: &str, file: &str, e: &ports::fs::FsError) -> Self {
+        BundleError::Unreadable { name: name.to_owned(), file: file.to_owned(), detail: e.detail.clone() }
+    }
+}
+
+/// A file's digest as last computed: for the file stamp and length it had.
+#[derive(Debug, Clone)]
+struct Digested {
+    stamp: u128,
+    len: u64,
+    digest: String,
+}
+
+/// Builds [`Bundle`]s, keeping the digests of folder files between builds.
+#[derive(Debug, Default)]
+pub struct AgentSkills {
+    /// By skill folder (absolute), then by file below it: replaced whole at each build of that
+    /// skill, so a removed file is forgotten.
+    digests: Mutex<HashMap<PathBuf, HashMap<String, Digested>>>,
+}
+
+impl AgentSkills {
+    /// The skill `name` of `set` as served now.
+    pub fn bundle(
+        &self,
+        fs: &dyn FileSystem,
+        set: &SkillSet,
+        locations: &Locations,
+        name: &str,
+    ) -> Result<Bundle, BundleError> {
+        let entry = set.get(name).ok_or_else(|| BundleError::Unknown(name.to_owned()))?;
+        agent::check_entry(entry).map_err(|why| BundleError::refused(name, why))?;
+        if !agent::is_folder(entry) {
+            let md = agent::generated_skill_md(entry);
+            let front_matter = domain::skills::front_matter(&md)
+                .map_err(|p| BundleError::refused(name, Refusal::FrontMatter(p.message)))?;
+            agent::check_front_matter(name, &front_matter).map_err(|why| BundleError::refused(name, why))?;
+            let file =
+                BundleFile { path: SKILL_MD.to_owned(), size: md.len() as u64, digest: agent::digest(md.as_bytes()) };
+            return Ok(Bundle {
+                name: name.to_owned(),
+                front_matter,
+                files: vec![file],
+                skill_md: md.into_bytes(),
+                folder: None,
+            });
+        }
+        let located = locations.of(entry).ok_or_else(|| BundleError::Unknown(name.to_owned()))?;
+        self.folder(fs, name, located)
+    }
+
+    fn folder(&self, fs: &dyn FileSystem, name: &str, located: &Located) -> Result<Bundle, BundleError> {
+        let root = &located.root;
+        let dir =
+            located.file.parent().and_then(|p| p.strip_prefix(root).ok()).map(Path::to_path_buf).ok_or_else(|| {
+                BundleError::Unreadable {
+                    name: name.to_owned(),
+                    file: SKILL_MD.to_owned(),
+                    detail: "not below its layer's folder".into(),
+                }
+            })?;
+        let held = fs.hold_root(root).map_err(|e| BundleError::unreadable(name, ".", &e))?;
+        let walk = held.walk_beneath(&dir, &[".git"], true).map_err(|e| BundleError::unreadable(name, ".", &e))?;
+        let base = root.join(&dir);
+        let mut found: Vec<(String, ports::fs::Metadata)> = walk
+            .files
+            .into_iter()
+            .filter_map(|(path, meta)| {
+                let relative = path.strip_prefix(&base).ok()?.to_str()?.to_owned();
+                (agent::is_served_file(&relative)).then_some((relative, meta?))
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let total: u64 = found.iter().map(|(_, m)| m.len).sum();
+        agent::check_limits(found.len(), total).map_err(|why| BundleError::refused(name, why))?;
+
+        let (skill_md, _) = held
+            .read_beneath(&dir.join(SKILL_MD), MAX_SKILL_BYTES)
+            .map_err(|e| BundleError::unreadable(name, SKILL_MD, &e))?;
+        let text = std::str::from_utf8(&skill_md)
+            .map_err(|_| BundleError::refused(name, Refusal::FrontMatter("is not UTF-8 text".into())))?;
+        let front_matter = domain::skills::front_matter(text)
+            .map_err(|p| BundleError::refused(name, Refusal::FrontMatter(format!("is not valid: {}", p.message))))?;
+        agent::check_front_matter(name, &front_matter).map_err(|why| BundleError::refused(name, why))?;
+
+        let mut files = vec![BundleFile {
+            path: SKILL_MD.to_owned(),
+            size: skill_md.len() as u64,
+            digest: agent::digest(&skill_md),
+        }];
+        let known = self.lock().remove(&base).unwrap_or_default();
+        let mut kept = HashMap::new();
+        for (relative, meta) in found {
+            if relative == SKILL_MD {
+                continue;
+            }
+            let digested = match known.get(&relative) {
+                Some(d) if d.stamp == meta.stamp && d.len == meta.len => d.clone(),
+                _ => {
+                    let (bytes, read) = held
+                        .read_beneath(&dir.join(&relative), agent::MAX_TOTAL_BYTES)
+                        .map_err(|e| BundleError::unreadable(name, &relative, &e))?;
+                    Digested { stamp: read.stamp, len: bytes.len() as u64, digest: agent::digest(&bytes) }
+                }
+            };
+            files.push(BundleFile { path: relative.clone(), size: digested.len, digest: digested.digest.clone() });
+            kept.insert(relative, digested);
+        }
+        self.lock().insert(base, kept);
+        let total: u64 = files.iter().map(|f| f.size).sum();
+        agent::check_limits(files.len(), total).map_err(|why| BundleError::refused(name, why))?;
+        Ok(Bundle { name: name.to_owned(), front_matter, files, skill_md, folder: Some((root.clone(), dir)) })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, HashMap<String, Digested>>> {
+        self.digests.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The bytes of the file at `path` of `bundle`, which must be one of its files: `SKILL.md`
+    /// as the manifest was computed from it, any other file as it is now (read below the layer's
+    /// folder, no symlink followed). `None` when `path` is not a file of the skill.
+    pub fn read(&self, fs: &dyn FileSystem, bundle: &Bundle, path: &str) -> Option<Result<Vec<u8>, BundleError>> {
+        if path == SKILL_MD {
+            return Some(Ok(bundle.skill_md.clone()));
+        }
+        if !bundle.paths().any(|p| p == path) {
+            return None;
+        }
+        let (root, dir) = bundle.folder.as_ref()?;
+        Some(
+            fs.read_beneath(root, &dir.join(path), agent::MAX_TOTAL_BYTES)
+                .map(|(bytes, _)| bytes)
+                .map_err(|e| BundleError::unreadable(&bundle.name, path, &e)),
+        )
+    }
+}
+
+/// What [`export`] did with one skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exported {
+    /// Its folder was written: how many files, and how many of them replaced a file (`force`).
+    Written { name: String, folder: PathBuf, files: usize, replaced: usize },
+    /// Nothing of it was written, and why.
+    NotWritten { name: String, why: String },
+}
+
+/// Writes each skill of `set` as an Agent Skills folder `dir/<name>`, with the files and bytes
+/// the skills extension serves (a YAML skill as its generated `SKILL.md`), for tools that read
+/// skill folders from disk. Per skill, all or nothing:
+/// - without `force`, a file already at one of its paths is left alone and nothing of the skill
+///   is written; each file is created new (never over one that appears meanwhile), and when one
+///   cannot be, those written before it are removed;
+/// - with `force`, its files replace what is there as one set (`write_atomic_set`), or none do.
+///
+/// A symlink at a skill's folder, at a folder below it or at one of its files is never written
+/// through. Other files already in a skill's folder stay. Folders made for a skill that then
+/// failed may remain, empty of its files.
+pub fn export(
+    fs: &dyn FileSystem,
+    set: &SkillSet,
+    locations: &Locations,
+    dir: &Path,
+    force: bool,
+) -> Result<Vec<Exported>, ports::fs::FsError> {
+    fs.create_dir_all(dir)?;
+    let skills = AgentSkills::default();
+    Ok(set
+        .entries()
+        .iter()
+        .map(|entry| {
+            let name = entry.skill.id.clone();
+            match export_one(fs, &skills, set, locations, dir, &name, force) {
+                Ok(written) => written,
+                Err(why) => Exported::NotWritten { name, why },
+            }
+        })
+        .collect())
+}
+
+fn export_one(
+    fs: &dyn FileSystem,
+    skills: &AgentSkills,
+    set: &SkillSet,
+    locations: &Locations,
+    dir: &Path,
+    name: &str,
+    force: bool,
+) -> Result<Exported, String> {
+    let bundle = skills.bundle(fs, set, locations, name).map_err(|e| match e {
+        BundleError::Refused { why, .. } => format!("it is not an Agent Skill: {why}"),
+        other => other.to_string(),
+    })?;
+    let folder = dir.join(name);
+    let mut contents = Vec::with_capacity(bundle.files.len());
+    for f in &bundle.files {
+        let bytes = skills.read(fs, &bundle, &f.path).unwrap_or_else(|| unreachable_file(&f.path));
+        contents.push((folder.join(&f.path), bytes.map_err(|e| e.to_string())?));
+    }
+    // The folders the files go into, below `dir`: each a plain folder or not there yet.
+    let mut folders: Vec<PathBuf> = contents
+        .iter()
+        .flat_map(|(path, _)| path.ancestors().skip(1).take_while(|a| a.starts_with(&folder)).map(Path::to_path_buf))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for f in &folders {
+        match fs.symlink_metadata(f) {
+            Ok(m) if m.kind == ports::fs::FileKind::Symlink => {
+                return Err(format!("{} is a symlink; nothing is written through one", f.display()));
+            }
+            Ok(m) if m.kind != ports::fs::FileKind::Dir => return Err(format!("{} is not a folder", f.display())),
+            _ => {}
+        }
+    }
+    let mut existing = Vec::new();
+    for (path, _) in &contents {
+        match fs.symlink_metadata(path) {
+            Ok(m) if m.kind == ports::fs::FileKind::Symlink => {
+                return Err(format!("{} is a symlink; nothing is written through one", path.display()));
+            }
+            Ok(_) => existing.push(path.display().to_string()),
+            Err(_) => {}
+        }
+    }
+    if let Some(first) = existing.first().filter(|_| !force) {
+        let more = match existing.len() - 1 {
+            0 => String::new(),
+            n => format!(" (and {n} more of its files)"),
+        };
+        return Err(format!("{first} already exists{more}; pass --force to replace"));
+    }
+    for f in &folders {
+        fs.create_dir_all(f).map_err(|e| e.to_string())?;
+    }
+    if force {
+        let changes: Vec<ports::fs::Change<'_>> =
+            contents.iter().map(|(path, bytes)| ports::fs::Change::Write(path, bytes)).collect();
+        fs.write_atomic_set(&changes).map_err(|e| e.to_string())?;
+    } else {
+        for (i, (path, bytes)) in contents.iter().enumerate() {
+            if let Err(e) = fs.write_new(path, bytes) {
+                for (written, _) in &contents[..i] {
+                    let _ = fs.remove_file(written);
+                }
+                return Err(format!("{e}; nothing of it was left written"));
+            }
+        }
+    }
+    Ok(Exported::Written { name: name.to_owned(), folder, files: contents.len(), replaced: existing.len() })
+}
+
+/// A path of a bundle is always one of its files.
+fn unreachable_file(path: &str) -> ! {
+    unreachable!("{path} is listed in the bundle it is read from")
+}
+
+#[cfg(test)]
+mod tests {
+    use fs_memory::MemoryFs;
+
+    use super::*;
+    use crate::usecase::skills::{Layer, load_located};
+
+    fn fs_with(files: &[(&str, &str)]) -> MemoryFs {
+        let fs = MemoryFs::new();
+        for (path, text) in files {
+            let p = Path::new(path);
+            fs.create_dir_all(p.parent().unwrap()).unwrap();
+            fs.write_atomic(p, text.as_bytes()).unwrap();
+        }
+        fs
+    }
+
+    fn layers() -> Vec<Layer> {
+        vec![Layer { name: "mine".into(), root: "/l".into(), priority: 100 }]
+    }
+
+    const SKILL: &str = "---\nname: review\ndescription: Review code\nlicense: MIT\n---\n\nRead `refs/list.md`.\n";
+
+    #[test]
+    fn a_folder_is_served_with_every_file_and_nothing_hidden() {
+        let fs = fs_with(&[
+            ("/l/review/SKILL.md", SKILL),
+            ("/l/review/refs/list.md", "# List\n"),
+            ("/l/review/.hidden", "x"),
+            ("/l/review/.git/config", "x"),
+            ("/l/outside.md", "secret"),
+        ]);
+        fs.symlink(Path::new("/l/outside.md"), Path::new("/l/review/refs/escape.md")).unwrap();
+        let (set, loc) = load_located(&fs, &layers());
+        let skills = AgentSkills::default();
+        let b = skills.bundle(&fs, &set, &loc, "review").unwrap();
+        let paths: Vec<&str> = b.paths().collect();
+        assert_eq!(paths, ["SKILL.md", "refs/list.md"]);
+        assert_eq!(b.files[1].digest, agent::digest(b"# List\n"));
+        assert_eq!(b.front_matter.get("license"), Some(&SkillValue::String("MIT".into())));
+        assert_eq!(skills.read(&fs, &b, "refs/list.md").unwrap().unwrap(), b"# List\n");
+        assert!(skills.read(&fs, &b, "refs/escape.md").is_none(), "a symlink is not a file of the skill");
+        assert!(skills.read(&fs, &b, ".hidden").is_none());
+        // An edit is seen by the next build (the digest cache follows the stamp).
+        fs.write_atomic(Path::new("/l/review/refs/list.md"), b"# List 2\n").unwrap();
+        let b = skills.bundle(&fs, &set, &loc, "review").unwrap();
+        assert_eq!(
+            b.files[1],
+            BundleFile { path: "refs/list.md".into(), size: 9, digest: agent::digest(b"# List 2\n") }
+        );
+    }
+
+    #[test]
+    fn skills_that_are_not_agent_skills_are_refused_with_the_reason() {
+        let fs = fs_with(&[
+            ("/l/by-id/SKILL.md", "---\nid: by-id\ndescription: d\n---\nbody\n"),
+            ("/l/named/SKILL.md", "---\nid: named\nname: Named Skill\ndescription: d\n---\nbody\n"),
+            ("/l/Bad_Name.yaml", "id: Bad_Name\ntype: prompt\nprompt: x\n"),
+            ("/l/tool.yaml", "id: a-tool\ntype: tool\n"),
+            ("/l/big/SKILL.md", "---\nname: big\ndescription: d\n---\nbody\n"),
+        ]);
+        for i in 0..agent::MAX_FILES {
+            fs.write_atomic(Path::new(&format!("/l/big/f{i}.txt")), b"x").unwrap();
+        }
+        let (set, loc) = load_located(&fs, &layers());
+        let skills = AgentSkills::default();
+        let why = |name: &str| skills.bundle(&fs, &set, &loc, name).unwrap_err().to_string();
+        assert!(why("by-id").contains("has no `name`"), "{}", why("by-id"));
+        assert!(why("named").contains("names it \"Named Skill\", not \"named\""), "{}", why("named"));
+        assert!(why("Bad_Name").contains("not an Agent Skills name"), "{}", why("Bad_Name"));
+        assert!(why("a-tool").contains("without a `prompt` template"), "{}", why("a-tool"));
+        assert!(why("big").contains("513 files"), "{}", why("big"));
+        assert_eq!(why("nope"), "no skill \"nope\" is served");
+    }
+
+    #[test]
+    fn export_writes_each_skill_as_served_and_never_overwrites_without_force() {
+        let fs = fs_with(&[
+            ("/l/review/SKILL.md", SKILL),
+            ("/l/review/refs/list.md", "# List\n"),
+            ("/l/cv.yaml", "id: cv-summary\ntype: prompt\ndescription: Sum up\nprompt: Go.\n"),
+            ("/l/tool.yaml", "id: a-tool\ntype: tool\n"),
+            ("/out/cv-summary/SKILL.md", "mine"),
+        ]);
+        let (set, loc) = load_located(&fs, &layers());
+        let out = Path::new("/out");
+        let first = export(&fs, &set, &loc, out, false).unwrap();
+        let of = |all: &[Exported], name: &str| {
+            all.iter()
+                .find(|e| matches!(e, Exported::Written { name: n, .. } | Exported::NotWritten { name: n, .. } if n == name))
+                .cloned()
+                .unwrap()
+        };
+        assert_eq!(
+            of(&first, "review"),
+            Exported::Written { name: "review".into(), folder: out.join("review"), files: 2, replaced: 0 }
+        );
+        assert!(matches!(of(&first, "cv-summary"), Exported::NotWritten { why, .. } if why.contains("pass --force")));
+        assert!(matches!(of(&first, "a-tool"), Exported::NotWritten { why, .. } if why.contains("without a `prompt`")));
+        assert_eq!(fs.read(Path::new("/out/review/refs/list.md"), 100).unwrap(), b"# List\n");
+        assert_eq!(fs.read(Path::new("/out/review/SKILL.md"), 1000).unwrap(), SKILL.as_bytes());
+        assert_eq!(fs.read(Path::new("/out/cv-summary/SKILL.md"), 100).unwrap(), b"mine", "kept without --force");
+        // Without --force, a second export writes nothing over the first.
+        let again = export(&fs, &set, &loc, out, false).unwrap();
+        assert!(
+            matches!(of(&again, "review"), Exported::NotWritten { why, .. } if why.contains("/out/review/SKILL.md"))
+        );
+        let forced = export(&fs, &set, &loc, out, true).unwrap();
+        assert!(matches!(of(&forced, "cv-summary"), Exported::Written { replaced: 1, .. }), "{forced:?}");
+        assert!(matches!(of(&forced, "review"), Exported::Written { replaced: 2, .. }), "{forced:?}");
+        let md = fs.read(Path::new("/out/cv-summary/SKILL.md"), 1000).unwrap();
+        assert!(md.starts_with(b"---\nname: cv-summary\n"));
+    }
+
+    #[test]
+    fn export_is_all_or_nothing_per_skill_and_never_writes_through_a_symlink() {
+        let fs =
+            fs_with(&[("/l/review/SKILL.md", SKILL), ("/l/review/refs/list.md", "# List\n"), ("/elsewhere/x", "")]);
+        let (set, loc) = load_located(&fs, &layers());
+        // A failure at the second file takes back the first.
+        fs.create_dir_all(Path::new("/out/review/refs")).unwrap();
+        fs.fail_writes_to("/out/review/refs/list.md");
+        let r = export(&fs, &set, &loc, Path::new("/out"), false).unwrap();
+        assert!(
+            matches!(&r[0], Exported::NotWritten { why, .. } if why.contains("nothing of it was left written")),
+            "{r:?}"
+        );
+        assert!(fs.symlink_metadata(Path::new("/out/review/SKILL.md")).is_err(), "the first file was taken back");
+        fs.heal_writes_to(Path::new("/out/review/refs/list.md"));
+        // A skill folder that is a symlink is not written through.
+        fs.create_dir_all(Path::new("/out2")).unwrap();
+        fs.symlink(Path::new("/elsewhere"), Path::new("/out2/review")).unwrap();
+        let r = export(&fs, &set, &loc, Path::new("/out2"), true).unwrap();
+        assert!(matches!(&r[0], Exported::NotWritten { why, .. } if why.contains("is a symlink")), "{r:?}");
+        assert!(fs.symlink_metadata(Path::new("/elsewhere/SKILL.md")).is_err());
+    }
+
+    #[test]
+    fn a_yaml_skill_is_one_generated_skill_md_with_a_stable_digest() {
+        let fs = fs_with(&[("/l/cv.yaml", "id: cv-summary\ntype: prompt\ndescription: Sum up\nprompt: |\n  Go.\n")]);
+        let (set, loc) = load_located(&fs, &layers());
+        let a = AgentSkills::default().bundle(&fs, &set, &loc, "cv-summary").unwrap();
+        let b = AgentSkills::default().bundle(&fs, &set, &loc, "cv-summary").unwrap();
+        assert!(a.folder.is_none(), "generated");
+        assert_eq!(a.files, b.files);
+        let md = AgentSkills::default().read(&fs, &a, SKILL_MD).unwrap().unwrap();
+        assert_eq!(
+            String::from_utf8(md).unwrap(),
+            "---\nname: cv-summary\ndescription: Sum up\nmetadata:\n  type: prompt\n---\n\nGo.\n"
+        );
+    }
+}
