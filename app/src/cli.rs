@@ -275,25 +275,9 @@ pub struct SkillsSourceArgs {
     pub config: Option<PathBuf>,
 }
 
-/// One `--skills DIR[=PRIORITY]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkillsDir {
-    pub dir: String,
-    pub priority: i64,
-}
-
-/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
-/// the folder (a folder name may contain `=`).
-pub fn parse_skills_dir(raw: &str) -> Result<SkillsDir, String> {
-    let (dir, priority) = match raw.rsplit_once('=') {
-        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
-        _ => (raw, crate::sources::DEFAULT_SKILLS_PRIORITY),
-    };
-    if dir.is_empty() {
-        return Err("expected a folder, e.g. --skills ~/team-skills=50".into());
-    }
-    Ok(SkillsDir { dir: dir.to_owned(), priority })
-}
+// `sources.rs` reads `$VITAECONTEXT_SKILLS` with the same parser, and the skills bench compiles
+// `sources.rs` in alone: the parser lives there.
+pub use crate::sources::{SkillsDir, parse_skills_dir};
 
 impl SkillsSourceArgs {
     pub fn dirs(&self) -> Vec<(String, i64)> {

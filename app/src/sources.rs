@@ -19,6 +19,26 @@ pub const DEFAULT_SKILLS_CONFIG: &str = "skills.yaml";
 /// The priority of a `--skills DIR` layer without `=PRIORITY`.
 pub const DEFAULT_SKILLS_PRIORITY: i64 = 100;
 
+/// One `--skills DIR[=PRIORITY]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillsDir {
+    pub dir: String,
+    pub priority: i64,
+}
+
+/// `DIR=PRIORITY` when the text after the last `=` is a whole number; otherwise all of it is
+/// the folder (a folder name may contain `=`).
+pub fn parse_skills_dir(raw: &str) -> Result<SkillsDir, String> {
+    let (dir, priority) = match raw.rsplit_once('=') {
+        Some((dir, p)) if p.trim().parse::<i64>().is_ok() => (dir, p.trim().parse().unwrap_or_default()),
+        _ => (raw, DEFAULT_SKILLS_PRIORITY),
+    };
+    if dir.is_empty() {
+        return Err("expected a folder, e.g. --skills ~/team-skills=50".into());
+    }
+    Ok(SkillsDir { dir: dir.to_owned(), priority })
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     pub context_flag: Option<String>,
@@ -54,7 +74,7 @@ impl Sources {
             skills_env: std::env::var_os(SKILLS_ENV)
                 .map(|v| {
                     std::env::split_paths(&v)
-                        .filter_map(|p| crate::cli::parse_skills_dir(&p.to_string_lossy()).ok())
+                        .filter_map(|p| parse_skills_dir(&p.to_string_lossy()).ok())
                         .map(|d| (d.dir, d.priority))
                         .collect()
                 })
