@@ -22,6 +22,7 @@ mod protocol_errors;
 mod register_cli;
 mod setup_cli;
 mod skills_cli;
+mod skills_install;
 mod skills_mcp;
 mod transport;
 mod util;
