@@ -290,6 +290,16 @@ fn update_follows_a_branch_shows_a_diff_and_keeps_local_edits_unless_forced() {
 
     // Edited locally: detected and refused; --force keeps a backup.
     std::fs::write(&skill, "---\nname: code-review\ndescription: Mine\n---\nMy own words.\n").unwrap();
+    let (_, report, _) = w.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&report).unwrap();
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "vitaecontext::skills::installed_changed")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(finding["message"].as_str().unwrap().contains("installed skill code-review (layer personal"), "{finding}");
+    assert!(finding["message"].as_str().unwrap().ends_with("SKILL.md (edited)"), "{finding}");
     let (code, out, err) = w.run(&["skills", "update", "code-review", "--yes"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains(&format!("on disk: {} is edited", skill.display())), "{out}");

@@ -485,6 +485,17 @@ pub fn digests(files: &BTreeMap<RelPath, Vec<u8>>) -> FileDigests {
     files.iter().map(|(p, b)| (p.clone(), sha256_hex(b))).collect()
 }
 
+/// How a locked skill on disk differs from its lock entry.
+pub fn drift_of(
+    fs: &dyn FileSystem,
+    scope: &Scope,
+    id: &str,
+    entry: &LockEntry,
+) -> Result<Vec<(RelPath, Drift)>, Refusal> {
+    let (place, _) = place_of(scope, id, entry)?;
+    Ok(drift(&entry.files, &digests(&on_disk(fs, &place)?)))
+}
+
 /// One skill an install or update would write.
 #[derive(Debug, Clone)]
 pub struct SkillPlan {
