@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 
+use domain::skills::install::lock::is_commit;
 use domain::skills::install::plan::{is_version, newer_versions};
 use domain::skills::install::{RelPath, Source, Tree};
 
@@ -25,16 +26,23 @@ pub struct Git<'a> {
     pub token: Option<&'a Token>,
 }
 
-fn is_full_commit(s: &str) -> bool {
-    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
 impl Git<'_> {
     /// `git` with the settings every call gets: no `ext::` transport, no hooks, no prompt when
     /// nobody can answer one, and the token (when asked for) as an extra header for its host
     /// only, given through the environment so that it is in no argument list and no file.
     fn git(&self, source: &Source) -> Command {
         let mut c = Command::new("git");
+        // The person's repository, if the command runs in one, has nothing to do with this.
+        for v in [
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_INDEX_FILE",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            "GIT_COMMON_DIR",
+        ] {
+            c.env_remove(v);
+        }
         c.args(["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false"]);
         c.stdin(Stdio::null());
         if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
@@ -64,7 +72,7 @@ impl Git<'_> {
             let detail = detail[detail.len().saturating_sub(4)..].join("\n  ");
             return Err(Refusal::new(
                 format!("{source}: git could not {doing}:\n  {detail}"),
-                "check the URL and that your git can reach it (`git ls-remote URL`); a private repository needs your git credentials or SSH key, or --token-from-env for GitHub over https",
+                "check the URL and that your git can reach it (`git ls-remote URL`); a private repository needs your git credentials or SSH key, or --github-token for GitHub over https",
             ));
         }
         Ok(out.stdout)
@@ -100,7 +108,7 @@ impl Git<'_> {
     /// The commit the source's ref names, and what kind of ref it is.
     pub fn resolve(&self, source: &Source) -> Result<(String, RefKind), Refusal> {
         let wanted = source.wanted();
-        if let Some(w) = wanted.filter(|w| is_full_commit(w)) {
+        if let Some(w) = wanted.filter(|w| is_commit(&w.to_ascii_lowercase())) {
             return Ok((w.to_ascii_lowercase(), RefKind::Commit));
         }
         let refs = self.refs(source)?;

@@ -208,8 +208,9 @@ impl Fetchers<'_> {
 /// `.git` and `node_modules` not entered, symlinks left out and said so.
 fn read_local(fs: &dyn FileSystem, source: &Source, abs: &Path) -> Result<Tree, Refusal> {
     let meta = fs.metadata(abs).map_err(|e| {
+        let at = if source.to_string() == abs.display().to_string() { String::new() } else { format!("{source}: ") };
         Refusal::new(
-            format!("{source}: {} cannot be read: {}", abs.display(), e.detail),
+            format!("{at}{} cannot be read: {}", abs.display(), e.detail),
             "a local source is a folder of skills (or one skill file) on this machine: check the path",
         )
     })?;

@@ -83,7 +83,8 @@ pub enum LockError {
     Entry { id: String, why: String },
 }
 
-fn is_commit(s: &str) -> bool {
+/// Whether `s` is a full git commit id (SHA-1 or SHA-256, lower-case hex), as a lock records one.
+pub fn is_commit(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
