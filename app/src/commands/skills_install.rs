@@ -525,20 +525,7 @@ pub fn outdated(fs: &dyn FileSystem, sources: &Sources, edge: &Edge, choice: Sco
     if rows.is_empty() {
         out(&format!("All {} installed skill(s) are up to date ({}).\n", lock.skills.len(), scope.lock_path.display()));
     } else {
-        let header = ["ID", "SOURCE", "LOCKED", "AVAILABLE"].map(str::to_owned);
-        let mut widths = header.clone().map(|h| h.chars().count());
-        for r in &rows {
-            for (w, c) in widths.iter_mut().zip(r) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-        let mut t = String::new();
-        for r in std::iter::once(&header).chain(&rows) {
-            let cells: Vec<String> = r.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
-            t.push_str(cells.join("  ").trim_end());
-            t.push('\n');
-        }
-        out(&t);
+        out(&super::skills::table(["ID", "SOURCE", "LOCKED", "AVAILABLE"], &rows));
         err(
             "`vitaecontext skills update ID` follows a branch; `skills update ID --ref TAG` moves to a tag or version.\n",
         );
