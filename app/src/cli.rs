@@ -410,7 +410,151 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "LAYER")]
         layer: Option<String>,
     },
+    /// Install skills from a source into a layer, and record them in a lock.
+    #[command(long_about = INSTALL_LONG_ABOUT)]
+    Install {
+        /// github:USER/REPO[/PATH][@REF], git+URL[#PATH][@REF], npm:PACKAGE[@VERSION], or a folder.
+        #[arg(required_unless_present = "frozen", value_name = "SOURCE")]
+        source: Option<String>,
+        /// The layer to install into (by name); required when there are several.
+        #[arg(long, value_name = "LAYER", conflicts_with = "frozen")]
+        layer: Option<String>,
+        /// Install exactly what the lock says, and fail on any difference (as `skills sync`).
+        #[arg(long, conflicts_with = "source")]
+        frozen: bool,
+        /// Write without asking (otherwise a terminal asks, and without one nothing is written).
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Overwrite installed files that were edited since (each kept as FILE.vitaecontext-backup-<UTC time>).
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        scope: ScopeFlags,
+        #[command(flatten)]
+        token: TokenFlag,
+    },
+    /// Install exactly what the lock says (the same as `skills install --frozen`): each skill at
+    /// its locked commit or version, checked file by file against the lock's SHA-256; any
+    /// difference (in the source or on disk) fails and nothing is written.
+    Sync {
+        #[command(flatten)]
+        scope: ScopeFlags,
+        #[command(flatten)]
+        token: TokenFlag,
+    },
+    /// Fetch installed skills again at their ref (a branch moves on; a tag stays) or at --ref,
+    /// show a diff per file, and write after a yes. Refuses to overwrite files edited since they
+    /// were installed unless --force, and a tag that now names another commit unless --force.
+    Update {
+        /// One installed skill (default: all of the scope's).
+        id: Option<String>,
+        /// Move the skill to this git ref (branch, tag, commit) or npm version.
+        #[arg(long = "ref", value_name = "REF|VERSION")]
+        to: Option<String>,
+        /// Show what would change, write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Overwrite edited files (each kept as FILE.vitaecontext-backup-<UTC time>).
+        #[arg(long)]
+        force: bool,
+        /// Write without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        #[command(flatten)]
+        scope: ScopeFlags,
+        #[command(flatten)]
+        token: TokenFlag,
+    },
+    /// Remove an installed skill's files and its lock entry. Refuses files edited since they
+    /// were installed unless --force; `skills remove` is for skills that were not installed.
+    Uninstall {
+        id: String,
+        /// Also remove the backups `--force` kept beside its files.
+        #[arg(long)]
+        purge_backups: bool,
+        /// Remove it even when its files were edited.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        scope: ScopeFlags,
+    },
+    /// List installed skills with newer commits (a branch), newer tags or npm versions, or a
+    /// changed folder.
+    Outdated {
+        #[command(flatten)]
+        scope: ScopeFlags,
+        #[command(flatten)]
+        token: TokenFlag,
+    },
+    /// Bring the skills skill-central installed (its ~/.skill-central/lock.json, version 1 or 2)
+    /// into this lock: each fetched again at the ref or version it recorded and adopted only
+    /// when the source still gives the bytes skill-central installed.
+    Adopt {
+        /// The layer to install them into (by name); required when there are several.
+        #[arg(long, value_name = "LAYER")]
+        layer: Option<String>,
+        /// Write without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        #[command(flatten)]
+        scope: ScopeFlags,
+        #[command(flatten)]
+        token: TokenFlag,
+    },
 }
+
+/// Whose skills an install command works on.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct ScopeFlags {
+    /// The project's: layers from ./skill-central.yaml (or --skills-config), the lock
+    /// ./skills-lock.json (meant to be committed). The default where that lock exists.
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// Yours: layers from ~/.vitaecontext/skills.yaml (or --skills-config), the lock
+    /// ~/.vitaecontext/skills-lock.json. The default elsewhere.
+    #[arg(long)]
+    pub user: bool,
+}
+
+/// `--github-token`.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct TokenFlag {
+    /// Send $GITHUB_TOKEN (or $GH_TOKEN) to github.com, over https, and to no other host; it is
+    /// never printed or written. Without it your git's credentials and SSH keys do the work.
+    #[arg(long)]
+    pub github_token: bool,
+}
+
+const INSTALL_LONG_ABOUT: &str = "\
+Install skills from a source into a layer, and record them in a lock.
+
+Sources:
+  github:USER/REPO[/PATH][@REF]      skill-central's syntax, fetched with your git over https
+  git+URL[#PATH][@REF]               any git remote: https://, ssh://, user@host:path, file://
+                                     (a REF with '/' needs the # form: git+URL#PATH@feat/x)
+  npm:PACKAGE[@VERSION]              fetched with your npm (--ignore-scripts), its integrity
+                                     checked; package.json lists its skills as skill-central
+                                     asks: \"skill-central\": {\"paths\": [...]}
+  a folder                           ./team-skills, ~/skills, /abs/path
+A source holds skill-central YAML/JSON skills and Agent Skills folders (SKILL.md with the files
+beside it); PATH may name one skill or a folder of them.
+
+Before writing, the ref is resolved to a commit (or the npm version and its integrity), every
+skill is checked with the validator `skills validate` uses, text hiding Unicode controls (bidi,
+zero-width, tag characters) is refused, and what will be written is shown: ids, files, sizes,
+SHA-256, where, and what each shadows. It is written only after --yes or a yes on a terminal,
+all at once: a failure leaves nothing. Nothing from a source is ever run.
+
+The lock (skills-lock.json: sorted, no time stamps, one entry per skill with its source, commit or
+version and integrity, layer, path and the SHA-256 of each file) lives in the project for
+--project installs, meant to be committed, and in ~/.vitaecontext/ for --user installs.
+`skills sync` (or `install --frozen`) installs exactly what it says; `skills update`,
+`uninstall`, `outdated` and `adopt` (skill-central's lock) work from it; `doctor` reports installed
+files that differ from it.
+
+Private sources: your git configuration (credential helpers, SSH keys, insteadOf rules) and your
+npm configuration (.npmrc) do the authentication; --github-token sends $GITHUB_TOKEN or $GH_TOKEN
+to github.com only.";
 
 /// Where the VitaeGraph is: `--root`, else $VITAEGRAPH_ROOT, else ~/.vitaecontext/vitaegraph.
 #[derive(Debug, Args)]

@@ -53,6 +53,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// What the install commands take from the process: the token, read only when `--github-token`
+/// asks for it.
+fn install_edge(flag: cli::TokenFlag) -> commands::skills_install::Edge {
+    commands::skills_install::Edge { github_token: flag.github_token.then(sources::github_token) }
+}
+
 fn run(cli: Cli) -> Outcome {
     let fs = fs_std::StdFs::new();
     match cli.command {
@@ -152,6 +158,7 @@ fn run(cli: Cli) -> Outcome {
         }
         Command::Skills(args) => {
             use commands::skills::{self as skills, AddArgs, ListArgs};
+            use commands::skills_install;
             let sources = sources::Sources::from_process(None, None)
                 .with_skills(&args.sources.dirs(), args.sources.config.as_deref());
             match args.command {
@@ -184,6 +191,59 @@ fn run(cli: Cli) -> Outcome {
                 }
                 SkillsCommand::Remove { id, layer } => skills::remove(&fs, &sources, &id, layer.as_deref()),
                 SkillsCommand::Export { agent_skills, force } => skills::export(&fs, &sources, &agent_skills, force),
+                SkillsCommand::Install { source, layer, frozen, yes, force, scope, token } => {
+                    let (clock, edge) = (fs_std::SystemClock::default(), install_edge(token));
+                    match source {
+                        Some(source) if !frozen => skills_install::install(
+                            &fs,
+                            &clock,
+                            &sources,
+                            &edge,
+                            &skills_install::InstallArgs {
+                                source: &source,
+                                layer: layer.as_deref(),
+                                scope: scope.into(),
+                                yes,
+                                force,
+                            },
+                        ),
+                        _ => skills_install::sync(&fs, &clock, &sources, &edge, scope.into()),
+                    }
+                }
+                SkillsCommand::Sync { scope, token } => skills_install::sync(
+                    &fs,
+                    &fs_std::SystemClock::default(),
+                    &sources,
+                    &install_edge(token),
+                    scope.into(),
+                ),
+                SkillsCommand::Update { id, to, dry_run, force, yes, scope, token } => skills_install::update(
+                    &fs,
+                    &fs_std::SystemClock::default(),
+                    &sources,
+                    &install_edge(token),
+                    &skills_install::UpdateArgs {
+                        id: id.as_deref(),
+                        to: to.as_deref(),
+                        dry_run,
+                        force,
+                        yes,
+                        scope: scope.into(),
+                    },
+                ),
+                SkillsCommand::Uninstall { id, purge_backups, force, scope } => {
+                    skills_install::uninstall(&fs, &sources, &id, force, purge_backups, scope.into())
+                }
+                SkillsCommand::Outdated { scope, token } => {
+                    skills_install::outdated(&fs, &sources, &install_edge(token), scope.into())
+                }
+                SkillsCommand::Adopt { layer, yes, scope, token } => skills_install::adopt(
+                    &fs,
+                    &fs_std::SystemClock::default(),
+                    &sources,
+                    &install_edge(token),
+                    &skills_install::AdoptArgs { layer: layer.as_deref(), yes, scope: scope.into() },
+                ),
             }
         }
         Command::Check(args) => {

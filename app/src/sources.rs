@@ -202,6 +202,16 @@ pub fn client_env() -> domain::clients::Env {
     }
 }
 
+/// `$GITHUB_TOKEN`, else `$GH_TOKEN` (as the GitHub CLI reads them), for `--github-token`; why
+/// not when neither is set.
+pub fn github_token() -> Result<String, String> {
+    ["GITHUB_TOKEN", "GH_TOKEN"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|t| !t.trim().is_empty()))
+        .map(|t| t.trim().to_owned())
+        .ok_or_else(|| "neither GITHUB_TOKEN nor GH_TOKEN is set".to_owned())
+}
+
 /// The folders of `$PATH`, where a client finds a command given as a bare name (`doctor`).
 pub fn path_dirs() -> Vec<PathBuf> {
     std::env::var_os("PATH")

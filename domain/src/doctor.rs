@@ -48,6 +48,8 @@ doctor_codes! {
     SkillsLayerMissing => "skills::layer_missing", Warning, "Create the folder (`vitaecontext skills init DIR`) or remove the layer from the config or the --skills flags.";
     SkillsConflict => "skills::conflict", Error, "Neither definition is served: remove or rename one, or give one layer a higher priority.";
     SkillsBuiltinId => "skills::builtin_id", Error, "The server's own prompt or tool keeps this name: give the skill another id.";
+    SkillsLockInvalid => "skills::lock_invalid", Error, "`skills sync`, `update` and `uninstall` refuse it: restore it from version control (`git checkout -- skills-lock.json`), or uninstall the skills and install them again.";
+    SkillsInstalledChanged => "skills::installed_changed", Warning, "The installed files are not what the lock says: `vitaecontext skills update ID --force` restores them from the source (your edits are kept as backups); `vitaecontext skills uninstall ID` removes the skill.";
     SkillsUnknownPlaceholder => "skills::unknown_placeholder", Warning, "Declare it under `arguments` (or `inputSchema.properties`), or use a server value such as {{career_context.cv}}; otherwise it is sent as written.";
     ClientConfigUnreadable => "client::config_unreadable", Error, "Fix the client's config file, or run `vitaecontext register --client NAME` to write the entry again.";
     ClientStalePath => "client::stale_path", Error, "The client cannot start the server: run `vitaecontext register --client NAME` again to point it at this binary.";

@@ -396,6 +396,10 @@ pub trait FileSystem: Send + Sync {
     /// Removes a file or a symlink (not a directory).
     fn remove_file(&self, path: &Path) -> Result<(), FsError>;
 
+    /// Removes an empty folder (`rmdir`): a folder with anything in it is `Other`, a symlink or
+    /// a file `NotADirectory`. Undoing what an install made, and nothing more: never recursive.
+    fn remove_dir(&self, path: &Path) -> Result<(), FsError>;
+
     /// The permission bits (`0o7777` of the mode), following symlinks.
     fn mode(&self, path: &Path) -> Result<u32, FsError>;
 

@@ -29,6 +29,7 @@ enum Op {
     WriteNew(String, Vec<u8>),
     Symlink(Target, String),
     Remove(String),
+    RemoveDir(String),
     /// `write_atomic_set`: a write (bytes) or a removal (`None`) per distinct path.
     WriteSet(Vec<(String, Option<Vec<u8>>)>),
     Read(String, u64),
@@ -92,6 +93,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (nonempty_rel(), bytes.clone()).prop_map(|(p, b)| Op::WriteNew(p, b)),
         3 => (target(), nonempty_rel()).prop_map(|(t, p)| Op::Symlink(t, p)),
         1 => nonempty_rel().prop_map(Op::Remove),
+        1 => nonempty_rel().prop_map(Op::RemoveDir),
         2 => proptest::collection::vec((nonempty_rel(), proptest::option::of(bytes)), 1..4).prop_map(|mut set| {
             let mut seen = std::collections::BTreeSet::new();
             set.retain(|(p, _)| seen.insert(p.clone()));
@@ -172,6 +174,7 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
             outcome(r, |()| Outcome::Unit)
         }
         Op::Remove(p) => outcome(fs.remove_file(&join(world, p)), |()| Outcome::Unit),
+        Op::RemoveDir(p) => outcome(fs.remove_dir(&join(world, p)), |()| Outcome::Unit),
         Op::WriteSet(set) => {
             let paths: Vec<PathBuf> = set.iter().map(|(p, _)| join(world, p)).collect();
             type Writer = Box<dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()> + Sync>;

@@ -23,6 +23,7 @@ mod register_cli;
 mod setup_cli;
 mod skills_cli;
 mod skills_extension;
+mod skills_install;
 mod skills_mcp;
 mod transport;
 mod util;

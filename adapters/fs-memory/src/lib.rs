@@ -480,22 +480,6 @@ impl MemoryFs {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Removes the empty folder at `path` (`rmdir`).
-    pub fn remove_empty_dir(&self, path: &Path) -> Result<(), FsError> {
-        let mut s = self.lock();
-        let slot = s.entry_slot(path)?;
-        if !matches!(s.nodes.get(&slot), Some(Node::Dir)) {
-            return Err(FsError::new(FsErrorKind::NotADirectory, path, "not a directory"));
-        }
-        let prefix = slot.join("");
-        if s.nodes.keys().any(|k| k != &slot && k.starts_with(&prefix)) {
-            return Err(FsError::new(FsErrorKind::Other, path, "directory not empty"));
-        }
-        s.nodes.remove(&slot);
-        s.modes.remove(&slot);
-        Ok(())
-    }
-
     /// Replaces the bytes of the file at `path` and keeps its stamp: a write that a
     /// filesystem with coarse times cannot see, made in the same tick as the one before.
     pub fn overwrite_in_the_same_tick(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
@@ -883,6 +867,24 @@ impl FileSystem for MemoryFs {
                 s.modes.remove(&slot);
                 Ok(())
             }
+        }
+    }
+
+    fn remove_dir(&self, path: &Path) -> Result<(), FsError> {
+        require_absolute(path)?;
+        let mut s = self.lock();
+        let slot = s.entry_slot(path)?;
+        match s.nodes.get(&slot) {
+            None => Err(not_found(path)),
+            Some(Node::Dir) => {
+                if s.nodes.keys().any(|k| k.parent() == Some(slot.as_path())) {
+                    return Err(FsError::new(FsErrorKind::Other, path, "Directory not empty (os error 39)"));
+                }
+                s.nodes.remove(&slot);
+                s.modes.remove(&slot);
+                Ok(())
+            }
+            Some(_) => Err(FsError::new(FsErrorKind::NotADirectory, path, "Not a directory (os error 20)")),
         }
     }
 }

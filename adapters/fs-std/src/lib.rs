@@ -749,6 +749,11 @@ impl FileSystem for StdFs {
         fs::remove_file(path).map_err(|e| err(path, e))
     }
 
+    fn remove_dir(&self, path: &Path) -> Result<(), FsError> {
+        require_absolute(path)?;
+        fs::remove_dir(path).map_err(|e| err(path, e))
+    }
+
     fn mode(&self, path: &Path) -> Result<u32, FsError> {
         use std::os::unix::fs::PermissionsExt;
         require_absolute(path)?;

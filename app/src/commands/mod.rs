@@ -7,6 +7,7 @@ pub mod grounding;
 pub mod register;
 pub mod setup;
 pub mod skills;
+pub mod skills_install;
 pub mod watch;
 
 use std::borrow::Cow;

@@ -104,6 +104,23 @@ fn pretty(v: &Value) -> String {
     s
 }
 
+/// Rows under a header, each column as wide as its widest cell, two spaces between columns.
+pub fn table<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+    let mut widths = header.map(|h| h.chars().count());
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for r in std::iter::once(header.map(str::to_owned)).chain(rows.iter().cloned()) {
+        let cells: Vec<String> = r.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}
+
 /// Cuts `s` to `max` characters, marking the cut.
 fn cut(s: &str, max: usize) -> String {
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -159,20 +176,7 @@ pub fn list(fs: &dyn FileSystem, sources: &Sources, args: &ListArgs) -> Outcome 
             ]
         })
         .collect();
-    let header = ["ID", "TYPE", "LAYER", "TAGS", "DESCRIPTION"].map(str::to_owned);
-    let mut widths = header.clone().map(|h| h.chars().count());
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut text = String::new();
-    for r in std::iter::once(&header).chain(&rows) {
-        let cells: Vec<String> = r.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        text.push_str(cells.join("  ").trim_end());
-        text.push('\n');
-    }
-    out(&text);
+    out(&table(["ID", "TYPE", "LAYER", "TAGS", "DESCRIPTION"], &rows));
     let shadowing = entries.iter().filter(|e| !e.shadows.is_empty()).count();
     err(&format!(
         "{} skill(s) from {} layer(s); {} override another layer's; {} conflict(s)\n",

@@ -229,6 +229,7 @@ pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, inputs: &Inputs<'_>, probe: &
     check_context(fs, inputs.sources, &mut report);
     check_graph(fs, clock, inputs.sources, &mut report);
     check_skills(fs, inputs.sources, &mut report);
+    check_installed_skills(fs, inputs.sources, &mut report);
     check_clients(fs, inputs, probe, &mut report);
     report
 }
@@ -899,6 +900,51 @@ fn check_skills(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
                 f = f.at(text, placeholder_span(text, &name), "no argument declares this");
             }
             out.push(f);
+        }
+    }
+}
+
+/// Installed skills (the person's lock and the lock of the project doctor runs in): each file
+/// as the lock says, or a finding naming the ones that differ.
+fn check_installed_skills(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
+    use super::skills_install as install;
+    for (project, user) in [(false, true), (true, false)] {
+        let Ok(scope) = install::scope(fs, sources, project, user) else { continue };
+        if fs.metadata(&scope.lock_path).is_err() {
+            continue;
+        }
+        let lock = match install::read_lock(fs, &scope) {
+            Ok(lock) => lock,
+            Err(r) => {
+                report.findings.push(DoctorFinding::new(
+                    DoctorCode::SkillsLockInvalid,
+                    r.message,
+                    Some(scope.lock_path.clone()),
+                ));
+                continue;
+            }
+        };
+        for (id, entry) in &lock.skills {
+            let found = install::drift_of(fs, &scope, id, entry);
+            let message = match found {
+                Ok(d) if d.is_empty() => continue,
+                Ok(d) => {
+                    let files: Vec<String> = d.iter().map(|(p, k)| format!("{p} ({})", k.as_str())).collect();
+                    format!(
+                        "installed skill {id} (layer {}, {}) differs from {}: {}",
+                        entry.layer,
+                        scope.resolve(&entry.path).display(),
+                        scope.lock_path.display(),
+                        files.join(", ")
+                    )
+                }
+                Err(r) => format!("installed skill {id}: {}", r.message),
+            };
+            report.findings.push(DoctorFinding::new(
+                DoctorCode::SkillsInstalledChanged,
+                message,
+                Some(scope.lock_path.clone()),
+            ));
         }
     }
 }

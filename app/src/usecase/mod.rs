@@ -9,6 +9,7 @@ pub mod grounding;
 pub mod register;
 pub mod setup;
 pub mod skills;
+pub mod skills_install;
 pub mod watch;
 
 use std::path::{Path, PathBuf};

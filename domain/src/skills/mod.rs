@@ -10,8 +10,10 @@
 //!   is served), listing order, and what the MCP layer asks of a set: render, call, compose.
 //! - `render`: single-pass `{{placeholder}}` rendering.
 //! - `schema`: tool arguments against an `inputSchema`.
+//! - `install`: what `skills install` and its companions decide (sources, the lock, checks).
 
 pub mod agent;
+pub mod install;
 pub mod parse;
 pub mod render;
 pub mod schema;

@@ -376,7 +376,7 @@ impl Events for Acting<'_> {
                     self.fs.remove_file(path).unwrap();
                     self.fs.create_dir_all(path).unwrap();
                 }
-                Act::Rmdir(path) => self.fs.remove_empty_dir(path).unwrap(),
+                Act::Rmdir(path) => self.fs.remove_dir(path).unwrap(),
             }
         }
         received
