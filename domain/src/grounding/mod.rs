@@ -178,11 +178,19 @@ struct Context<'a> {
     /// and value).
     by_stem: HashMap<String, Postings>,
     by_number: HashMap<(Option<String>, u64), Postings>,
+    /// The QUICK REFERENCE entries and VERIFIED FACTS with the stems of their words: a count
+    /// reads those that name what it counts, without making every one for every claim.
+    whole_person: Vec<(usize, Vec<String>)>,
 }
 
 impl<'a> Context<'a> {
     fn new(passages: ContextPassages<'a>, sources: &Sources<'_>) -> Self {
-        let mut c = Context { goal: Vec::new(), by_stem: HashMap::new(), by_number: HashMap::new(), passages };
+        let whole_person = passages
+            .whole_person()
+            .map(|i| (i, words(&passages.full_text(i)).iter().map(|w| stem(&fold(w.text))).collect()))
+            .collect();
+        let mut c =
+            Context { goal: Vec::new(), by_stem: HashMap::new(), by_number: HashMap::new(), passages, whole_person };
         for i in 0..c.passages.len() {
             // A cancelled check leaves the index unfinished (its answer is not read).
             if i % 4096 == 0 && sources.cancelled() {
@@ -955,13 +963,11 @@ fn judge_number(f: &FactText, claim: &InClaim<'_>, context: &Context<'_>, goals:
     // within the claim's hedge, is the count the files give (`3 granted patents`).
     if !claim_nouns.is_empty() {
         let mut other: Option<(Passage, text::Number)> = None;
-        for i in context.passages.whole_person().filter(|&i| goals || !context.goal[i]) {
+        let naming = context.whole_person.iter().filter(|(i, named)| {
+            (goals || !context.goal[*i]) && claim_nouns.iter().all(|a| named.iter().any(|b| typed::same_word(a, b)))
+        });
+        for &(i, _) in naming {
             let p = context.passages.get(i);
-            let pws = words(&p.text);
-            let named: Vec<String> = pws.iter().map(|w| stem(&fold(w.text))).collect();
-            if !claim_nouns.iter().all(|a| named.iter().any(|b| typed::same_word(a, b))) {
-                continue;
-            }
             let values: Vec<&text::Number> = p.numbers.iter().filter(|m| !m.year && m.unit.is_none()).collect();
             if let Some(m) = values.iter().find(|m| claim_hedge.fits(n.value, m.value)) {
                 return FactStatus::Supported(evidence(&p, m.span.start));

@@ -8,8 +8,11 @@
 //! all of them in a person's real file) stay plain, exact-size vectors.
 
 /// A list turns into a bitset when it holds one passage in this many (a bitset costs one bit a
-/// passage, a `u32` entry thirty-two).
+/// passage, a `u32` entry thirty-two)...
 const DENSE: usize = 32;
+/// ...and is long enough for its size to matter (64 KiB as `u32`s): walking a vector is faster
+/// than a bitset, and a file of a few MB never has a list this long.
+const LONG: usize = 1 << 14;
 
 #[derive(Debug, Clone)]
 pub(super) enum Postings {
@@ -31,7 +34,7 @@ impl Postings {
                     return;
                 }
                 list.push(at);
-                if list.len() >= 64 && list.len().saturating_mul(DENSE) >= passages {
+                if list.len() >= LONG && list.len().saturating_mul(DENSE) >= passages {
                     let mut words = vec![0u64; passages.div_ceil(64)].into_boxed_slice();
                     for &i in list.iter() {
                         words[i as usize / 64] |= 1 << (i % 64);
@@ -119,12 +122,13 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
         /// Whatever it turns into, a list answers as the plain sorted, deduplicated vector of
-        /// what was pushed.
+        /// what was pushed (long enough, at times, to become a bitset).
         #[test]
         fn a_list_answers_as_the_sorted_set_pushed(
-            passages in 1usize..3000,
-            steps in proptest::collection::vec((0u32..4, any::<bool>()), 1..2500),
+            passages in 1usize..40_000,
+            steps in proptest::collection::vec((0u32..3, any::<bool>()), 1..24_000),
         ) {
             let mut at = 0u32;
             let mut model: Vec<u32> = Vec::new();
@@ -154,11 +158,15 @@ mod tests {
 
     #[test]
     fn a_dense_list_becomes_a_bitset_and_a_sparse_one_stays_a_vector() {
-        let passages = 10_000;
+        let passages = 100_000;
         let mut dense = Postings::new(0);
         (1..passages as u32).step_by(4).for_each(|i| dense.push(i, passages));
         assert!(matches!(dense, Postings::Bits { .. }));
         assert_eq!(dense.len(), 1 + (passages - 1).div_ceil(4));
+        // Dense but short: a vector still.
+        let mut short = Postings::new(0);
+        (1..1000u32).step_by(2).for_each(|i| short.push(i, 1000));
+        assert!(matches!(short, Postings::List(_)));
         let mut sparse = Postings::new(0);
         (1..passages as u32).step_by(500).for_each(|i| sparse.push(i, passages));
         assert!(matches!(sparse, Postings::List(_)));
