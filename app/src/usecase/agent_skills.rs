@@ -353,6 +353,9 @@ mod tests {
             ("/l/review/refs/list.md", "# List\n"),
             ("/l/review/.hidden", "x"),
             ("/l/review/.git/config", "x"),
+            // Unreadable by URI (`SkillUri` refuses a `\`), so not listed either.
+            ("/l/review/a\\b.md", "x"),
+            ("/l/review/c\\d/e.md", "x"),
             ("/l/outside.md", "secret"),
         ]);
         fs.symlink(Path::new("/l/outside.md"), Path::new("/l/review/refs/escape.md")).unwrap();
