@@ -454,6 +454,42 @@ fn export_writes_the_bytes_the_server_serves() {
     assert!(fs::read_to_string(out.join("cv-summary/SKILL.md")).unwrap().starts_with("---\nname: cv-summary\n"));
 }
 
+/// Found in review: a tool skill without a template (not exportable by design) failed the run,
+/// a re-run onto identical files failed with "nothing was written", an empty layer printed
+/// nothing, and an export into the layer itself took its YAML skills off the server.
+#[test]
+fn export_says_what_it_did_and_refuses_a_skill_layer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layer = tmp.path().join("layer");
+    fs::create_dir_all(&layer).unwrap();
+    let export = |layer: &Path, out: &Path| {
+        Cmd::new(&["skills", "export", "--skills", layer.to_str().unwrap(), "--agent-skills", out.to_str().unwrap()])
+            .output()
+    };
+    let out = tmp.path().join("out");
+    let (status, stdout, stderr) = export(&layer, &out);
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("0 skill(s) to ") && stdout.contains("0 exported"), "{stdout}");
+    fs::write(layer.join("tool.yaml"), "id: a-tool\ntype: tool\n").unwrap();
+    fs::write(layer.join("cv.yaml"), "id: cv-summary\ntype: prompt\ndescription: Sum up\nprompt: Go.\n").unwrap();
+    let (status, stdout, stderr) = export(&layer, &out);
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.contains("skill a-tool was skipped"), "{stderr}");
+    assert!(stdout.contains("2 skill(s) to ") && stdout.contains("1 exported, 0 up to date, 1 skipped, 0 failed"));
+    let (status, stdout, stderr) = export(&layer, &out);
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("up to date cv-summary") && stdout.contains("0 exported, 1 up to date"), "{stdout}");
+    for inside in [layer.clone(), layer.join("sub"), tmp.path().to_path_buf()] {
+        let (status, stdout, stderr) = export(&layer, &inside);
+        assert_eq!(status.code(), Some(2), "{}: {stdout}\n{stderr}", inside.display());
+        assert!(stderr.contains("the skill layer") && stderr.contains(layer.to_str().unwrap()), "{stderr}");
+    }
+    assert!(!layer.join("cv-summary").exists() && !layer.join("sub").exists(), "nothing written in the layer");
+    let mut s = server(&layer);
+    let (all, _) = list_all(&mut s);
+    assert!(entry(&all, "cv-summary")["uri"] == "skill://cv-summary/SKILL.md");
+}
+
 /// Every file below `dir`, as `/`-separated paths.
 fn walk(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
