@@ -7,14 +7,17 @@
 //! ever served); hidden files (a segment starting with `.`) and names that are not UTF-8 are
 //! left out. Every manifest is computed from the bytes read: `SKILL.md` is read on every build
 //! (it is small, and its front matter is published), the other files' digests are kept by file
-//! stamp, so a listing reads only what changed since the last one.
+//! stamp, so a listing reads only what changed since the last one. A file modified within one
+//! timestamp tick of its read (`RACY_NS`, as the incremental index judges "racily clean") is
+//! not kept: a write in that tick can leave its stamp and length as they were.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use domain::skills::agent::{self, Refusal, SKILL_MD};
 use domain::skills::{SkillSet, Value as SkillValue};
+use ports::Clock;
 use ports::fs::FileSystem;
 
 use super::skills::{Layer, Located, Locations, MAX_SKILL_BYTES};
@@ -81,14 +84,35 @@ struct Digested {
 }
 
 /// Builds [`Bundle`]s, keeping the digests of folder files between builds.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct AgentSkills {
     /// By skill folder (absolute), then by file below it: replaced whole at each build of that
-    /// skill, so a removed file is forgotten.
+    /// skill, so a removed file is forgotten. Only files modified well before their read.
     digests: Mutex<HashMap<PathBuf, HashMap<String, Digested>>>,
+    /// What tells whether a file was modified close to its read; none keeps no digest at all
+    /// (a one-off export reads each file once anyway).
+    clock: Option<Arc<dyn Clock>>,
+}
+
+impl std::fmt::Debug for AgentSkills {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSkills").field("cached", &self.clock.is_some()).finish_non_exhaustive()
+    }
 }
 
 impl AgentSkills {
+    /// Keeps digests between builds, trusting one only for a file modified more than `RACY_NS`
+    /// before `clock`'s time at the build that read it.
+    pub fn cached(clock: Arc<dyn Clock>) -> Self {
+        AgentSkills { digests: Mutex::default(), clock: Some(clock) }
+    }
+
+    /// Now on the clock, in nanoseconds since the epoch; `None` without one.
+    fn now_ns(&self) -> Option<i64> {
+        let now = self.clock.as_ref()?.now();
+        now.duration_since(std::time::UNIX_EPOCH).ok().and_then(|d| i64::try_from(d.as_nanos()).ok())
+    }
+
     /// The skill `name` of `set` as served now.
     pub fn bundle(
         &self,
@@ -128,6 +152,9 @@ impl AgentSkills {
                     detail: "not below its layer's folder".into(),
                 }
             })?;
+        // Taken before anything is read: a file modified within `RACY_NS` of it may change again
+        // in its timestamp tick after the read, keeping its stamp.
+        let started_ns = self.now_ns();
         let held = fs.hold_root(root).map_err(|e| BundleError::unreadable(name, ".", &e))?;
         let walk = held.walk_beneath(&dir, &[".git"], true).map_err(|e| BundleError::unreadable(name, ".", &e))?;
         let base = root.join(&dir);
@@ -169,7 +196,13 @@ impl AgentSkills {
                     let (bytes, read) = held
                         .read_beneath(&dir.join(&relative), agent::MAX_TOTAL_BYTES)
                         .map_err(|e| BundleError::unreadable(name, &relative, &e))?;
-                    Digested { stamp: read.stamp, len: bytes.len() as u64, digest: agent::digest(&bytes) }
+                    let digested =
+                        Digested { stamp: read.stamp, len: bytes.len() as u64, digest: agent::digest(&bytes) };
+                    if !settled(read.modified_ns, started_ns) {
+                        files.push(BundleFile { path: relative, size: digested.len, digest: digested.digest });
+                        continue;
+                    }
+                    digested
                 }
             };
             files.push(BundleFile { path: relative.clone(), size: digested.len, digest: digested.digest.clone() });
@@ -202,6 +235,12 @@ impl AgentSkills {
                 .map_err(|e| BundleError::unreadable(&bundle.name, path, &e)),
         )
     }
+}
+
+/// Whether a file modified at `modified_ns` may be trusted by its stamp after a read that
+/// started at `started_ns`: both known, and the modification more than `RACY_NS` before.
+fn settled(modified_ns: Option<i64>, started_ns: Option<i64>) -> bool {
+    matches!((modified_ns, started_ns), (Some(m), Some(s)) if m < s.saturating_sub(domain::graph::manifest::RACY_NS))
 }
 
 /// What [`export`] did with one skill.
@@ -669,6 +708,42 @@ mod tests {
         assert!(fs.symlink_metadata(Path::new("/out/review/.keep")).is_ok());
         let again = export(&fs, &set, &loc, &layers(), out, true).unwrap();
         assert!(matches!(&again[0], Exported::UpToDate { .. }), "{again:?}");
+    }
+
+    /// A clock set by the test.
+    struct At(Mutex<i64>);
+
+    impl ports::Clock for At {
+        fn now(&self) -> std::time::SystemTime {
+            let ns = u64::try_from(*self.0.lock().unwrap()).unwrap();
+            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns)
+        }
+
+        fn monotonic(&self) -> std::time::Duration {
+            std::time::Duration::ZERO
+        }
+    }
+
+    /// Found in review: a same-length write in the timestamp tick of a read kept the file's
+    /// stamp, and the digest of the old bytes was published with the new ones.
+    #[test]
+    fn a_digest_is_not_kept_for_a_file_modified_close_to_its_read() {
+        let fs = fs_with(&[("/l/review/SKILL.md", SKILL), ("/l/review/f.txt", "0000")]);
+        let (set, loc) = load_located(&fs, &layers());
+        let written = fs.metadata(Path::new("/l/review/f.txt")).unwrap().modified_ns.unwrap();
+        let clock = Arc::new(At(Mutex::new(written + 1_000_000_000)));
+        let skills = AgentSkills::cached(clock.clone());
+        skills.bundle(&fs, &set, &loc, "review").unwrap();
+        fs.overwrite_in_the_same_tick(Path::new("/l/review/f.txt"), b"0001").unwrap();
+        let b = skills.bundle(&fs, &set, &loc, "review").unwrap();
+        assert_eq!(b.files[1].digest, agent::digest(b"0001"), "re-read, not taken from the cache");
+        // Read well after its last write, it is kept and trusted by its stamp from then on.
+        *clock.0.lock().unwrap() = written + 10_000_000_000;
+        skills.bundle(&fs, &set, &loc, "review").unwrap();
+        let reads = fs.reads();
+        let b = skills.bundle(&fs, &set, &loc, "review").unwrap();
+        assert_eq!(fs.reads() - reads, 1, "SKILL.md only");
+        assert_eq!(b.files[1].digest, agent::digest(b"0001"));
     }
 
     #[test]
