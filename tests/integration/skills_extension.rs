@@ -490,6 +490,46 @@ fn export_says_what_it_did_and_refuses_a_skill_layer() {
     assert!(entry(&all, "cv-summary")["uri"] == "skill://cv-summary/SKILL.md");
 }
 
+/// Found in review: 2026-07-28 resources/list named the SKILL.md of skills that are not served
+/// (over the limits, front matter without a `name`), and each read of one answered -32602.
+#[test]
+fn resources_list_names_only_skills_that_read() {
+    let (_tmp, layer) = layer();
+    let big = layer.join("too-many");
+    fs::create_dir_all(&big).unwrap();
+    fs::write(big.join("SKILL.md"), "---\nname: too-many\ndescription: Over the limit.\n---\nx\n").unwrap();
+    for i in 0..512 {
+        fs::write(big.join(format!("{i}.txt")), "x").unwrap();
+    }
+    let mut s = server(&layer);
+    let mut uris = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut params = json!({});
+        if let Some(c) = &cursor {
+            params["cursor"] = json!(c);
+        }
+        let page = s.ok("resources/list", modern(params));
+        for r in page["resources"].as_array().unwrap() {
+            let uri = r["uri"].as_str().unwrap();
+            if uri.starts_with("skill://") {
+                uris.push(uri.to_owned());
+            }
+        }
+        match page["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert!(uris.contains(&"skill://code-review/SKILL.md".to_owned()), "{uris:?}");
+    for gone in ["skill://by-id/SKILL.md", "skill://too-many/SKILL.md"] {
+        assert!(!uris.contains(&gone.to_owned()), "{gone} is not served");
+    }
+    for uri in &uris {
+        s.ok("resources/read", modern(json!({"uri": uri})));
+    }
+}
+
 /// Every file below `dir`, as `/`-separated paths.
 fn walk(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();

@@ -166,14 +166,17 @@ fn skill_md_resource(b: &Bundle) -> Value {
     })
 }
 
-/// The `SKILL.md` of each skill `skills/list` may list, as `resources/list` entries (2026-07-28),
-/// from what the loader read (no folder is read for a list of resources): `name` is the skill's
-/// (its id), `description` the listed one, `title` its display name.
+/// The `SKILL.md` of each skill `skills/list` lists, as `resources/list` entries (2026-07-28):
+/// only a skill whose bundle can be built now (the same check, and the same cached digests, as
+/// `skills/list`), so every URI listed reads (found in review: a skill over the limits, or with
+/// a front matter that does not name it, was listed and answered -32602). `name` is the
+/// skill's (its id), `description` the listed one, `title` its display name.
 pub fn resources(m: &Served) -> Vec<Value> {
-    let Some((set, _)) = m.skills_located() else { return Vec::new() };
+    let Some((set, locations)) = m.skills_located() else { return Vec::new() };
     set.entries()
         .iter()
         .filter(|e| agent::check_entry(e).is_ok())
+        .filter(|e| m.agent_skills().bundle(m.fs(), &set, &locations, &e.skill.id).is_ok())
         .map(|e| {
             json!({
                 "uri": agent::skill_md_uri(&e.skill.id),
