@@ -27,6 +27,10 @@ pub const MAX_TOTAL_BYTES: u64 = 16 * 1024 * 1024;
 /// The longest Agent Skills name.
 pub const MAX_NAME_CHARS: usize = 64;
 
+/// The longest `description` and `compatibility` the Agent Skills format allows, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+
 /// Why a loaded skill is not served as an Agent Skill. The app says it as "skill X is not served
 /// as an Agent Skill: <this>".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,7 +73,7 @@ pub fn check_entry(entry: &Entry) -> Result<(), Refusal> {
         SkillFormat::SkillMd if skill.description.trim().is_empty() => {
             Err(Refusal::FrontMatter("has no `description`".into()))
         }
-        SkillFormat::SkillMd => Ok(()),
+        SkillFormat::SkillMd => check_description(&skill.description),
         SkillFormat::Yaml | SkillFormat::Json if skill.prompt.is_none() => Err(Refusal::NoInstructions),
         SkillFormat::Yaml | SkillFormat::Json => Ok(()),
     }
@@ -87,9 +91,30 @@ pub fn check_front_matter(id: &str, front_matter: &Value) -> Result<(), Refusal>
         None => return Err(Refusal::FrontMatter("has no `name` (an `id` alone is not enough)".into())),
     }
     match front_matter.get("description") {
-        Some(Value::String(d)) if !d.trim().is_empty() => Ok(()),
-        _ => Err(Refusal::FrontMatter("has no `description` text".into())),
+        Some(Value::String(d)) if !d.trim().is_empty() => check_description(d)?,
+        _ => return Err(Refusal::FrontMatter("has no `description` text".into())),
     }
+    match front_matter.get("compatibility") {
+        None => Ok(()),
+        Some(Value::String(c)) if (1..=MAX_COMPATIBILITY_CHARS).contains(&c.chars().count()) => Ok(()),
+        Some(Value::String(c)) => Err(Refusal::FrontMatter(format!(
+            "has a `compatibility` of {} characters; the Agent Skills format allows 1 to {MAX_COMPATIBILITY_CHARS}",
+            c.chars().count()
+        ))),
+        Some(_) => Err(Refusal::FrontMatter("has a `compatibility` that is not text".into())),
+    }
+}
+
+/// A description within the Agent Skills format's [`MAX_DESCRIPTION_CHARS`] (found in review:
+/// longer ones were served, and a host that checks the format refuses the skill).
+fn check_description(description: &str) -> Result<(), Refusal> {
+    let n = description.chars().count();
+    if n > MAX_DESCRIPTION_CHARS {
+        return Err(Refusal::FrontMatter(format!(
+            "has a `description` of {n} characters; the Agent Skills format allows at most {MAX_DESCRIPTION_CHARS}"
+        )));
+    }
+    Ok(())
 }
 
 /// A skill of `files` files holding `bytes` bytes in all is within the extension's limits.
@@ -407,6 +432,29 @@ mod tests {
         for bad in ["", "-a", "a-", "a--b", "A", "a_b", "a.b", "é", &"a".repeat(65), "skills:compose"] {
             assert!(!is_valid_name(bad), "{bad}");
         }
+    }
+
+    /// Found in review: a description over 1,024 characters and a compatibility over 500 were
+    /// served, though a served skill must conform to the Agent Skills format.
+    #[test]
+    fn descriptions_and_compatibility_past_the_format_s_limits_are_refused() {
+        let fm = |extra: &str| front_matter(&format!("---\nname: s\n{extra}\n---\nbody\n")).unwrap();
+        let long = |n: usize| "é".repeat(n);
+        assert_eq!(check_front_matter("s", &fm(&format!("description: {}", long(1024)))), Ok(()));
+        let e = check_front_matter("s", &fm(&format!("description: {}", long(1025)))).unwrap_err();
+        assert!(e.to_string().contains("`description` of 1025 characters"), "{e}");
+        let ok = format!("description: d\ncompatibility: {}", long(500));
+        assert_eq!(check_front_matter("s", &fm(&ok)), Ok(()));
+        let e = check_front_matter("s", &fm(&format!("description: d\ncompatibility: {}", long(501)))).unwrap_err();
+        assert!(e.to_string().contains("`compatibility` of 501 characters"), "{e}");
+        assert!(check_front_matter("s", &fm("description: d\ncompatibility: \"\"")).is_err());
+        assert!(check_front_matter("s", &fm("description: d\ncompatibility: [a]")).is_err());
+        let mut skill = yaml_skill("s", &long(1025), Some("x"));
+        skill.format = SkillFormat::SkillMd;
+        assert!(matches!(check_entry(&entry(skill)), Err(Refusal::FrontMatter(m)) if m.contains("1025")));
+        let e = entry(yaml_skill("s", &long(1025), Some("x")));
+        let md = generated_skill_md(&e);
+        assert!(check_front_matter("s", &front_matter(&md).unwrap()).is_err(), "a YAML skill's too");
     }
 
     #[test]
