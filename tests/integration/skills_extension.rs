@@ -350,6 +350,34 @@ fn directory_reads_list_direct_children_with_sub_folders_as_directories() {
     assert_eq!(names, (0..150).map(|i| format!("{i:03}.txt")).collect::<Vec<_>>());
 }
 
+/// Found in review: a folder of a skill with no file served in it (empty, or holding only hidden
+/// files or symlinks) answered -32602, where the extension says an empty folder is an empty list.
+#[test]
+fn an_empty_folder_of_a_skill_is_an_empty_list() {
+    let (_tmp, layer) = layer();
+    let review = layer.join("code-review");
+    fs::create_dir_all(review.join("empty")).unwrap();
+    fs::create_dir_all(review.join("references/only-hidden")).unwrap();
+    fs::write(review.join("references/only-hidden/.x"), "hidden").unwrap();
+    fs::create_dir_all(review.join(".hidden-dir")).unwrap();
+    std::os::unix::fs::symlink(review.join("empty"), review.join("linked")).unwrap();
+    let mut s = server(&layer);
+    for uri in ["skill://code-review/empty", "skill://code-review/references/only-hidden"] {
+        let r = s.ok("resources/directory/read", modern(json!({"uri": uri})));
+        assert_eq!(r["resources"], json!([]), "{uri}: {r}");
+    }
+    // Still not folders of the skill: hidden, a symlink, a file, nothing there.
+    for uri in [
+        "skill://code-review/.hidden-dir",
+        "skill://code-review/linked",
+        "skill://code-review/SKILL.md",
+        "skill://code-review/nothing",
+    ] {
+        let e = s.err("resources/directory/read", modern(json!({"uri": uri})));
+        assert_eq!(e["code"], -32602, "{uri}: {e}");
+    }
+}
+
 #[test]
 fn unknown_skills_files_and_directories_are_invalid_params() {
     let (_tmp, layer) = layer();

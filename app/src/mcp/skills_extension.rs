@@ -14,7 +14,7 @@ use super::jsonrpc::{RpcError, code};
 use super::pagination::{PAGE_SIZE, lazy_page, page};
 use super::params::{DirectoryReadParams, ListParams, ReadParams};
 use super::served::Served;
-use crate::usecase::agent_skills::{Bundle, BundleError};
+use crate::usecase::agent_skills::{self, Bundle, BundleError};
 use crate::usecase::skills::{Locations, value_to_json};
 
 /// The extension's identifier, under `capabilities.extensions`.
@@ -133,13 +133,17 @@ pub fn read(m: &Served, uri: &str) -> Result<Value, RpcError> {
 
 /// `resources/directory/read` `{uri, cursor?}`: the direct children of a folder of a skill
 /// (`skill://<name>` is its root), files with their MIME type and sub-folders as
-/// `inode/directory`, a page at a time. A folder is one that holds a served file.
+/// `inode/directory`, a page at a time. A folder that holds no served file is an empty list.
 pub fn directory_read(m: &Served, params: DirectoryReadParams) -> Result<Value, RpcError> {
     let uri = params.uri;
     let u = parse_uri(&uri)?;
     let b = bundle_of(m, &uri, &u.name)?;
-    let children = agent::children(b.paths(), &u.path)
-        .ok_or_else(|| invalid(&uri, format!("{uri} is not a directory resource of skill {:?}", b.name)))?;
+    let children = match agent::children(b.paths(), &u.path) {
+        Some(children) => children,
+        // A folder with no file served in it: "an empty directory yields an empty array".
+        None if agent_skills::is_empty_folder(m.fs(), &b, &u.path) => Vec::new(),
+        None => return Err(invalid(&uri, format!("{uri} is not a directory resource of skill {:?}", b.name))),
+    };
     lazy_page(params.cursor.as_deref(), "resources", children.len(), |i| match &children[i] {
         Child::Dir(dir) => json!({
             "uri": agent::dir_uri(&b.name, dir),

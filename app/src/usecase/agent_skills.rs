@@ -243,6 +243,16 @@ fn settled(modified_ns: Option<i64>, started_ns: Option<i64>) -> bool {
     matches!((modified_ns, started_ns), (Some(m), Some(s)) if m < s.saturating_sub(domain::graph::manifest::RACY_NS))
 }
 
+/// Whether the folder `dir` (segments below the skill's folder) of `bundle` is one in which no
+/// file is served (empty, or holding only hidden files or symlinks): a folder whose name may be
+/// served (not hidden), reached below the layer's folder with no symlink followed. The folders
+/// that hold a served file are known from the bundle's walk; only these are asked of the disk.
+pub fn is_empty_folder(fs: &dyn FileSystem, bundle: &Bundle, dir: &[String]) -> bool {
+    let Some((root, base)) = bundle.folder.as_ref() else { return false };
+    let relative = dir.join("/");
+    !dir.is_empty() && agent::is_served_file(&relative) && fs.open_dir_beneath(root, &base.join(relative)).is_ok()
+}
+
 /// What [`export`] did with one skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Exported {
