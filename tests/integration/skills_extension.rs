@@ -558,6 +558,21 @@ fn resources_list_names_only_skills_that_read() {
     }
 }
 
+/// Found in review: a skills/list cursor was accepted by a directory read.
+#[test]
+fn a_cursor_of_one_list_is_refused_by_another() {
+    let (_tmp, layer) = layer();
+    let mut s = server(&layer);
+    let listed = s.ok("skills/list", modern(json!({})));
+    let cursor = listed["nextCursor"].as_str().expect("two pages").to_owned();
+    let e = s.err("resources/directory/read", modern(json!({"uri": "skill://many-files/data", "cursor": cursor})));
+    assert_eq!(e["code"], -32602, "{e}");
+    let first = s.ok("resources/directory/read", modern(json!({"uri": "skill://many-files/data"})));
+    let dir_cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    let e = s.err("skills/list", modern(json!({"cursor": dir_cursor})));
+    assert_eq!(e["code"], -32602, "{e}");
+}
+
 /// Every file below `dir`, as `/`-separated paths.
 fn walk(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();

@@ -11,7 +11,7 @@ use domain::skills::SkillSet;
 use domain::skills::agent::{self, Child, SKILL_MD, SkillUri, UriError};
 
 use super::jsonrpc::{RpcError, code};
-use super::pagination::{PAGE_SIZE, lazy_page, page};
+use super::pagination::{PAGE_SIZE, lazy_page_in, page_in};
 use super::params::{DirectoryReadParams, ListParams, ReadParams};
 use super::served::Served;
 use crate::usecase::agent_skills::{self, Bundle, BundleError};
@@ -78,7 +78,8 @@ pub fn list(m: &Served, params: ListParams) -> Result<Value, RpcError> {
     let (set, locations) = snapshot(m);
     let candidates: Vec<&str> =
         set.entries().iter().filter(|e| agent::check_entry(e).is_ok()).map(|e| e.skill.id.as_str()).collect();
-    let p = page(candidates.len(), params.cursor.as_deref(), PAGE_SIZE).map_err(RpcError::invalid_params)?;
+    let p = page_in(Some("skills/list"), candidates.len(), params.cursor.as_deref(), PAGE_SIZE)
+        .map_err(RpcError::invalid_params)?;
     let skills: Vec<Value> = candidates[p.range]
         .iter()
         .filter_map(|name| match m.agent_skills().bundle(m.fs(), &set, &locations, name) {
@@ -144,7 +145,8 @@ pub fn directory_read(m: &Served, params: DirectoryReadParams) -> Result<Value, 
         None if agent_skills::is_empty_folder(m.fs(), &b, &u.path) => Vec::new(),
         None => return Err(invalid(&uri, format!("{uri} is not a directory resource of skill {:?}", b.name))),
     };
-    lazy_page(params.cursor.as_deref(), "resources", children.len(), |i| match &children[i] {
+    // Scoped by the folder's URI: a cursor of another list or folder is refused.
+    lazy_page_in(Some(uri.as_str()), params.cursor.as_deref(), "resources", children.len(), |i| match &children[i] {
         Child::Dir(dir) => json!({
             "uri": agent::dir_uri(&b.name, dir),
             "name": children[i].name(),
