@@ -94,6 +94,7 @@ pub fn check_front_matter(id: &str, front_matter: &Value) -> Result<(), Refusal>
         Some(Value::String(d)) if !d.trim().is_empty() => check_description(d)?,
         _ => return Err(Refusal::FrontMatter("has no `description` text".into())),
     }
+    check_numbers(front_matter, &mut Vec::new())?;
     match front_matter.get("compatibility") {
         None => Ok(()),
         Some(Value::String(c)) if (1..=MAX_COMPATIBILITY_CHARS).contains(&c.chars().count()) => Ok(()),
@@ -102,6 +103,34 @@ pub fn check_front_matter(id: &str, front_matter: &Value) -> Result<(), Refusal>
             c.chars().count()
         ))),
         Some(_) => Err(Refusal::FrontMatter("has a `compatibility` that is not text".into())),
+    }
+}
+
+/// Every number of the front matter can be served as it was written (`frontmatter` is every
+/// field unchanged): found in review, `12345678901234567890` (past `i64`, so read as a float)
+/// was served as `1.2345678901234567e19` and `.inf` as `null`. A float that is not finite, or
+/// a whole number too large for a float to hold exactly (2^53 and up), is refused, naming the
+/// field; quoted, either is text and served as written.
+fn check_numbers<'a>(value: &'a Value, at: &mut Vec<&'a str>) -> Result<(), Refusal> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    match value {
+        Value::Float(f) if !f.is_finite() || (f.fract() == 0.0 && f.abs() >= EXACT) => {
+            Err(Refusal::FrontMatter(format!(
+                "has `{}` = {f}, a number JSON cannot carry as written (not finite, or a whole number past 2^53); \
+                 quote it to serve it as text",
+                at.join(".")
+            )))
+        }
+        Value::Array(items) => items.iter().try_for_each(|item| check_numbers(item, at)),
+        Value::Object(pairs) => {
+            for (k, v) in pairs {
+                at.push(k);
+                check_numbers(v, at)?;
+                at.pop();
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -455,6 +484,27 @@ mod tests {
         let e = entry(yaml_skill("s", &long(1025), Some("x")));
         let md = generated_skill_md(&e);
         assert!(check_front_matter("s", &front_matter(&md).unwrap()).is_err(), "a YAML skill's too");
+    }
+
+    /// Found in review: `12345678901234567890` was served as `1.2345678901234567e19` and `.inf`
+    /// as `null`; the front matter is served unchanged, or not at all.
+    #[test]
+    fn numbers_json_cannot_carry_as_written_are_refused() {
+        let fm = |extra: &str| front_matter(&format!("---\nname: s\ndescription: d\n{extra}\n---\nbody\n")).unwrap();
+        for ok in
+            ["n: 9223372036854775807", "n: 1.5", "n: -0.25", "n: \"12345678901234567890\"", "n: 9007199254740991.0"]
+        {
+            assert_eq!(check_front_matter("s", &fm(ok)), Ok(()), "{ok}");
+        }
+        for (bad, field) in [
+            ("big: 12345678901234567890", "big"),
+            ("metadata:\n  x: .inf", "metadata.x"),
+            ("l: [1, -.inf]", "l"),
+            ("n: .nan", "n"),
+        ] {
+            let e = check_front_matter("s", &fm(bad)).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{field}` = ")) && e.contains("quote it"), "{bad}: {e}");
+        }
     }
 
     #[test]
