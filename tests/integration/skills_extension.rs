@@ -491,7 +491,7 @@ fn export_says_what_it_did_and_refuses_a_skill_layer() {
     let layer = tmp.path().join("layer");
     fs::create_dir_all(&layer).unwrap();
     let export = |layer: &Path, out: &Path| {
-        Cmd::new(&["skills", "export", "--skills", layer.to_str().unwrap(), "--agent-skills", out.to_str().unwrap()])
+        Cmd::new(["skills", "export", "--skills", layer.to_str().unwrap(), "--agent-skills", out.to_str().unwrap()])
             .output()
     };
     let out = tmp.path().join("out");
