@@ -392,13 +392,16 @@ pub enum SkillsCommand {
     /// Write every skill the server serves as an Agent Skills folder (DIR/<name>/SKILL.md and
     /// its files), for tools that read skill folders from disk: the files and bytes the MCP
     /// skills extension serves (a YAML or JSON skill as a generated SKILL.md). Each skill is
-    /// written whole or not at all. Never replaces a file without --force. Exit 1 when a skill
-    /// could not be written (each is named on stderr, with why); the others are written.
+    /// written whole or not at all; files already there byte for byte are up to date. Never
+    /// replaces a file without --force. DIR may not be, hold or lie inside a skill layer (exit
+    /// 2). Ends with a line of totals. Exit 1 when a skill could not be written (each is named
+    /// on stderr, with why); the others are written. A tool skill without a template is skipped.
     Export {
         /// The folder to write the skill folders into (made if missing).
         #[arg(long = "agent-skills", value_name = "DIR", required = true)]
         agent_skills: PathBuf,
-        /// Replace files already there (each skill's files as one set: all or none).
+        /// Replace files already there, and remove the files an earlier export left that a skill
+        /// no longer has (each skill's changes as one set: all or none).
         #[arg(long)]
         force: bool,
     },

@@ -350,6 +350,34 @@ fn directory_reads_list_direct_children_with_sub_folders_as_directories() {
     assert_eq!(names, (0..150).map(|i| format!("{i:03}.txt")).collect::<Vec<_>>());
 }
 
+/// Found in review: a folder of a skill with no file served in it (empty, or holding only hidden
+/// files or symlinks) answered -32602, where the extension says an empty folder is an empty list.
+#[test]
+fn an_empty_folder_of_a_skill_is_an_empty_list() {
+    let (_tmp, layer) = layer();
+    let review = layer.join("code-review");
+    fs::create_dir_all(review.join("empty")).unwrap();
+    fs::create_dir_all(review.join("references/only-hidden")).unwrap();
+    fs::write(review.join("references/only-hidden/.x"), "hidden").unwrap();
+    fs::create_dir_all(review.join(".hidden-dir")).unwrap();
+    std::os::unix::fs::symlink(review.join("empty"), review.join("linked")).unwrap();
+    let mut s = server(&layer);
+    for uri in ["skill://code-review/empty", "skill://code-review/references/only-hidden"] {
+        let r = s.ok("resources/directory/read", modern(json!({"uri": uri})));
+        assert_eq!(r["resources"], json!([]), "{uri}: {r}");
+    }
+    // Still not folders of the skill: hidden, a symlink, a file, nothing there.
+    for uri in [
+        "skill://code-review/.hidden-dir",
+        "skill://code-review/linked",
+        "skill://code-review/SKILL.md",
+        "skill://code-review/nothing",
+    ] {
+        let e = s.err("resources/directory/read", modern(json!({"uri": uri})));
+        assert_eq!(e["code"], -32602, "{uri}: {e}");
+    }
+}
+
 #[test]
 fn unknown_skills_files_and_directories_are_invalid_params() {
     let (_tmp, layer) = layer();
@@ -452,6 +480,97 @@ fn export_writes_the_bytes_the_server_serves() {
     let (_, stdout, _) = run(true);
     assert!(stdout.contains("exported cv-summary -> ") && stdout.contains("1 replaced"), "{stdout}");
     assert!(fs::read_to_string(out.join("cv-summary/SKILL.md")).unwrap().starts_with("---\nname: cv-summary\n"));
+}
+
+/// Found in review: a tool skill without a template (not exportable by design) failed the run,
+/// a re-run onto identical files failed with "nothing was written", an empty layer printed
+/// nothing, and an export into the layer itself took its YAML skills off the server.
+#[test]
+fn export_says_what_it_did_and_refuses_a_skill_layer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layer = tmp.path().join("layer");
+    fs::create_dir_all(&layer).unwrap();
+    let export = |layer: &Path, out: &Path| {
+        Cmd::new(["skills", "export", "--skills", layer.to_str().unwrap(), "--agent-skills", out.to_str().unwrap()])
+            .output()
+    };
+    let out = tmp.path().join("out");
+    let (status, stdout, stderr) = export(&layer, &out);
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("0 skill(s) to ") && stdout.contains("0 exported"), "{stdout}");
+    fs::write(layer.join("tool.yaml"), "id: a-tool\ntype: tool\n").unwrap();
+    fs::write(layer.join("cv.yaml"), "id: cv-summary\ntype: prompt\ndescription: Sum up\nprompt: Go.\n").unwrap();
+    let (status, stdout, stderr) = export(&layer, &out);
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.contains("skill a-tool was skipped"), "{stderr}");
+    assert!(stdout.contains("2 skill(s) to ") && stdout.contains("1 exported, 0 up to date, 1 skipped, 0 failed"));
+    let (status, stdout, stderr) = export(&layer, &out);
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("up to date cv-summary") && stdout.contains("0 exported, 1 up to date"), "{stdout}");
+    for inside in [layer.clone(), layer.join("sub"), tmp.path().to_path_buf()] {
+        let (status, stdout, stderr) = export(&layer, &inside);
+        assert_eq!(status.code(), Some(2), "{}: {stdout}\n{stderr}", inside.display());
+        assert!(stderr.contains("the skill layer") && stderr.contains(layer.to_str().unwrap()), "{stderr}");
+    }
+    assert!(!layer.join("cv-summary").exists() && !layer.join("sub").exists(), "nothing written in the layer");
+    let mut s = server(&layer);
+    let (all, _) = list_all(&mut s);
+    assert!(entry(&all, "cv-summary")["uri"] == "skill://cv-summary/SKILL.md");
+}
+
+/// Found in review: 2026-07-28 resources/list named the SKILL.md of skills that are not served
+/// (over the limits, front matter without a `name`), and each read of one answered -32602.
+#[test]
+fn resources_list_names_only_skills_that_read() {
+    let (_tmp, layer) = layer();
+    let big = layer.join("too-many");
+    fs::create_dir_all(&big).unwrap();
+    fs::write(big.join("SKILL.md"), "---\nname: too-many\ndescription: Over the limit.\n---\nx\n").unwrap();
+    for i in 0..512 {
+        fs::write(big.join(format!("{i}.txt")), "x").unwrap();
+    }
+    let mut s = server(&layer);
+    let mut uris = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut params = json!({});
+        if let Some(c) = &cursor {
+            params["cursor"] = json!(c);
+        }
+        let page = s.ok("resources/list", modern(params));
+        for r in page["resources"].as_array().unwrap() {
+            let uri = r["uri"].as_str().unwrap();
+            if uri.starts_with("skill://") {
+                uris.push(uri.to_owned());
+            }
+        }
+        match page["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert!(uris.contains(&"skill://code-review/SKILL.md".to_owned()), "{uris:?}");
+    for gone in ["skill://by-id/SKILL.md", "skill://too-many/SKILL.md"] {
+        assert!(!uris.contains(&gone.to_owned()), "{gone} is not served");
+    }
+    for uri in &uris {
+        s.ok("resources/read", modern(json!({"uri": uri})));
+    }
+}
+
+/// Found in review: a skills/list cursor was accepted by a directory read.
+#[test]
+fn a_cursor_of_one_list_is_refused_by_another() {
+    let (_tmp, layer) = layer();
+    let mut s = server(&layer);
+    let listed = s.ok("skills/list", modern(json!({})));
+    let cursor = listed["nextCursor"].as_str().expect("two pages").to_owned();
+    let e = s.err("resources/directory/read", modern(json!({"uri": "skill://many-files/data", "cursor": cursor})));
+    assert_eq!(e["code"], -32602, "{e}");
+    let first = s.ok("resources/directory/read", modern(json!({"uri": "skill://many-files/data"})));
+    let dir_cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    let e = s.err("skills/list", modern(json!({"cursor": dir_cursor})));
+    assert_eq!(e["code"], -32602, "{e}");
 }
 
 /// Every file below `dir`, as `/`-separated paths.

@@ -758,9 +758,12 @@ pub fn remove(fs: &dyn FileSystem, sources: &Sources, id: &str, layer: Option<&s
     Ok(ExitCode::SUCCESS)
 }
 
-/// `skills export --agent-skills DIR [--force]`: each served skill as an Agent Skills folder.
+/// `skills export --agent-skills DIR [--force]`: each served skill as an Agent Skills folder,
+/// then one line of totals. Exit 1 only when a skill that could be exported was not; one that
+/// is not exportable by design (a tool skill without a template) is skipped, and one whose
+/// folder already holds its very bytes is up to date.
 pub fn export(fs: &dyn FileSystem, sources: &Sources, dir: &Path, force: bool) -> Outcome {
-    use crate::usecase::agent_skills::{self, Exported};
+    use crate::usecase::agent_skills::{self, ExportError, Exported};
     let layers = layers(fs, sources)?;
     if layers.is_empty() {
         no_layers_hint();
@@ -769,28 +772,49 @@ pub fn export(fs: &dyn FileSystem, sources: &Sources, dir: &Path, force: bool) -
     let (set, locations) = usecase::load_located(fs, &layers);
     warn_all(&set);
     let dir = sources.cwd.join(dir);
-    let results = agent_skills::export(fs, &set, &locations, &dir, force)
-        .map_err(|e| Failure::failed(miette!("could not make the folder {}: {}", dir.display(), e.detail)))?;
-    let mut missed = 0;
+    let results = agent_skills::export(fs, &set, &locations, &layers, &dir, force).map_err(|e| match e {
+        ExportError::InLayer { .. } => Failure::usage(miette!(
+            help = "a skill layer loads every skill file below it, so the exported copies would be served again \
+                    beside their sources; pass --agent-skills a folder outside every layer",
+            "{e}"
+        )),
+        ExportError::Dir(_) => Failure::failed(miette!("{e}")),
+    })?;
+    let (mut written, mut up_to_date, mut skipped, mut failed) = (0, 0, 0, 0);
     for r in &results {
         match r {
-            Exported::Written { name, folder, files, replaced } => {
+            Exported::Written { name, folder, files, replaced, removed } => {
+                written += 1;
                 let replaced = if *replaced > 0 { format!(", {replaced} replaced") } else { String::new() };
-                out(&format!("exported {name} -> {} ({files} file(s){replaced})\n", folder.display()));
+                let removed = if *removed > 0 { format!(", {removed} stale removed") } else { String::new() };
+                out(&format!("exported {name} -> {} ({files} file(s){replaced}{removed})\n", folder.display()));
+            }
+            Exported::UpToDate { name, folder } => {
+                up_to_date += 1;
+                out(&format!("up to date {name} -> {}\n", folder.display()));
+            }
+            Exported::Skipped { name, why } => {
+                skipped += 1;
+                err(&format!("note: skill {name} was skipped: {why}\n"));
             }
             Exported::NotWritten { name, why } => {
-                missed += 1;
+                failed += 1;
                 err(&format!("error: skill {name} was not exported: {why}\n"));
             }
         }
     }
-    if missed > 0 {
-        let help = if missed == results.len() {
+    out(&format!(
+        "{} skill(s) to {}: {written} exported, {up_to_date} up to date, {skipped} skipped, {failed} failed\n",
+        results.len(),
+        dir.display()
+    ));
+    if failed > 0 {
+        let help = if written + up_to_date == 0 {
             "the reasons are above; nothing was written"
         } else {
             "the reasons are above; the other skills were written"
         };
-        return Err(Failure::failed(miette!(help = help, "{missed} of {} skill(s) not exported", results.len())));
+        return Err(Failure::failed(miette!(help = help, "{failed} of {} skill(s) not exported", results.len())));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -74,7 +74,7 @@ impl Served {
             career: ContextCache::default(),
             skills: None,
             live_index: false,
-            agent_skills: AgentSkills::default(),
+            agent_skills: AgentSkills::cached(Arc::new(fs_std::SystemClock::default())),
             last_look: Default::default(),
         }
     }

@@ -11,10 +11,10 @@ use domain::skills::SkillSet;
 use domain::skills::agent::{self, Child, SKILL_MD, SkillUri, UriError};
 
 use super::jsonrpc::{RpcError, code};
-use super::pagination::{PAGE_SIZE, lazy_page, page};
+use super::pagination::{PAGE_SIZE, lazy_page_in, page_in};
 use super::params::{DirectoryReadParams, ListParams, ReadParams};
 use super::served::Served;
-use crate::usecase::agent_skills::{Bundle, BundleError};
+use crate::usecase::agent_skills::{self, Bundle, BundleError};
 use crate::usecase::skills::{Locations, value_to_json};
 
 /// The extension's identifier, under `capabilities.extensions`.
@@ -78,7 +78,8 @@ pub fn list(m: &Served, params: ListParams) -> Result<Value, RpcError> {
     let (set, locations) = snapshot(m);
     let candidates: Vec<&str> =
         set.entries().iter().filter(|e| agent::check_entry(e).is_ok()).map(|e| e.skill.id.as_str()).collect();
-    let p = page(candidates.len(), params.cursor.as_deref(), PAGE_SIZE).map_err(RpcError::invalid_params)?;
+    let p = page_in(Some("skills/list"), candidates.len(), params.cursor.as_deref(), PAGE_SIZE)
+        .map_err(RpcError::invalid_params)?;
     let skills: Vec<Value> = candidates[p.range]
         .iter()
         .filter_map(|name| match m.agent_skills().bundle(m.fs(), &set, &locations, name) {
@@ -133,14 +134,19 @@ pub fn read(m: &Served, uri: &str) -> Result<Value, RpcError> {
 
 /// `resources/directory/read` `{uri, cursor?}`: the direct children of a folder of a skill
 /// (`skill://<name>` is its root), files with their MIME type and sub-folders as
-/// `inode/directory`, a page at a time. A folder is one that holds a served file.
+/// `inode/directory`, a page at a time. A folder that holds no served file is an empty list.
 pub fn directory_read(m: &Served, params: DirectoryReadParams) -> Result<Value, RpcError> {
     let uri = params.uri;
     let u = parse_uri(&uri)?;
     let b = bundle_of(m, &uri, &u.name)?;
-    let children = agent::children(b.paths(), &u.path)
-        .ok_or_else(|| invalid(&uri, format!("{uri} is not a directory resource of skill {:?}", b.name)))?;
-    lazy_page(params.cursor.as_deref(), "resources", children.len(), |i| match &children[i] {
+    let children = match agent::children(b.paths(), &u.path) {
+        Some(children) => children,
+        // A folder with no file served in it: "an empty directory yields an empty array".
+        None if agent_skills::is_empty_folder(m.fs(), &b, &u.path) => Vec::new(),
+        None => return Err(invalid(&uri, format!("{uri} is not a directory resource of skill {:?}", b.name))),
+    };
+    // Scoped by the folder's URI: a cursor of another list or folder is refused.
+    lazy_page_in(Some(uri.as_str()), params.cursor.as_deref(), "resources", children.len(), |i| match &children[i] {
         Child::Dir(dir) => json!({
             "uri": agent::dir_uri(&b.name, dir),
             "name": children[i].name(),
@@ -166,14 +172,17 @@ fn skill_md_resource(b: &Bundle) -> Value {
     })
 }
 
-/// The `SKILL.md` of each skill `skills/list` may list, as `resources/list` entries (2026-07-28),
-/// from what the loader read (no folder is read for a list of resources): `name` is the skill's
-/// (its id), `description` the listed one, `title` its display name.
+/// The `SKILL.md` of each skill `skills/list` lists, as `resources/list` entries (2026-07-28):
+/// only a skill whose bundle can be built now (the same check, and the same cached digests, as
+/// `skills/list`), so every URI listed reads (found in review: a skill over the limits, or with
+/// a front matter that does not name it, was listed and answered -32602). `name` is the
+/// skill's (its id), `description` the listed one, `title` its display name.
 pub fn resources(m: &Served) -> Vec<Value> {
-    let Some((set, _)) = m.skills_located() else { return Vec::new() };
+    let Some((set, locations)) = m.skills_located() else { return Vec::new() };
     set.entries()
         .iter()
         .filter(|e| agent::check_entry(e).is_ok())
+        .filter(|e| m.agent_skills().bundle(m.fs(), &set, &locations, &e.skill.id).is_ok())
         .map(|e| {
             json!({
                 "uri": agent::skill_md_uri(&e.skill.id),

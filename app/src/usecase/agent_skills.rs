@@ -7,17 +7,20 @@
 //! ever served); hidden files (a segment starting with `.`) and names that are not UTF-8 are
 //! left out. Every manifest is computed from the bytes read: `SKILL.md` is read on every build
 //! (it is small, and its front matter is published), the other files' digests are kept by file
-//! stamp, so a listing reads only what changed since the last one.
+//! stamp, so a listing reads only what changed since the last one. A file modified within one
+//! timestamp tick of its read (`RACY_NS`, as the incremental index judges "racily clean") is
+//! not kept: a write in that tick can leave its stamp and length as they were.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use domain::skills::agent::{self, Refusal, SKILL_MD};
 use domain::skills::{SkillSet, Value as SkillValue};
+use ports::Clock;
 use ports::fs::FileSystem;
 
-use super::skills::{Located, Locations, MAX_SKILL_BYTES};
+use super::skills::{Layer, Located, Locations, MAX_SKILL_BYTES};
 
 /// One file of a skill as served: its path below the skill's folder (`/`-separated), its size
 /// and its digest (`sha256:<hex>`), both of the bytes served.
@@ -81,14 +84,35 @@ struct Digested {
 }
 
 /// Builds [`Bundle`]s, keeping the digests of folder files between builds.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct AgentSkills {
     /// By skill folder (absolute), then by file below it: replaced whole at each build of that
-    /// skill, so a removed file is forgotten.
+    /// skill, so a removed file is forgotten. Only files modified well before their read.
     digests: Mutex<HashMap<PathBuf, HashMap<String, Digested>>>,
+    /// What tells whether a file was modified close to its read; none keeps no digest at all
+    /// (a one-off export reads each file once anyway).
+    clock: Option<Arc<dyn Clock>>,
+}
+
+impl std::fmt::Debug for AgentSkills {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSkills").field("cached", &self.clock.is_some()).finish_non_exhaustive()
+    }
 }
 
 impl AgentSkills {
+    /// Keeps digests between builds, trusting one only for a file modified more than `RACY_NS`
+    /// before `clock`'s time at the build that read it.
+    pub fn cached(clock: Arc<dyn Clock>) -> Self {
+        AgentSkills { digests: Mutex::default(), clock: Some(clock) }
+    }
+
+    /// Now on the clock, in nanoseconds since the epoch; `None` without one.
+    fn now_ns(&self) -> Option<i64> {
+        let now = self.clock.as_ref()?.now();
+        now.duration_since(std::time::UNIX_EPOCH).ok().and_then(|d| i64::try_from(d.as_nanos()).ok())
+    }
+
     /// The skill `name` of `set` as served now.
     pub fn bundle(
         &self,
@@ -128,6 +152,9 @@ impl AgentSkills {
                     detail: "not below its layer's folder".into(),
                 }
             })?;
+        // Taken before anything is read: a file modified within `RACY_NS` of it may change again
+        // in its timestamp tick after the read, keeping its stamp.
+        let started_ns = self.now_ns();
         let held = fs.hold_root(root).map_err(|e| BundleError::unreadable(name, ".", &e))?;
         let walk = held.walk_beneath(&dir, &[".git"], true).map_err(|e| BundleError::unreadable(name, ".", &e))?;
         let base = root.join(&dir);
@@ -169,7 +196,13 @@ impl AgentSkills {
                     let (bytes, read) = held
                         .read_beneath(&dir.join(&relative), agent::MAX_TOTAL_BYTES)
                         .map_err(|e| BundleError::unreadable(name, &relative, &e))?;
-                    Digested { stamp: read.stamp, len: bytes.len() as u64, digest: agent::digest(&bytes) }
+                    let digested =
+                        Digested { stamp: read.stamp, len: bytes.len() as u64, digest: agent::digest(&bytes) };
+                    if !settled(read.modified_ns, started_ns) {
+                        files.push(BundleFile { path: relative, size: digested.len, digest: digested.digest });
+                        continue;
+                    }
+                    digested
                 }
             };
             files.push(BundleFile { path: relative.clone(), size: digested.len, digest: digested.digest.clone() });
@@ -204,34 +237,76 @@ impl AgentSkills {
     }
 }
 
+/// Whether a file modified at `modified_ns` may be trusted by its stamp after a read that
+/// started at `started_ns`: both known, and the modification more than `RACY_NS` before.
+fn settled(modified_ns: Option<i64>, started_ns: Option<i64>) -> bool {
+    matches!((modified_ns, started_ns), (Some(m), Some(s)) if m < s.saturating_sub(domain::graph::manifest::RACY_NS))
+}
+
+/// Whether the folder `dir` (segments below the skill's folder) of `bundle` is one in which no
+/// file is served (empty, or holding only hidden files or symlinks): a folder whose name may be
+/// served (not hidden), reached below the layer's folder with no symlink followed. The folders
+/// that hold a served file are known from the bundle's walk; only these are asked of the disk.
+pub fn is_empty_folder(fs: &dyn FileSystem, bundle: &Bundle, dir: &[String]) -> bool {
+    let Some((root, base)) = bundle.folder.as_ref() else { return false };
+    let relative = dir.join("/");
+    !dir.is_empty() && agent::is_served_file(&relative) && fs.open_dir_beneath(root, &base.join(relative)).is_ok()
+}
+
 /// What [`export`] did with one skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Exported {
-    /// Its folder was written: how many files, and how many of them replaced a file (`force`).
-    Written { name: String, folder: PathBuf, files: usize, replaced: usize },
+    /// Its folder was written: how many files, how many of them replaced a file, and how many
+    /// files of an earlier export that it no longer has were removed (both with `force`).
+    Written { name: String, folder: PathBuf, files: usize, replaced: usize, removed: usize },
+    /// Its folder already holds exactly its files, byte for byte: nothing was written.
+    UpToDate { name: String, folder: PathBuf },
+    /// It is not exportable by design (a tool skill without a template has no instructions to
+    /// write), and why: not a failure.
+    Skipped { name: String, why: String },
     /// Nothing of it was written, and why.
     NotWritten { name: String, why: String },
 }
 
+/// Why [`export`] wrote nothing at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// The folder is, holds or lies inside a skill layer: what is exported there would be
+    /// loaded again as skills, each a second time at its own priority (found in review: the
+    /// YAML skills exported into their own layer stopped being served, every id then a
+    /// conflict).
+    #[error("{} {relation} the skill layer {layer:?} ({}); export to a folder outside every skill layer", dir.display(), root.display())]
+    InLayer { dir: PathBuf, relation: &'static str, layer: String, root: PathBuf },
+    #[error("could not make the folder {}: {}", .0.path.display(), .0.detail)]
+    Dir(ports::fs::FsError),
+}
+
 /// Writes each skill of `set` as an Agent Skills folder `dir/<name>`, with the files and bytes
 /// the skills extension serves (a YAML skill as its generated `SKILL.md`), for tools that read
-/// skill folders from disk. Per skill, all or nothing:
-/// - without `force`, a file already at one of its paths is left alone and nothing of the skill
-///   is written; each file is created new (never over one that appears meanwhile), and when one
-///   cannot be, those written before it are removed;
-/// - with `force`, its files replace what is there as one set (`write_atomic_set`), or none do.
+/// skill folders from disk. `dir` may not be, hold or lie inside one of `layers`. Per skill,
+/// all or nothing:
+/// - a file already there with the very bytes to write is left as it is, and a skill whose
+///   files are all so is up to date;
+/// - without `force`, a file already at one of its paths with other bytes is left alone and
+///   nothing of the skill is written; each file is created new (never over one that appears
+///   meanwhile), and when one cannot be, those written before it are removed; other files in
+///   its folder stay;
+/// - with `force`, its files replace what is there, and the files of its folder that it does
+///   not have (an earlier export's) are removed, as one set (`write_atomic_set`), or nothing
+///   changes. Hidden files (`.git`, `.DS_Store`), which no export writes, stay.
 ///
 /// A symlink at a skill's folder, at a folder below it or at one of its files is never written
-/// through. Other files already in a skill's folder stay. Folders made for a skill that then
-/// failed may remain, empty of its files.
+/// through. Folders made for a skill that then failed may remain, empty of its files.
 pub fn export(
     fs: &dyn FileSystem,
     set: &SkillSet,
     locations: &Locations,
+    layers: &[Layer],
     dir: &Path,
     force: bool,
-) -> Result<Vec<Exported>, ports::fs::FsError> {
-    fs.create_dir_all(dir)?;
+) -> Result<Vec<Exported>, ExportError> {
+    check_outside_layers(fs, dir, layers)?;
+    fs.create_dir_all(dir).map_err(ExportError::Dir)?;
     let skills = AgentSkills::default();
     Ok(set
         .entries()
@@ -240,10 +315,81 @@ pub fn export(
             let name = entry.skill.id.clone();
             match export_one(fs, &skills, set, locations, dir, &name, force) {
                 Ok(written) => written,
-                Err(why) => Exported::NotWritten { name, why },
+                Err(ExportFailure::Skipped(why)) => Exported::Skipped { name, why },
+                Err(ExportFailure::Failed(why)) => Exported::NotWritten { name, why },
             }
         })
         .collect())
+}
+
+/// `dir` is neither a layer's folder, nor inside one, nor holds one; compared as real paths
+/// (symlinks resolved as far as they exist), so a link to a layer is seen through.
+fn check_outside_layers(fs: &dyn FileSystem, dir: &Path, layers: &[Layer]) -> Result<(), ExportError> {
+    let real_dir = resolved(fs, dir);
+    for layer in layers {
+        let root = resolved(fs, &layer.root);
+        let relation = if real_dir == root {
+            "is the folder of"
+        } else if real_dir.starts_with(&root) {
+            "lies inside"
+        } else if root.starts_with(&real_dir) {
+            "holds"
+        } else {
+            continue;
+        };
+        return Err(ExportError::InLayer {
+            dir: dir.to_path_buf(),
+            relation,
+            layer: layer.name.clone(),
+            root: layer.root.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// `path` with its longest existing ancestor canonicalized and the rest, which does not exist
+/// yet, appended with `.` and `..` taken lexically.
+fn resolved(fs: &dyn FileSystem, path: &Path) -> PathBuf {
+    let mut tail = Vec::new();
+    let mut at = path;
+    let mut base = loop {
+        if let Ok(real) = fs.canonicalize(at) {
+            break real;
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                tail.push(name.to_owned());
+                at = parent;
+            }
+            _ => break at.to_path_buf(),
+        }
+    };
+    for name in tail.into_iter().rev() {
+        base.push(name);
+    }
+    let mut out = PathBuf::new();
+    for c in base.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Why one skill was not exported: by design, or a failure.
+enum ExportFailure {
+    Skipped(String),
+    Failed(String),
+}
+
+impl From<String> for ExportFailure {
+    fn from(why: String) -> Self {
+        ExportFailure::Failed(why)
+    }
 }
 
 fn export_one(
@@ -254,10 +400,13 @@ fn export_one(
     dir: &Path,
     name: &str,
     force: bool,
-) -> Result<Exported, String> {
+) -> Result<Exported, ExportFailure> {
     let bundle = skills.bundle(fs, set, locations, name).map_err(|e| match e {
-        BundleError::Refused { why, .. } => format!("it is not an Agent Skill: {why}"),
-        other => other.to_string(),
+        BundleError::Refused { why: why @ Refusal::NoInstructions, .. } => {
+            ExportFailure::Skipped(format!("it is not an Agent Skill: {why}"))
+        }
+        BundleError::Refused { why, .. } => ExportFailure::Failed(format!("it is not an Agent Skill: {why}")),
+        other => ExportFailure::Failed(other.to_string()),
     })?;
     let folder = dir.join(name);
     let mut contents = Vec::with_capacity(bundle.files.len());
@@ -275,47 +424,98 @@ fn export_one(
     for f in &folders {
         match fs.symlink_metadata(f) {
             Ok(m) if m.kind == ports::fs::FileKind::Symlink => {
-                return Err(format!("{} is a symlink; nothing is written through one", f.display()));
+                return Err(format!("{} is a symlink; nothing is written through one", f.display()).into());
             }
-            Ok(m) if m.kind != ports::fs::FileKind::Dir => return Err(format!("{} is not a folder", f.display())),
+            Ok(m) if m.kind != ports::fs::FileKind::Dir => {
+                return Err(format!("{} is not a folder", f.display()).into());
+            }
             _ => {}
         }
     }
-    let mut existing = Vec::new();
-    for (path, _) in &contents {
+    // What is there now: files with the same bytes need no write, others need `force`.
+    let mut differing = Vec::new();
+    let mut to_write = Vec::new();
+    for (path, bytes) in &contents {
         match fs.symlink_metadata(path) {
             Ok(m) if m.kind == ports::fs::FileKind::Symlink => {
-                return Err(format!("{} is a symlink; nothing is written through one", path.display()));
+                return Err(format!("{} is a symlink; nothing is written through one", path.display()).into());
             }
-            Ok(_) => existing.push(path.display().to_string()),
-            Err(_) => {}
+            Ok(m) if m.kind == ports::fs::FileKind::File && m.len == bytes.len() as u64 => {
+                let below = path.strip_prefix(dir).unwrap_or(path);
+                match fs.read_beneath(dir, below, m.len) {
+                    Ok((there, _)) if there == *bytes => {}
+                    _ => {
+                        differing.push(path.display().to_string());
+                        to_write.push((path, bytes));
+                    }
+                }
+            }
+            Ok(_) => {
+                differing.push(path.display().to_string());
+                to_write.push((path, bytes));
+            }
+            Err(_) => to_write.push((path, bytes)),
         }
     }
-    if let Some(first) = existing.first().filter(|_| !force) {
-        let more = match existing.len() - 1 {
+    if let Some(first) = differing.first().filter(|_| !force) {
+        let more = match differing.len() - 1 {
             0 => String::new(),
             n => format!(" (and {n} more of its files)"),
         };
-        return Err(format!("{first} already exists{more}; pass --force to replace"));
+        return Err(format!("{first} already exists{more}; pass --force to replace").into());
+    }
+    // With `force`, what an earlier export left that this one does not write.
+    let stale: Vec<PathBuf> = if force { stale_files(fs, &folder, &contents)? } else { Vec::new() };
+    if to_write.is_empty() && stale.is_empty() {
+        return Ok(Exported::UpToDate { name: name.to_owned(), folder });
     }
     for f in &folders {
         fs.create_dir_all(f).map_err(|e| e.to_string())?;
     }
     if force {
-        let changes: Vec<ports::fs::Change<'_>> =
-            contents.iter().map(|(path, bytes)| ports::fs::Change::Write(path, bytes)).collect();
+        let changes: Vec<ports::fs::Change<'_>> = to_write
+            .iter()
+            .map(|(path, bytes)| ports::fs::Change::Write(path, bytes))
+            .chain(stale.iter().map(|p| ports::fs::Change::Remove(p)))
+            .collect();
         fs.write_atomic_set(&changes).map_err(|e| e.to_string())?;
     } else {
-        for (i, (path, bytes)) in contents.iter().enumerate() {
+        for (i, (path, bytes)) in to_write.iter().enumerate() {
             if let Err(e) = fs.write_new(path, bytes) {
-                for (written, _) in &contents[..i] {
+                for (written, _) in &to_write[..i] {
                     let _ = fs.remove_file(written);
                 }
-                return Err(format!("{e}; nothing of it was left written"));
+                return Err(format!("{e}; nothing of it was left written").into());
             }
         }
     }
-    Ok(Exported::Written { name: name.to_owned(), folder, files: contents.len(), replaced: existing.len() })
+    Ok(Exported::Written {
+        name: name.to_owned(),
+        folder,
+        files: contents.len(),
+        replaced: differing.len(),
+        removed: stale.len(),
+    })
+}
+
+/// The files and symlinks below `folder` (none followed) that are not among `contents` and are
+/// not hidden: what an earlier export of the skill wrote that it no longer has.
+fn stale_files(fs: &dyn FileSystem, folder: &Path, contents: &[(PathBuf, Vec<u8>)]) -> Result<Vec<PathBuf>, String> {
+    let walk = match fs.walk(folder, &[]) {
+        Ok(w) => w,
+        Err(e) if e.kind == ports::fs::FsErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok(walk
+        .files
+        .into_iter()
+        .chain(walk.symlinks)
+        .filter(|p| !contents.iter().any(|(c, _)| c == p))
+        .filter(|p| {
+            p.strip_prefix(folder)
+                .is_ok_and(|below| below.components().all(|c| !c.as_os_str().as_encoded_bytes().starts_with(b".")))
+        })
+        .collect())
 }
 
 /// A path of a bundle is always one of its files.
@@ -353,6 +553,9 @@ mod tests {
             ("/l/review/refs/list.md", "# List\n"),
             ("/l/review/.hidden", "x"),
             ("/l/review/.git/config", "x"),
+            // Unreadable by URI (`SkillUri` refuses a `\`), so not listed either.
+            ("/l/review/a\\b.md", "x"),
+            ("/l/review/c\\d/e.md", "x"),
             ("/l/outside.md", "secret"),
         ]);
         fs.symlink(Path::new("/l/outside.md"), Path::new("/l/review/refs/escape.md")).unwrap();
@@ -409,30 +612,39 @@ mod tests {
         ]);
         let (set, loc) = load_located(&fs, &layers());
         let out = Path::new("/out");
-        let first = export(&fs, &set, &loc, out, false).unwrap();
+        let first = export(&fs, &set, &loc, &layers(), out, false).unwrap();
         let of = |all: &[Exported], name: &str| {
             all.iter()
-                .find(|e| matches!(e, Exported::Written { name: n, .. } | Exported::NotWritten { name: n, .. } if n == name))
+                .find(|e| {
+                    matches!(e, Exported::Written { name: n, .. } | Exported::UpToDate { name: n, .. }
+                        | Exported::Skipped { name: n, .. } | Exported::NotWritten { name: n, .. } if n == name)
+                })
                 .cloned()
                 .unwrap()
         };
         assert_eq!(
             of(&first, "review"),
-            Exported::Written { name: "review".into(), folder: out.join("review"), files: 2, replaced: 0 }
+            Exported::Written { name: "review".into(), folder: out.join("review"), files: 2, replaced: 0, removed: 0 }
         );
         assert!(matches!(of(&first, "cv-summary"), Exported::NotWritten { why, .. } if why.contains("pass --force")));
-        assert!(matches!(of(&first, "a-tool"), Exported::NotWritten { why, .. } if why.contains("without a `prompt`")));
+        // A tool skill without a template is not exportable by design: skipped, not failed.
+        assert!(matches!(of(&first, "a-tool"), Exported::Skipped { why, .. } if why.contains("without a `prompt`")));
         assert_eq!(fs.read(Path::new("/out/review/refs/list.md"), 100).unwrap(), b"# List\n");
         assert_eq!(fs.read(Path::new("/out/review/SKILL.md"), 1000).unwrap(), SKILL.as_bytes());
         assert_eq!(fs.read(Path::new("/out/cv-summary/SKILL.md"), 100).unwrap(), b"mine", "kept without --force");
-        // Without --force, a second export writes nothing over the first.
-        let again = export(&fs, &set, &loc, out, false).unwrap();
+        // Without --force, a second export writes nothing over the first: the same bytes are up
+        // to date (found in review: a re-run onto identical files failed), other bytes refused.
+        let again = export(&fs, &set, &loc, &layers(), out, false).unwrap();
+        assert_eq!(of(&again, "review"), Exported::UpToDate { name: "review".into(), folder: out.join("review") });
+        fs.write_atomic(Path::new("/out/review/refs/list.md"), b"edited").unwrap();
+        let again = export(&fs, &set, &loc, &layers(), out, false).unwrap();
         assert!(
-            matches!(of(&again, "review"), Exported::NotWritten { why, .. } if why.contains("/out/review/SKILL.md"))
+            matches!(of(&again, "review"), Exported::NotWritten { why, .. } if why.contains("/out/review/refs/list.md")),
+            "{again:?}"
         );
-        let forced = export(&fs, &set, &loc, out, true).unwrap();
+        let forced = export(&fs, &set, &loc, &layers(), out, true).unwrap();
         assert!(matches!(of(&forced, "cv-summary"), Exported::Written { replaced: 1, .. }), "{forced:?}");
-        assert!(matches!(of(&forced, "review"), Exported::Written { replaced: 2, .. }), "{forced:?}");
+        assert!(matches!(of(&forced, "review"), Exported::Written { replaced: 1, .. }), "{forced:?}");
         let md = fs.read(Path::new("/out/cv-summary/SKILL.md"), 1000).unwrap();
         assert!(md.starts_with(b"---\nname: cv-summary\n"));
     }
@@ -445,7 +657,7 @@ mod tests {
         // A failure at the second file takes back the first.
         fs.create_dir_all(Path::new("/out/review/refs")).unwrap();
         fs.fail_writes_to("/out/review/refs/list.md");
-        let r = export(&fs, &set, &loc, Path::new("/out"), false).unwrap();
+        let r = export(&fs, &set, &loc, &layers(), Path::new("/out"), false).unwrap();
         assert!(
             matches!(&r[0], Exported::NotWritten { why, .. } if why.contains("nothing of it was left written")),
             "{r:?}"
@@ -455,9 +667,93 @@ mod tests {
         // A skill folder that is a symlink is not written through.
         fs.create_dir_all(Path::new("/out2")).unwrap();
         fs.symlink(Path::new("/elsewhere"), Path::new("/out2/review")).unwrap();
-        let r = export(&fs, &set, &loc, Path::new("/out2"), true).unwrap();
+        let r = export(&fs, &set, &loc, &layers(), Path::new("/out2"), true).unwrap();
         assert!(matches!(&r[0], Exported::NotWritten { why, .. } if why.contains("is a symlink")), "{r:?}");
         assert!(fs.symlink_metadata(Path::new("/elsewhere/SKILL.md")).is_err());
+    }
+
+    /// Found in review: exported into its own layer, each YAML skill was loaded twice at one
+    /// priority, and neither copy was served any more.
+    #[test]
+    fn export_refuses_a_folder_that_is_holds_or_lies_inside_a_layer() {
+        let fs = fs_with(&[("/l/cv.yaml", "id: cv-summary\ntype: prompt\ndescription: Sum up\nprompt: Go.\n")]);
+        fs.create_dir_all(Path::new("/elsewhere")).unwrap();
+        fs.symlink(Path::new("/l"), Path::new("/elsewhere/link")).unwrap();
+        let (set, loc) = load_located(&fs, &layers());
+        for (dir, relation) in [
+            ("/l", "is the folder of"),
+            ("/l/cv-summary", "lies inside"),
+            ("/l/new/deeper", "lies inside"),
+            ("/", "holds"),
+            ("/elsewhere/link/x", "lies inside"),
+        ] {
+            let e = export(&fs, &set, &loc, &layers(), Path::new(dir), true).unwrap_err();
+            assert_eq!(
+                e,
+                ExportError::InLayer { dir: dir.into(), relation, layer: "mine".into(), root: "/l".into() },
+                "{dir}"
+            );
+            assert!(e.to_string().contains("the skill layer \"mine\" (/l)"), "{e}");
+        }
+        assert!(fs.symlink_metadata(Path::new("/l/cv-summary")).is_err(), "nothing was written");
+        assert!(fs.symlink_metadata(Path::new("/l/new")).is_err(), "no folder was made");
+        assert!(export(&fs, &set, &loc, &layers(), Path::new("/lx"), false).is_ok(), "a sibling is outside");
+    }
+
+    /// Found in review: a forced export kept the files an earlier export wrote that the skill no
+    /// longer has, so the folder was not the skill served.
+    #[test]
+    fn a_forced_export_removes_what_the_skill_no_longer_has() {
+        let fs = fs_with(&[("/l/review/SKILL.md", SKILL), ("/l/review/refs/list.md", "# List\n")]);
+        let (set, loc) = load_located(&fs, &layers());
+        let out = Path::new("/out");
+        export(&fs, &set, &loc, &layers(), out, false).unwrap();
+        fs.write_atomic(Path::new("/out/review/refs/old.md"), b"from an earlier export").unwrap();
+        fs.write_atomic(Path::new("/out/review/.keep"), b"hidden: never exported").unwrap();
+        let kept = export(&fs, &set, &loc, &layers(), out, false).unwrap();
+        assert!(matches!(&kept[0], Exported::UpToDate { .. }), "without --force other files stay: {kept:?}");
+        let forced = export(&fs, &set, &loc, &layers(), out, true).unwrap();
+        assert!(matches!(&forced[0], Exported::Written { replaced: 0, removed: 1, .. }), "{forced:?}");
+        assert!(fs.symlink_metadata(Path::new("/out/review/refs/old.md")).is_err());
+        assert!(fs.symlink_metadata(Path::new("/out/review/.keep")).is_ok());
+        let again = export(&fs, &set, &loc, &layers(), out, true).unwrap();
+        assert!(matches!(&again[0], Exported::UpToDate { .. }), "{again:?}");
+    }
+
+    /// A clock set by the test.
+    struct At(Mutex<i64>);
+
+    impl ports::Clock for At {
+        fn now(&self) -> std::time::SystemTime {
+            let ns = u64::try_from(*self.0.lock().unwrap()).unwrap();
+            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns)
+        }
+
+        fn monotonic(&self) -> std::time::Duration {
+            std::time::Duration::ZERO
+        }
+    }
+
+    /// Found in review: a same-length write in the timestamp tick of a read kept the file's
+    /// stamp, and the digest of the old bytes was published with the new ones.
+    #[test]
+    fn a_digest_is_not_kept_for_a_file_modified_close_to_its_read() {
+        let fs = fs_with(&[("/l/review/SKILL.md", SKILL), ("/l/review/f.txt", "0000")]);
+        let (set, loc) = load_located(&fs, &layers());
+        let written = fs.metadata(Path::new("/l/review/f.txt")).unwrap().modified_ns.unwrap();
+        let clock = Arc::new(At(Mutex::new(written + 1_000_000_000)));
+        let skills = AgentSkills::cached(clock.clone());
+        skills.bundle(&fs, &set, &loc, "review").unwrap();
+        fs.overwrite_in_the_same_tick(Path::new("/l/review/f.txt"), b"0001").unwrap();
+        let b = skills.bundle(&fs, &set, &loc, "review").unwrap();
+        assert_eq!(b.files[1].digest, agent::digest(b"0001"), "re-read, not taken from the cache");
+        // Read well after its last write, it is kept and trusted by its stamp from then on.
+        *clock.0.lock().unwrap() = written + 10_000_000_000;
+        skills.bundle(&fs, &set, &loc, "review").unwrap();
+        let reads = fs.reads();
+        let b = skills.bundle(&fs, &set, &loc, "review").unwrap();
+        assert_eq!(fs.reads() - reads, 1, "SKILL.md only");
+        assert_eq!(b.files[1].digest, agent::digest(b"0001"));
     }
 
     #[test]

@@ -27,6 +27,10 @@ pub const MAX_TOTAL_BYTES: u64 = 16 * 1024 * 1024;
 /// The longest Agent Skills name.
 pub const MAX_NAME_CHARS: usize = 64;
 
+/// The longest `description` and `compatibility` the Agent Skills format allows, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+
 /// Why a loaded skill is not served as an Agent Skill. The app says it as "skill X is not served
 /// as an Agent Skill: <this>".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,7 +73,7 @@ pub fn check_entry(entry: &Entry) -> Result<(), Refusal> {
         SkillFormat::SkillMd if skill.description.trim().is_empty() => {
             Err(Refusal::FrontMatter("has no `description`".into()))
         }
-        SkillFormat::SkillMd => Ok(()),
+        SkillFormat::SkillMd => check_description(&skill.description),
         SkillFormat::Yaml | SkillFormat::Json if skill.prompt.is_none() => Err(Refusal::NoInstructions),
         SkillFormat::Yaml | SkillFormat::Json => Ok(()),
     }
@@ -87,9 +91,59 @@ pub fn check_front_matter(id: &str, front_matter: &Value) -> Result<(), Refusal>
         None => return Err(Refusal::FrontMatter("has no `name` (an `id` alone is not enough)".into())),
     }
     match front_matter.get("description") {
-        Some(Value::String(d)) if !d.trim().is_empty() => Ok(()),
-        _ => Err(Refusal::FrontMatter("has no `description` text".into())),
+        Some(Value::String(d)) if !d.trim().is_empty() => check_description(d)?,
+        _ => return Err(Refusal::FrontMatter("has no `description` text".into())),
     }
+    check_numbers(front_matter, &mut Vec::new())?;
+    match front_matter.get("compatibility") {
+        None => Ok(()),
+        Some(Value::String(c)) if (1..=MAX_COMPATIBILITY_CHARS).contains(&c.chars().count()) => Ok(()),
+        Some(Value::String(c)) => Err(Refusal::FrontMatter(format!(
+            "has a `compatibility` of {} characters; the Agent Skills format allows 1 to {MAX_COMPATIBILITY_CHARS}",
+            c.chars().count()
+        ))),
+        Some(_) => Err(Refusal::FrontMatter("has a `compatibility` that is not text".into())),
+    }
+}
+
+/// Every number of the front matter can be served as it was written (`frontmatter` is every
+/// field unchanged): found in review, `12345678901234567890` (past `i64`, so read as a float)
+/// was served as `1.2345678901234567e19` and `.inf` as `null`. A float that is not finite, or
+/// a whole number too large for a float to hold exactly (2^53 and up), is refused, naming the
+/// field; quoted, either is text and served as written.
+fn check_numbers<'a>(value: &'a Value, at: &mut Vec<&'a str>) -> Result<(), Refusal> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    match value {
+        Value::Float(f) if !f.is_finite() || (f.fract() == 0.0 && f.abs() >= EXACT) => {
+            Err(Refusal::FrontMatter(format!(
+                "has `{}` = {f}, a number JSON cannot carry as written (not finite, or a whole number past 2^53); \
+                 quote it to serve it as text",
+                at.join(".")
+            )))
+        }
+        Value::Array(items) => items.iter().try_for_each(|item| check_numbers(item, at)),
+        Value::Object(pairs) => {
+            for (k, v) in pairs {
+                at.push(k);
+                check_numbers(v, at)?;
+                at.pop();
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A description within the Agent Skills format's [`MAX_DESCRIPTION_CHARS`] (found in review:
+/// longer ones were served, and a host that checks the format refuses the skill).
+fn check_description(description: &str) -> Result<(), Refusal> {
+    let n = description.chars().count();
+    if n > MAX_DESCRIPTION_CHARS {
+        return Err(Refusal::FrontMatter(format!(
+            "has a `description` of {n} characters; the Agent Skills format allows at most {MAX_DESCRIPTION_CHARS}"
+        )));
+    }
+    Ok(())
 }
 
 /// A skill of `files` files holding `bytes` bytes in all is within the extension's limits.
@@ -104,9 +158,11 @@ pub fn check_limits(files: usize, bytes: u64) -> Result<(), Refusal> {
 }
 
 /// Whether a file found in a skill's folder, at `relative` (`/`-separated), is one of the files
-/// served: not hidden (no segment starting with `.`: version control, editor and system files).
+/// served: not hidden (no segment starting with `.`: version control, editor and system files),
+/// and with no `\` in any segment: [`SkillUri::parse`] refuses one (a Windows host would read
+/// it as a separator), so such a file could be listed but never read.
 pub fn is_served_file(relative: &str) -> bool {
-    !relative.is_empty() && relative.split('/').all(|s| !s.is_empty() && !s.starts_with('.'))
+    !relative.is_empty() && relative.split('/').all(|s| !s.is_empty() && !s.starts_with('.') && !s.contains('\\'))
 }
 
 /// `sha256:` and the 64 lower-case hex digits of the SHA-256 of `bytes`.
@@ -407,6 +463,50 @@ mod tests {
         }
     }
 
+    /// Found in review: a description over 1,024 characters and a compatibility over 500 were
+    /// served, though a served skill must conform to the Agent Skills format.
+    #[test]
+    fn descriptions_and_compatibility_past_the_format_s_limits_are_refused() {
+        let fm = |extra: &str| front_matter(&format!("---\nname: s\n{extra}\n---\nbody\n")).unwrap();
+        let long = |n: usize| "é".repeat(n);
+        assert_eq!(check_front_matter("s", &fm(&format!("description: {}", long(1024)))), Ok(()));
+        let e = check_front_matter("s", &fm(&format!("description: {}", long(1025)))).unwrap_err();
+        assert!(e.to_string().contains("`description` of 1025 characters"), "{e}");
+        let ok = format!("description: d\ncompatibility: {}", long(500));
+        assert_eq!(check_front_matter("s", &fm(&ok)), Ok(()));
+        let e = check_front_matter("s", &fm(&format!("description: d\ncompatibility: {}", long(501)))).unwrap_err();
+        assert!(e.to_string().contains("`compatibility` of 501 characters"), "{e}");
+        assert!(check_front_matter("s", &fm("description: d\ncompatibility: \"\"")).is_err());
+        assert!(check_front_matter("s", &fm("description: d\ncompatibility: [a]")).is_err());
+        let mut skill = yaml_skill("s", &long(1025), Some("x"));
+        skill.format = SkillFormat::SkillMd;
+        assert!(matches!(check_entry(&entry(skill)), Err(Refusal::FrontMatter(m)) if m.contains("1025")));
+        let e = entry(yaml_skill("s", &long(1025), Some("x")));
+        let md = generated_skill_md(&e);
+        assert!(check_front_matter("s", &front_matter(&md).unwrap()).is_err(), "a YAML skill's too");
+    }
+
+    /// Found in review: `12345678901234567890` was served as `1.2345678901234567e19` and `.inf`
+    /// as `null`; the front matter is served unchanged, or not at all.
+    #[test]
+    fn numbers_json_cannot_carry_as_written_are_refused() {
+        let fm = |extra: &str| front_matter(&format!("---\nname: s\ndescription: d\n{extra}\n---\nbody\n")).unwrap();
+        for ok in
+            ["n: 9223372036854775807", "n: 1.5", "n: -0.25", "n: \"12345678901234567890\"", "n: 9007199254740991.0"]
+        {
+            assert_eq!(check_front_matter("s", &fm(ok)), Ok(()), "{ok}");
+        }
+        for (bad, field) in [
+            ("big: 12345678901234567890", "big"),
+            ("metadata:\n  x: .inf", "metadata.x"),
+            ("l: [1, -.inf]", "l"),
+            ("n: .nan", "n"),
+        ] {
+            let e = check_front_matter("s", &fm(bad)).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{field}` = ")) && e.contains("quote it"), "{bad}: {e}");
+        }
+    }
+
     #[test]
     fn the_generated_skill_md_is_exact() {
         let mut skill =
@@ -517,14 +617,19 @@ mod tests {
             prop_assert!(md.ends_with('\n') && !md.contains('\r'));
         }
 
-        /// A file's URI reads back as its path, whatever its segments hold.
+        /// The URI of every file served reads back as its path, whatever its segments hold
+        /// (found in review: a name with `\` was listed, and its URI refused).
         #[test]
-        fn file_uris_read_back_as_their_path(segs in proptest::collection::vec("[^/\\\\\u{0}]{1,12}", 1..4)) {
+        fn file_uris_read_back_as_their_path(segs in proptest::collection::vec("[^/\u{0}]{1,12}|[a\\\\]{1,3}", 1..4)) {
             prop_assume!(segs.iter().all(|s| s != "." && s != ".."));
             let rel = segs.join("/");
-            let u = SkillUri::parse(&file_uri("some-skill", &rel)).unwrap();
-            prop_assert_eq!(u.name.as_str(), "some-skill");
-            prop_assert_eq!(u.relative(), rel);
+            if is_served_file(&rel) {
+                let u = SkillUri::parse(&file_uri("some-skill", &rel));
+                prop_assert!(u.is_ok(), "{rel:?} is served and its URI is refused");
+                let u = u.unwrap();
+                prop_assert_eq!(u.name.as_str(), "some-skill");
+                prop_assert_eq!(u.relative(), rel);
+            }
         }
 
         /// Descending from the root by directory reads reaches every file exactly once.
