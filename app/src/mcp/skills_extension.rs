@@ -127,7 +127,9 @@ pub fn read(m: &Served, uri: &str) -> Result<Value, RpcError> {
     let mime = agent::mime_type(&relative);
     let content = match String::from_utf8(bytes) {
         Ok(text) => json!({ "uri": uri, "mimeType": mime, "text": text }),
-        Err(e) => json!({ "uri": uri, "mimeType": mime, "blob": base64(e.as_bytes()) }),
+        Err(e) => {
+            json!({ "uri": uri, "mimeType": mime, "blob": domain::skills::install::digest::base64(e.as_bytes()) })
+        }
     };
     Ok(json!({ "contents": [content] }))
 }
@@ -195,45 +197,10 @@ pub fn resources(m: &Served) -> Vec<Value> {
         .collect()
 }
 
-/// Standard base64 with padding (RFC 4648), for `blob` contents.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = (u32::from(chunk[0]) << 16)
-            | (u32::from(chunk.get(1).copied().unwrap_or(0)) << 8)
-            | u32::from(chunk.get(2).copied().unwrap_or(0));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::params;
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        for (raw, encoded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(raw.as_bytes()), encoded);
-        }
-        assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
-    }
 
     #[test]
     fn params_are_parsed_typed() {
