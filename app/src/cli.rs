@@ -438,8 +438,12 @@ pub enum SkillsCommand {
     },
     /// Install exactly what the lock says (the same as `skills install --frozen`): each skill at
     /// its locked commit or version, checked file by file against the lock's SHA-256; any
-    /// difference (in the source or on disk) fails and nothing is written.
+    /// difference (in the source or on disk) fails and nothing is written. Shows what it will
+    /// write and writes after a yes.
     Sync {
+        /// Write without asking (otherwise a terminal asks, and without one nothing is written).
+        #[arg(long, short = 'y')]
+        yes: bool,
         #[command(flatten)]
         scope: ScopeFlags,
         #[command(flatten)]

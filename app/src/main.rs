@@ -207,15 +207,16 @@ fn run(cli: Cli) -> Outcome {
                                 force,
                             },
                         ),
-                        _ => skills_install::sync(&fs, &clock, &sources, &edge, scope.into()),
+                        _ => skills_install::sync(&fs, &clock, &sources, &edge, scope.into(), yes),
                     }
                 }
-                SkillsCommand::Sync { scope, token } => skills_install::sync(
+                SkillsCommand::Sync { yes, scope, token } => skills_install::sync(
                     &fs,
                     &fs_std::SystemClock::default(),
                     &sources,
                     &install_edge(token),
                     scope.into(),
+                    yes,
                 ),
                 SkillsCommand::Update { id, to, dry_run, force, yes, scope, token } => skills_install::update(
                     &fs,

@@ -370,7 +370,54 @@ pub fn scope(fs: &dyn FileSystem, sources: &Sources, project: bool, user: bool) 
             "fix the skills config, or point --skills-config at another file (`vitaecontext skills list` shows its problems)",
         )
     })?;
+    if kind == ScopeKind::Project {
+        confine_layers(fs, &dir, &layers)?;
+    }
     Ok(Scope::new(kind, &dir, layers))
+}
+
+/// A project's layers lie inside the project folder, links followed: its `skill-central.yaml`
+/// comes with a clone, and a layer it points elsewhere (`~/.config`) would let a repository
+/// write anywhere the person can (found in review).
+fn confine_layers(fs: &dyn FileSystem, project: &Path, layers: &[Layer]) -> Result<(), Refusal> {
+    let root = real_path(fs, project);
+    for l in layers {
+        let real = real_path(fs, &l.root);
+        if !real.as_deref().zip(root.as_deref()).is_some_and(|(r, p)| r.starts_with(p)) {
+            return Err(Refusal::new(
+                format!(
+                    "layer {} ({}) is outside the project folder {}; a project installs only into its own folder",
+                    l.name,
+                    real.as_deref().unwrap_or(&l.root).display(),
+                    project.display()
+                ),
+                "point the layer at a folder inside the project in skill-central.yaml, or install into your own layers with --user",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A path with every link resolved: the longest part that exists, canonicalised, and the rest
+/// (which must not climb with `..`); `None` when it cannot be told.
+fn real_path(fs: &dyn FileSystem, path: &Path) -> Option<PathBuf> {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = fs.canonicalize(at) {
+            let mut out = real;
+            for c in rest.iter().rev() {
+                match c {
+                    std::path::Component::Normal(n) => out.push(n),
+                    std::path::Component::CurDir => {}
+                    _ => return None,
+                }
+            }
+            return Some(out);
+        }
+        rest.push(at.components().next_back()?);
+        at = at.parent()?;
+    }
 }
 
 /// The lock of a scope; an empty one when there is none yet.
