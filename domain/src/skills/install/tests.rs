@@ -69,6 +69,27 @@ fn bad_sources_are_refused_in_skill_centrals_words() {
     assert_eq!(msg("  "), "an empty source: name a folder, github:user/repo/path, git+URL or npm:package");
 }
 
+/// Found in review: a password in a git URL went into the lock and into error messages.
+#[test]
+fn a_git_url_with_a_password_is_refused_without_echoing_it() {
+    for url in [
+        "git+https://bob:SECRET@git.example/x.git",
+        "git+file://bob:SECRET@/tmp/r.git#skills@v1",
+        "git+http://bob:SECRET@git.example/x.git",
+        "git+bob:SECRET@git.example:o/r.git",
+    ] {
+        let e = Source::parse(url).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, SourceError::Credentials { .. }), "{url}: {m}");
+        assert!(!m.contains("SECRET") && m.contains("bob:***@"), "{m}");
+        assert!(m.contains("credential helper") && m.contains("--github-token"), "{m}");
+    }
+    // A bare user is no secret.
+    assert!(Source::parse("git+ssh://git@git.example/o/r.git").is_ok());
+    assert!(Source::parse("git+git@git.example:o/r.git").is_ok());
+    assert!(Source::parse("git+https://bob@git.example/x.git").is_ok());
+}
+
 #[test]
 fn a_source_moves_to_another_ref_or_version() {
     let s = Source::parse("git+file:///r.git#skills@v1.0.0").unwrap();
