@@ -584,7 +584,7 @@ impl SkillPlan {
 pub fn found_in(source: &Source, fetched: &Fetched) -> Result<Vec<Found>, Refusal> {
     collect(&fetched.tree, &source.to_string()).map_err(|problems| {
         let lines: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-        let hidden = problems.iter().any(|p| matches!(p, TreeProblem::HiddenControls { .. }));
+        let hidden = problems.iter().any(|p| matches!(p, TreeProblem::HiddenControls { .. } | TreeProblem::HiddenInName { .. }));
         Refusal::new(
             format!("{source}: {} problem(s), nothing was installed:\n{}", problems.len(), lines.join("\n")),
             if hidden {

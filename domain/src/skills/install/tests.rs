@@ -298,6 +298,37 @@ fn every_problem_of_a_source_is_named_and_nothing_is_found() {
     assert!(collect(&md, "s").unwrap_err()[0].to_string().contains("must end in .yaml, .yml, or .json"));
 }
 
+/// Found in review: a supporting file that is not valid UTF-8 was never searched, and file names
+/// never were.
+#[test]
+fn hidden_characters_in_invalid_utf8_and_in_file_names_are_found() {
+    let skill = SKILL_MD.replace("code-review", "g");
+    let mut t = tree(&[("g/SKILL.md", skill.as_str()), ("g/readme\u{202E}txt.sh", "echo\n")]);
+    let mut sneaky = b"\xff\xfe run ".to_vec();
+    sneaky.extend("\u{202E}".as_bytes());
+    t.files.insert(rel("g/notes.md"), sneaky);
+    let mut image = b"\x89PNG\r\n\x1a\n\0\0".to_vec();
+    image.extend("\u{202E}".as_bytes());
+    t.files.insert(rel("g/logo.png"), image.clone());
+    let problems: Vec<String> = collect(&t, "src").unwrap_err().iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(
+        problems.iter().any(|p| p == "src: g/notes.md: hidden Unicode control(s) in the text: U+202E RIGHT-TO-LEFT OVERRIDE at line 1, column 8"),
+        "{problems:#?}"
+    );
+    assert!(
+        problems.iter().any(|p| p
+            == "src: g/readme\\u{202e}txt.sh: hidden Unicode control(s) in the file name: U+202E RIGHT-TO-LEFT OVERRIDE"),
+        "{problems:#?}"
+    );
+    // An image with a NUL is binary and not searched; a script with one still is.
+    let mut t = tree(&[("g/SKILL.md", skill.as_str())]);
+    t.files.insert(rel("g/logo.png"), image.clone());
+    assert!(collect(&t, "src").is_ok());
+    t.files.insert(rel("g/run.sh"), image);
+    assert_eq!(collect(&t, "src").unwrap_err().len(), 1);
+}
+
 proptest! {
     /// Whatever a source holds, every file to install is a plain relative path and every id
     /// can name a file, so nothing lands outside the skill's place.
