@@ -821,7 +821,25 @@ pub fn apply(
     applied.removed = removes.len();
     let text = lock.render();
     write_set(fs, scope, &writes, &removes, &text)?;
+    for p in plans {
+        remove_leftovers(fs, &p.place);
+    }
     Ok(applied)
+}
+
+/// Removes what an interrupted install left in a skill's folder (`.vitaecontext-*.tmp` and
+/// `.old`, only those names): nothing else reads or removes them (found in review). A file
+/// that cannot be removed stays; it is harmless, and the next install tries again.
+pub fn remove_leftovers(fs: &dyn FileSystem, place: &Place) {
+    if !place.folder || fs.symlink_metadata(&place.path).map(|m| m.kind) != Ok(FileKind::Dir) {
+        return;
+    }
+    let Ok(walk) = fs.walk(&place.path, &[]) else { return };
+    for file in walk.files {
+        if file.file_name().is_some_and(ports::fs::is_set_leftover) {
+            let _ = fs.remove_file(&file);
+        }
+    }
 }
 
 /// Refuses a write whose path goes through a symlink below its layer's folder (a folder of an
@@ -963,6 +981,8 @@ pub fn uninstall(
     }
     let removes: Vec<(PathBuf, &Path)> =
         entry.files.keys().filter(|r| disk.contains_key(*r)).map(|r| (place.file(r), layer.root.as_path())).collect();
+    // Before the set, so that a folder left with nothing else is removed with the files.
+    remove_leftovers(fs, &place);
     lock.skills.remove(id);
     let files = removes.len();
     let mut backups = Vec::new();
