@@ -232,8 +232,8 @@ fn run(cli: Cli) -> Outcome {
                         scope: scope.into(),
                     },
                 ),
-                SkillsCommand::Uninstall { id, purge_backups, force, scope } => {
-                    skills_install::uninstall(&fs, &sources, &id, force, purge_backups, scope.into())
+                SkillsCommand::Uninstall { id, purge_backups, force, yes, scope } => {
+                    skills_install::uninstall(&fs, &sources, &id, force, purge_backups, yes, scope.into())
                 }
                 SkillsCommand::Outdated { scope, token } => {
                     skills_install::outdated(&fs, &sources, &install_edge(token), scope.into())

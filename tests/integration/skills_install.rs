@@ -168,6 +168,10 @@ fn install_from_git_at_a_tag_shows_everything_then_writes_files_and_a_stable_loc
 
     // Uninstall: files and entry gone, the folder too; a second time names what is installed.
     let (code, out, err) = w.run(&["skills", "uninstall", "code-review"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("nothing was written") && out.contains("code-review/SKILL.md"), "{out}{err}");
+    assert!(w.user_layer().join("code-review/SKILL.md").exists(), "removed without a yes");
+    let (code, out, err) = w.run(&["skills", "uninstall", "code-review", "-y"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Uninstalled code-review from layer personal"), "{out}");
     assert!(!w.user_layer().join("code-review").exists());
@@ -324,7 +328,7 @@ fn update_follows_a_branch_shows_a_diff_and_keeps_local_edits_unless_forced() {
     assert!(out.contains("1 of 1 updated"), "{out}");
 
     // Uninstall --purge-backups takes the backup with it.
-    let (code, out, _) = w.run(&["skills", "uninstall", "code-review", "--purge-backups"]);
+    let (code, out, _) = w.run(&["skills", "uninstall", "code-review", "--purge-backups", "--yes"]);
     assert_eq!(code, 0);
     assert!(out.contains("1 backup(s) removed"), "{out}");
     assert!(!w.user_layer().join("code-review").exists());

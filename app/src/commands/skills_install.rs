@@ -497,11 +497,25 @@ pub fn uninstall(
     id: &str,
     force: bool,
     purge_backups: bool,
+    yes: bool,
     choice: ScopeChoice,
 ) -> Outcome {
     let scope = scope(fs, sources, choice)?;
     let _guard = lock_scope(fs, &scope)?;
     let mut lock = usecase::read_lock(fs, &scope)?;
+    if let Some(entry) = lock.skills.get(id) {
+        let (place, layer) = usecase::place_of(&scope, id, entry)?;
+        let mut t = format!("- {id} from layer {} ({})\n", layer.name, place.path.display());
+        for rel in entry.files.keys() {
+            t.push_str(&format!("    {}\n", place.file(rel).display()));
+        }
+        if purge_backups {
+            t.push_str("    and the backups kept beside them\n");
+        }
+        t.push_str(&format!("  and its entry in {}\n", scope.lock_path.display()));
+        out(&t);
+        agreed(yes, &format!("Uninstall {id}, {} file(s)", entry.files.len()))?;
+    }
     let done = usecase::uninstall(fs, &scope, &mut lock, id, force, purge_backups)?;
     out(&format!(
         "Uninstalled {id} from layer {} ({}, {} file(s) removed)\n",
