@@ -159,6 +159,17 @@ fn entry(files: &[(&str, &str)]) -> LockEntry {
     }
 }
 
+/// Found in review: an id written twice in a lock was read silently, the last one winning.
+#[test]
+fn a_lock_with_an_id_twice_is_refused_naming_it() {
+    let mut lock = Lock::default();
+    lock.skills.insert("review".into(), entry(&[("SKILL.md", "s")]));
+    lock.skills.insert("zeta".into(), entry(&[("zeta.yaml", "z")]));
+    let twice = lock.render().replace("\"zeta\": {", "\"review\": {");
+    let e = Lock::parse(&twice).unwrap_err().to_string();
+    assert!(e.contains("the skill \"review\" is in \"skills\" twice"), "{e}");
+}
+
 #[test]
 fn the_lock_is_sorted_stable_and_round_trips() {
     let mut lock = Lock::default();
