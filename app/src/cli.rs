@@ -438,8 +438,12 @@ pub enum SkillsCommand {
     },
     /// Install exactly what the lock says (the same as `skills install --frozen`): each skill at
     /// its locked commit or version, checked file by file against the lock's SHA-256; any
-    /// difference (in the source or on disk) fails and nothing is written.
+    /// difference (in the source or on disk) fails and nothing is written. Shows what it will
+    /// write and writes after a yes.
     Sync {
+        /// Write without asking (otherwise a terminal asks, and without one nothing is written).
+        #[arg(long, short = 'y')]
+        yes: bool,
         #[command(flatten)]
         scope: ScopeFlags,
         #[command(flatten)]
@@ -468,8 +472,8 @@ pub enum SkillsCommand {
         #[command(flatten)]
         token: TokenFlag,
     },
-    /// Remove an installed skill's files and its lock entry. Refuses files edited since they
-    /// were installed unless --force; `skills remove` is for skills that were not installed.
+    /// Remove an installed skill's files and its lock entry, after showing them and a yes.
+    /// Refuses files edited since they were installed unless --force; `skills remove` is for skills that were not installed.
     Uninstall {
         id: String,
         /// Also remove the backups `--force` kept beside its files.
@@ -478,6 +482,9 @@ pub enum SkillsCommand {
         /// Remove it even when its files were edited.
         #[arg(long)]
         force: bool,
+        /// Remove without asking (otherwise a terminal asks, and without one nothing is removed).
+        #[arg(long, short = 'y')]
+        yes: bool,
         #[command(flatten)]
         scope: ScopeFlags,
     },

@@ -207,15 +207,16 @@ fn run(cli: Cli) -> Outcome {
                                 force,
                             },
                         ),
-                        _ => skills_install::sync(&fs, &clock, &sources, &edge, scope.into()),
+                        _ => skills_install::sync(&fs, &clock, &sources, &edge, scope.into(), yes),
                     }
                 }
-                SkillsCommand::Sync { scope, token } => skills_install::sync(
+                SkillsCommand::Sync { yes, scope, token } => skills_install::sync(
                     &fs,
                     &fs_std::SystemClock::default(),
                     &sources,
                     &install_edge(token),
                     scope.into(),
+                    yes,
                 ),
                 SkillsCommand::Update { id, to, dry_run, force, yes, scope, token } => skills_install::update(
                     &fs,
@@ -231,8 +232,8 @@ fn run(cli: Cli) -> Outcome {
                         scope: scope.into(),
                     },
                 ),
-                SkillsCommand::Uninstall { id, purge_backups, force, scope } => {
-                    skills_install::uninstall(&fs, &sources, &id, force, purge_backups, scope.into())
+                SkillsCommand::Uninstall { id, purge_backups, force, yes, scope } => {
+                    skills_install::uninstall(&fs, &sources, &id, force, purge_backups, yes, scope.into())
                 }
                 SkillsCommand::Outdated { scope, token } => {
                     skills_install::outdated(&fs, &sources, &install_edge(token), scope.into())

@@ -168,6 +168,10 @@ fn install_from_git_at_a_tag_shows_everything_then_writes_files_and_a_stable_loc
 
     // Uninstall: files and entry gone, the folder too; a second time names what is installed.
     let (code, out, err) = w.run(&["skills", "uninstall", "code-review"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("nothing was written") && out.contains("code-review/SKILL.md"), "{out}{err}");
+    assert!(w.user_layer().join("code-review/SKILL.md").exists(), "removed without a yes");
+    let (code, out, err) = w.run(&["skills", "uninstall", "code-review", "-y"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Uninstalled code-review from layer personal"), "{out}");
     assert!(!w.user_layer().join("code-review").exists());
@@ -202,7 +206,13 @@ fn a_project_lock_installs_the_same_files_elsewhere_and_frozen_fails_after_a_loc
         let (st, out, err) = w.cmd(args).current_dir(&clone).output();
         (st.code().unwrap_or(-1), out, err)
     };
+    // Without --yes and without a terminal: what would be written is shown, nothing is.
     let (code, out, err) = in_clone(&["skills", "sync"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(out.contains("+ code-review (prompt skill, Agent Skills folder) in layer team"), "{out}");
+    assert!(!clone.join(".skills").exists());
+    let (code, out, err) = in_clone(&["skills", "sync", "--yes"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("2 skill(s) installed, 0 already as locked"), "{out}");
     for rel in ["code-review/SKILL.md", "code-review/scripts/check.sh", "commit-conventions.yaml"] {
@@ -318,7 +328,7 @@ fn update_follows_a_branch_shows_a_diff_and_keeps_local_edits_unless_forced() {
     assert!(out.contains("1 of 1 updated"), "{out}");
 
     // Uninstall --purge-backups takes the backup with it.
-    let (code, out, _) = w.run(&["skills", "uninstall", "code-review", "--purge-backups"]);
+    let (code, out, _) = w.run(&["skills", "uninstall", "code-review", "--purge-backups", "--yes"]);
     assert_eq!(code, 0);
     assert!(out.contains("1 backup(s) removed"), "{out}");
     assert!(!w.user_layer().join("code-review").exists());
@@ -586,14 +596,14 @@ fn npm_packages_install_with_their_integrity_checked_and_their_scripts_never_run
     // Fresh files from the lock.
     std::fs::remove_dir_all(w.user_layer().join("code-review")).unwrap();
     std::fs::remove_file(w.user_layer().join("review.yaml")).unwrap();
-    let (code, out, err) = npm_env(&["skills", "sync"]);
+    let (code, out, err) = npm_env(&["skills", "sync", "--yes"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("2 skill(s) installed"), "{out}");
 
     // 1.0.0 published again with other bytes: the registry's integrity is no longer the lock's.
     let (other, other_integrity) = pack(&w.root, "1.0.0", "id: review\ntype: prompt\nprompt: Do as I say.\n", &marker);
     registry.publish("1.0.0", other.clone(), other_integrity.clone());
-    let (code, _, err) = npm_env(&["skills", "sync"]);
+    let (code, _, err) = npm_env(&["skills", "sync", "--yes"]);
     assert_eq!(code, 1);
     assert!(err.contains(&format!("not the lock's {integrity}")), "{err}");
 
@@ -671,4 +681,39 @@ fn skill_centrals_lock_is_adopted_when_its_source_still_gives_the_same_bytes() {
     let (code, out, _) = w.run(&["skills", "adopt", "--layer", "personal", "--yes"]);
     assert_eq!(code, 0);
     assert!(out.contains("not adopted: commit-conventions: already in") && out.contains("Nothing to adopt"), "{out}");
+}
+
+/// Found in review: a cloned repository's `skill-central.yaml` pointed a layer at `~/.config`
+/// and its lock at a folder in the repository, and `skills sync` wrote there without a yes.
+#[test]
+fn a_project_layer_outside_the_project_is_refused_even_through_a_link() {
+    let w = World::new();
+    let payload = w.project.join("payload/evil");
+    write(&payload.join("SKILL.md"), "---\nname: evil\ndescription: x\n---\nx\n");
+    let config = w.home.join(".config");
+    std::fs::create_dir_all(&config).unwrap();
+    let lock = |layer_path: &str| {
+        let files = json!({"SKILL.md": sha256(&std::fs::read(payload.join("SKILL.md")).unwrap())});
+        json!({"version": 1, "skills": {"evil": {
+            "source": "./payload/evil", "layer": "team", "path": format!("{layer_path}/evil"), "files": files
+        }}})
+    };
+    for (layer, lock_path) in [
+        (config.display().to_string(), config.display().to_string()),
+        (".skills/link".to_owned(), ".skills/link".to_owned()),
+    ] {
+        write(&w.project.join("skill-central.yaml"), &format!("layers:\n  - name: team\n    path: {layer}\n"));
+        std::fs::write(w.project.join("skills-lock.json"), serde_json::to_string_pretty(&lock(&lock_path)).unwrap())
+            .unwrap();
+        #[cfg(unix)]
+        if !w.project.join(".skills/link").exists() {
+            std::fs::create_dir_all(w.project.join(".skills")).unwrap();
+            std::os::unix::fs::symlink(&config, w.project.join(".skills/link")).unwrap();
+        }
+        let (code, out, err) = w.run(&["skills", "sync", "--yes"]);
+        assert_ne!(code, 0, "{out}{err}");
+        assert!(err.contains("layer team") && err.contains("outside the project folder"), "{err}");
+        assert!(err.contains(&config.display().to_string()), "{err}");
+        assert!(std::fs::read_dir(&config).unwrap().next().is_none(), "something was written into {config:?}");
+    }
 }

@@ -127,6 +127,20 @@ fn describe(
     let mut t = format!("From {source}\n  resolved: {}\n", resolved.describe());
     t.push_str(&format!("  scope:    {} (lock {})\n", scope.kind.as_str(), scope.lock_path.display()));
     for p in plans {
+        describe_plan(&mut t, p, diffs);
+    }
+    for (name, why) in left_out {
+        t.push_str(&format!("\nleft out: {name} ({why})"));
+    }
+    if !left_out.is_empty() {
+        t.push('\n');
+    }
+    t
+}
+
+/// One skill of a plan: where it goes, each file with its size and SHA-256, what it shadows.
+fn describe_plan(t: &mut String, p: &SkillPlan, diffs: bool) {
+    {
         let mark = match &p.old {
             None => "+",
             Some(_) if p.changes_anything() => "~",
@@ -192,13 +206,6 @@ fn describe(
             }
         }
     }
-    for (name, why) in left_out {
-        t.push_str(&format!("\nleft out: {name} ({why})"));
-    }
-    if !left_out.is_empty() {
-        t.push('\n');
-    }
-    t
 }
 
 fn indent(text: &str) -> String {
@@ -306,6 +313,7 @@ pub fn sync(
     sources: &Sources,
     edge: &Edge,
     choice: ScopeChoice,
+    yes: bool,
 ) -> Outcome {
     let token = token(edge)?;
     let scope = scope(fs, sources, choice)?;
@@ -340,6 +348,15 @@ pub fn sync(
         )));
     }
     if !to_write.is_empty() {
+        // A clone's lock and config say what is written where: shown, and written after a yes.
+        let mut t = format!("Lock {} (scope {})\n", scope.lock_path.display(), scope.kind.as_str());
+        for p in &to_write {
+            t.push_str(&format!("\nFrom {}\n", p.entry.source));
+            describe_plan(&mut t, p, false);
+        }
+        out(&t);
+        let files: usize = to_write.iter().map(|p| p.found.files.len()).sum();
+        agreed(yes, &format!("Install {} skill(s), {files} file(s), as locked", to_write.len()))?;
         usecase::apply(fs, clock, &scope, &mut lock, &to_write, false)?;
     }
     for p in &to_write {
@@ -480,11 +497,25 @@ pub fn uninstall(
     id: &str,
     force: bool,
     purge_backups: bool,
+    yes: bool,
     choice: ScopeChoice,
 ) -> Outcome {
     let scope = scope(fs, sources, choice)?;
     let _guard = lock_scope(fs, &scope)?;
     let mut lock = usecase::read_lock(fs, &scope)?;
+    if let Some(entry) = lock.skills.get(id) {
+        let (place, layer) = usecase::place_of(&scope, id, entry)?;
+        let mut t = format!("- {id} from layer {} ({})\n", layer.name, place.path.display());
+        for rel in entry.files.keys() {
+            t.push_str(&format!("    {}\n", place.file(rel).display()));
+        }
+        if purge_backups {
+            t.push_str("    and the backups kept beside them\n");
+        }
+        t.push_str(&format!("  and its entry in {}\n", scope.lock_path.display()));
+        out(&t);
+        agreed(yes, &format!("Uninstall {id}, {} file(s)", entry.files.len()))?;
+    }
     let done = usecase::uninstall(fs, &scope, &mut lock, id, force, purge_backups)?;
     out(&format!(
         "Uninstalled {id} from layer {} ({}, {} file(s) removed)\n",

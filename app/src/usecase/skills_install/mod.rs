@@ -370,7 +370,54 @@ pub fn scope(fs: &dyn FileSystem, sources: &Sources, project: bool, user: bool) 
             "fix the skills config, or point --skills-config at another file (`vitaecontext skills list` shows its problems)",
         )
     })?;
+    if kind == ScopeKind::Project {
+        confine_layers(fs, &dir, &layers)?;
+    }
     Ok(Scope::new(kind, &dir, layers))
+}
+
+/// A project's layers lie inside the project folder, links followed: its `skill-central.yaml`
+/// comes with a clone, and a layer it points elsewhere (`~/.config`) would let a repository
+/// write anywhere the person can (found in review).
+fn confine_layers(fs: &dyn FileSystem, project: &Path, layers: &[Layer]) -> Result<(), Refusal> {
+    let root = real_path(fs, project);
+    for l in layers {
+        let real = real_path(fs, &l.root);
+        if !real.as_deref().zip(root.as_deref()).is_some_and(|(r, p)| r.starts_with(p)) {
+            return Err(Refusal::new(
+                format!(
+                    "layer {} ({}) is outside the project folder {}; a project installs only into its own folder",
+                    l.name,
+                    real.as_deref().unwrap_or(&l.root).display(),
+                    project.display()
+                ),
+                "point the layer at a folder inside the project in skill-central.yaml, or install into your own layers with --user",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A path with every link resolved: the longest part that exists, canonicalised, and the rest
+/// (which must not climb with `..`); `None` when it cannot be told.
+fn real_path(fs: &dyn FileSystem, path: &Path) -> Option<PathBuf> {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = fs.canonicalize(at) {
+            let mut out = real;
+            for c in rest.iter().rev() {
+                match c {
+                    std::path::Component::Normal(n) => out.push(n),
+                    std::path::Component::CurDir => {}
+                    _ => return None,
+                }
+            }
+            return Some(out);
+        }
+        rest.push(at.components().next_back()?);
+        at = at.parent()?;
+    }
 }
 
 /// The lock of a scope; an empty one when there is none yet.
@@ -537,7 +584,7 @@ impl SkillPlan {
 pub fn found_in(source: &Source, fetched: &Fetched) -> Result<Vec<Found>, Refusal> {
     collect(&fetched.tree, &source.to_string()).map_err(|problems| {
         let lines: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-        let hidden = problems.iter().any(|p| matches!(p, TreeProblem::HiddenControls { .. }));
+        let hidden = problems.iter().any(|p| matches!(p, TreeProblem::HiddenControls { .. } | TreeProblem::HiddenInName { .. }));
         Refusal::new(
             format!("{source}: {} problem(s), nothing was installed:\n{}", problems.len(), lines.join("\n")),
             if hidden {
@@ -774,7 +821,25 @@ pub fn apply(
     applied.removed = removes.len();
     let text = lock.render();
     write_set(fs, scope, &writes, &removes, &text)?;
+    for p in plans {
+        remove_leftovers(fs, &p.place);
+    }
     Ok(applied)
+}
+
+/// Removes what an interrupted install left in a skill's folder (`.vitaecontext-*.tmp` and
+/// `.old`, only those names): nothing else reads or removes them (found in review). A file
+/// that cannot be removed stays; it is harmless, and the next install tries again.
+pub fn remove_leftovers(fs: &dyn FileSystem, place: &Place) {
+    if !place.folder || fs.symlink_metadata(&place.path).map(|m| m.kind) != Ok(FileKind::Dir) {
+        return;
+    }
+    let Ok(walk) = fs.walk(&place.path, &[]) else { return };
+    for file in walk.files {
+        if file.file_name().is_some_and(ports::fs::is_set_leftover) {
+            let _ = fs.remove_file(&file);
+        }
+    }
 }
 
 /// Refuses a write whose path goes through a symlink below its layer's folder (a folder of an
@@ -916,6 +981,8 @@ pub fn uninstall(
     }
     let removes: Vec<(PathBuf, &Path)> =
         entry.files.keys().filter(|r| disk.contains_key(*r)).map(|r| (place.file(r), layer.root.as_path())).collect();
+    // Before the set, so that a folder left with nothing else is removed with the files.
+    remove_leftovers(fs, &place);
     lock.skills.remove(id);
     let files = removes.len();
     let mut backups = Vec::new();

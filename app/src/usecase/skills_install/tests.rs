@@ -172,3 +172,32 @@ fn a_token_is_never_shown_and_becomes_a_basic_header() {
     // base64("x-access-token:ghp_abc")
     assert_eq!(t.header(), "Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hwX2FiYw==");
 }
+
+/// Found in review: a killed install left `.vitaecontext-*.tmp` files in the skill's folder that
+/// nothing removed; install and uninstall remove them, and nothing else.
+#[test]
+fn install_and_uninstall_remove_an_interrupted_installs_leftovers_only() {
+    let (fs, scope) = world();
+    let dir = Path::new("/home/.vitaecontext/skills/p/review");
+    let mut lock = Lock::default();
+    let plans = planned(&fs, &scope, &lock);
+    apply(&fs, &Clock, &scope, &mut lock, &plans, false).unwrap();
+    let plant = |names: &[&str]| {
+        for n in names {
+            fs.write_atomic(&dir.join(n), b"left").unwrap();
+        }
+    };
+    plant(&[".vitaecontext-a1B2.tmp", "scripts/.vitaecontext-zz9.old", ".vitaecontext-notes.md", "x.tmp"]);
+    // An install again (as after the one that was killed) finds them.
+    let plans = planned(&fs, &scope, &lock);
+    apply(&fs, &Clock, &scope, &mut lock, &plans, false).unwrap();
+    assert!(fs.metadata(&dir.join(".vitaecontext-a1B2.tmp")).is_err());
+    assert!(fs.metadata(&dir.join("scripts/.vitaecontext-zz9.old")).is_err());
+    assert_eq!(fs.read(&dir.join(".vitaecontext-notes.md"), 9).unwrap(), b"left", "not a leftover's name");
+    assert_eq!(fs.read(&dir.join("x.tmp"), 9).unwrap(), b"left");
+    fs.remove_file(&dir.join(".vitaecontext-notes.md")).unwrap();
+    fs.remove_file(&dir.join("x.tmp")).unwrap();
+    plant(&[".vitaecontext-k3.tmp", "scripts/.vitaecontext-k4.tmp"]);
+    uninstall(&fs, &scope, &mut lock, "review", false, false).unwrap();
+    assert!(fs.metadata(dir).is_err(), "the folder goes with its files and leftovers");
+}

@@ -26,16 +26,28 @@ impl fmt::Display for Hidden {
     }
 }
 
-/// The name of a hidden character, `None` for one that is not hidden.
+/// The name of a hidden character, `None` for one that is not hidden: every format character
+/// (Unicode category Cf, as of Unicode 15.1), the variation selectors, the line and paragraph
+/// separators, the blank Hangul fillers and the soft hyphen, and control characters.
 fn name(c: char) -> Option<&'static str> {
     Some(match c {
+        '\u{00AD}' => "SOFT HYPHEN",
+        '\u{034F}' => "COMBINING GRAPHEME JOINER",
+        '\u{0600}'..='\u{0605}' | '\u{06DD}' | '\u{070F}' | '\u{0890}' | '\u{0891}' | '\u{08E2}' => {
+            "ARABIC OR SYRIAC FORMAT CHARACTER"
+        }
         '\u{061C}' => "ARABIC LETTER MARK",
+        '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' => "HANGUL FILLER",
+        '\u{17B4}' | '\u{17B5}' => "KHMER INHERENT VOWEL",
+        '\u{180B}'..='\u{180D}' | '\u{180F}' => "MONGOLIAN FREE VARIATION SELECTOR",
         '\u{180E}' => "MONGOLIAN VOWEL SEPARATOR",
         '\u{200B}' => "ZERO WIDTH SPACE",
         '\u{200C}' => "ZERO WIDTH NON-JOINER",
         '\u{200D}' => "ZERO WIDTH JOINER",
         '\u{200E}' => "LEFT-TO-RIGHT MARK",
         '\u{200F}' => "RIGHT-TO-LEFT MARK",
+        '\u{2028}' => "LINE SEPARATOR",
+        '\u{2029}' => "PARAGRAPH SEPARATOR",
         '\u{202A}' => "LEFT-TO-RIGHT EMBEDDING",
         '\u{202B}' => "RIGHT-TO-LEFT EMBEDDING",
         '\u{202C}' => "POP DIRECTIONAL FORMATTING",
@@ -43,13 +55,19 @@ fn name(c: char) -> Option<&'static str> {
         '\u{202E}' => "RIGHT-TO-LEFT OVERRIDE",
         '\u{2060}' => "WORD JOINER",
         '\u{2061}'..='\u{2064}' => "INVISIBLE OPERATOR",
+        '\u{2065}' => "UNASSIGNED FORMAT CHARACTER",
         '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
         '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
         '\u{2068}' => "FIRST STRONG ISOLATE",
         '\u{2069}' => "POP DIRECTIONAL ISOLATE",
         '\u{206A}'..='\u{206F}' => "DEPRECATED FORMAT CHARACTER",
+        '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' => "VARIATION SELECTOR",
         '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE",
         '\u{FFF9}'..='\u{FFFB}' => "INTERLINEAR ANNOTATION CHARACTER",
+        '\u{110BD}' | '\u{110CD}' => "KAITHI NUMBER SIGN",
+        '\u{13430}'..='\u{1345F}' => "EGYPTIAN HIEROGLYPH FORMAT CONTROL",
+        '\u{1BCA0}'..='\u{1BCA3}' => "SHORTHAND FORMAT CONTROL",
+        '\u{1D173}'..='\u{1D17A}' => "MUSICAL SYMBOL FORMAT CONTROL",
         '\u{E0000}'..='\u{E007F}' => "TAG CHARACTER",
         '\t' | '\n' | '\r' => return None,
         c if c.is_control() => "CONTROL CHARACTER",
@@ -98,6 +116,32 @@ mod tests {
         assert_eq!(hidden_controls("tab\tcr\r\nok é 日本 🙂\n"), []);
         assert_eq!(hidden_controls("\u{E0041}")[0].name(), "TAG CHARACTER");
         assert_eq!(hidden_controls("\x1b[2J")[0].name(), "CONTROL CHARACTER");
+    }
+
+    /// Found in review: variation selectors, separators, fillers and the soft hyphen passed.
+    #[test]
+    fn format_characters_variation_selectors_fillers_and_separators_are_found() {
+        for c in [
+            '\u{FE00}',
+            '\u{FE0F}',
+            '\u{E0100}',
+            '\u{E01EF}',
+            '\u{00AD}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{115F}',
+            '\u{3164}',
+            '\u{0600}',
+            '\u{06DD}',
+            '\u{110BD}',
+            '\u{1D173}',
+            '\u{E0001}',
+            '\u{034F}',
+        ] {
+            let found = hidden_controls(&format!("a{c}b"));
+            assert_eq!(found.len(), 1, "U+{:04X}", u32::from(c));
+            assert_ne!(found[0].name(), "", "U+{:04X}", u32::from(c));
+        }
     }
 
     proptest! {

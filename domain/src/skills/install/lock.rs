@@ -53,7 +53,31 @@ pub struct Lock {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawLock {
     lockfile_version: u32,
+    #[serde(deserialize_with = "unique_ids")]
     skills: BTreeMap<String, RawEntry>,
+}
+
+/// The `skills` object, refusing an id written twice: JSON readers keep the last, so a reviewer
+/// of the lock's diff could read one entry and an install take another (found in review).
+fn unique_ids<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, RawEntry>, D::Error> {
+    struct Visitor;
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = BTreeMap<String, RawEntry>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object of skills by id")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((id, entry)) = map.next_entry::<String, RawEntry>()? {
+                if out.contains_key(&id) {
+                    return Err(serde::de::Error::custom(format!("the skill {id:?} is in \"skills\" twice")));
+                }
+                out.insert(id, entry);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Visitor)
 }
 
 #[derive(Serialize, Deserialize)]

@@ -37,6 +37,10 @@ pub enum SourceError {
         "Refusing non-HTTPS URL: {input} (plain http and git:// can be altered on the way; use https://, ssh:// or file://)"
     )]
     Insecure { input: String },
+    #[error(
+        "Refusing a git URL with a password in it: {redacted} (it would be kept in the lock and shown in messages; use a git credential helper, or --github-token for github.com)"
+    )]
+    Credentials { redacted: String },
     #[error("an empty source: name a folder, github:user/repo/path, git+URL or npm:package")]
     Empty,
 }
@@ -101,6 +105,11 @@ fn valid_npm_name(s: &str) -> bool {
 /// A git remote as git takes it, refusing what would let a source run a command (`ext::`),
 /// read a descriptor (`fd::`), be read as an option (`-...`), or travel in the clear.
 fn check_git_url(input: &str, url: &str) -> Result<(), SourceError> {
+    // First, before any message that would echo the input.
+    if let Some(password) = password_of(url) {
+        let redacted = input.replacen(&format!(":{password}@"), ":***@", 1);
+        return Err(SourceError::Credentials { redacted });
+    }
     let bad = |why| Err(SourceError::Git { input: input.to_owned(), why });
     if url.is_empty() {
         return bad("no URL");
@@ -130,6 +139,15 @@ fn check_git_url(input: &str, url: &str) -> Result<(), SourceError> {
         Some((host, path)) if !host.is_empty() && !path.is_empty() && !host.contains('/') => Ok(()),
         _ => bad("not a URL git reaches (https://, ssh://, user@host:path or file://)"),
     }
+}
+
+/// The password in a URL's user-info (`scheme://user:PASSWORD@host/...`, or scp-like
+/// `user:PASSWORD@host:path`); a bare user (`git@host`) has none.
+fn password_of(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let (user_info, _) = authority.rsplit_once('@')?;
+    user_info.split_once(':').map(|(_, p)| p)
 }
 
 impl Source {

@@ -69,6 +69,27 @@ fn bad_sources_are_refused_in_skill_centrals_words() {
     assert_eq!(msg("  "), "an empty source: name a folder, github:user/repo/path, git+URL or npm:package");
 }
 
+/// Found in review: a password in a git URL went into the lock and into error messages.
+#[test]
+fn a_git_url_with_a_password_is_refused_without_echoing_it() {
+    for url in [
+        "git+https://bob:SECRET@git.example/x.git",
+        "git+file://bob:SECRET@/tmp/r.git#skills@v1",
+        "git+http://bob:SECRET@git.example/x.git",
+        "git+bob:SECRET@git.example:o/r.git",
+    ] {
+        let e = Source::parse(url).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, SourceError::Credentials { .. }), "{url}: {m}");
+        assert!(!m.contains("SECRET") && m.contains("bob:***@"), "{m}");
+        assert!(m.contains("credential helper") && m.contains("--github-token"), "{m}");
+    }
+    // A bare user is no secret.
+    assert!(Source::parse("git+ssh://git@git.example/o/r.git").is_ok());
+    assert!(Source::parse("git+git@git.example:o/r.git").is_ok());
+    assert!(Source::parse("git+https://bob@git.example/x.git").is_ok());
+}
+
 #[test]
 fn a_source_moves_to_another_ref_or_version() {
     let s = Source::parse("git+file:///r.git#skills@v1.0.0").unwrap();
@@ -136,6 +157,17 @@ fn entry(files: &[(&str, &str)]) -> LockEntry {
         path: ".skills/team/review".into(),
         files: files.iter().map(|(p, b)| (rel(p), sha256_hex(b.as_bytes()))).collect(),
     }
+}
+
+/// Found in review: an id written twice in a lock was read silently, the last one winning.
+#[test]
+fn a_lock_with_an_id_twice_is_refused_naming_it() {
+    let mut lock = Lock::default();
+    lock.skills.insert("review".into(), entry(&[("SKILL.md", "s")]));
+    lock.skills.insert("zeta".into(), entry(&[("zeta.yaml", "z")]));
+    let twice = lock.render().replace("\"zeta\": {", "\"review\": {");
+    let e = Lock::parse(&twice).unwrap_err().to_string();
+    assert!(e.contains("the skill \"review\" is in \"skills\" twice"), "{e}");
 }
 
 #[test]
@@ -275,6 +307,37 @@ fn every_problem_of_a_source_is_named_and_nothing_is_found() {
     );
     let md = Tree { file: Some("README.md".into()), ..tree(&[("README.md", "x")]) };
     assert!(collect(&md, "s").unwrap_err()[0].to_string().contains("must end in .yaml, .yml, or .json"));
+}
+
+/// Found in review: a supporting file that is not valid UTF-8 was never searched, and file names
+/// never were.
+#[test]
+fn hidden_characters_in_invalid_utf8_and_in_file_names_are_found() {
+    let skill = SKILL_MD.replace("code-review", "g");
+    let mut t = tree(&[("g/SKILL.md", skill.as_str()), ("g/readme\u{202E}txt.sh", "echo\n")]);
+    let mut sneaky = b"\xff\xfe run ".to_vec();
+    sneaky.extend("\u{202E}".as_bytes());
+    t.files.insert(rel("g/notes.md"), sneaky);
+    let mut image = b"\x89PNG\r\n\x1a\n\0\0".to_vec();
+    image.extend("\u{202E}".as_bytes());
+    t.files.insert(rel("g/logo.png"), image.clone());
+    let problems: Vec<String> = collect(&t, "src").unwrap_err().iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(
+        problems.iter().any(|p| p == "src: g/notes.md: hidden Unicode control(s) in the text: U+202E RIGHT-TO-LEFT OVERRIDE at line 1, column 8"),
+        "{problems:#?}"
+    );
+    assert!(
+        problems.iter().any(|p| p
+            == "src: g/readme\\u{202e}txt.sh: hidden Unicode control(s) in the file name: U+202E RIGHT-TO-LEFT OVERRIDE"),
+        "{problems:#?}"
+    );
+    // An image with a NUL is binary and not searched; a script with one still is.
+    let mut t = tree(&[("g/SKILL.md", skill.as_str())]);
+    t.files.insert(rel("g/logo.png"), image.clone());
+    assert!(collect(&t, "src").is_ok());
+    t.files.insert(rel("g/run.sh"), image);
+    assert_eq!(collect(&t, "src").unwrap_err().len(), 1);
 }
 
 proptest! {

@@ -143,6 +143,11 @@ pub enum TreeProblem {
         file: String,
         found: Vec<Hidden>,
     },
+    /// A file name that hides characters (`readme\u{202E}txt.sh` shows as `readmehs.txt`).
+    HiddenInName {
+        file: String,
+        found: Vec<Hidden>,
+    },
     UnsafeId {
         file: String,
         id: String,
@@ -197,6 +202,11 @@ impl fmt::Display for TreeProblem {
                     write!(f, "; and {} more", found.len() - 5)?;
                 }
                 Ok(())
+            }
+            TreeProblem::HiddenInName { file, found } => {
+                let shown: Vec<String> =
+                    found.iter().map(|h| format!("U+{:04X} {}", u32::from(h.ch), h.name())).collect();
+                write!(f, "{}: hidden Unicode control(s) in the file name: {}", file.escape_debug(), shown.join("; "))
             }
             TreeProblem::UnsafeId { file, id } => write!(
                 f,
@@ -376,6 +386,22 @@ fn walk(
     }
 }
 
+/// Whether a supporting file is binary (an image, an archive) and so not searched for hidden
+/// characters: a NUL in its first 8000 bytes, as git decides, and a name that is not a text or
+/// script kind. Searching binaries would refuse images by chance (their bytes form format
+/// characters now and then); a script cannot escape by holding a NUL.
+fn is_binary(name: &str, bytes: &[u8]) -> bool {
+    const TEXT: &[&str] = &[
+        "md", "markdown", "txt", "text", "rst", "adoc", "sh", "bash", "zsh", "fish", "ps1", "bat", "cmd", "py", "rb",
+        "pl", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "yaml", "yml", "toml", "ini", "cfg", "conf", "xml",
+        "html", "htm", "css", "csv", "tsv", "sql", "go", "rs", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs",
+        "swift", "php", "lua", "r", "jl", "tex", "svg", "env",
+    ];
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let texty = ext.as_deref().is_none_or(|e| TEXT.contains(&e));
+    !texty && bytes[..bytes.len().min(8000)].contains(&0)
+}
+
 /// An Agent Skills folder: its SKILL.md checked, every text file beside it searched for
 /// hidden controls, its size and file count bounded.
 fn folder(
@@ -394,10 +420,13 @@ fn folder(
     for (path, bytes) in tree.files.range(RelPath(prefix.clone())..) {
         let Some(rest) = path.as_str().strip_prefix(&prefix) else { break };
         let Some(rel) = RelPath::parse(rest) else { continue };
-        if rel.as_str() != "SKILL.md"
-            && let Ok(text) = std::str::from_utf8(bytes)
-        {
-            let hidden = hidden_controls(text);
+        let in_name = hidden_controls(rel.as_str());
+        if !in_name.is_empty() {
+            problems.push(TreeProblem::HiddenInName { file: at(path.as_str()), found: in_name });
+        }
+        if rel.as_str() != "SKILL.md" && !is_binary(rel.as_str(), bytes) {
+            // Not valid UTF-8 is no way around the check (found in review): read lossily.
+            let hidden = hidden_controls(&String::from_utf8_lossy(bytes));
             if !hidden.is_empty() {
                 problems.push(TreeProblem::HiddenControls { file: at(path.as_str()), found: hidden });
             }
