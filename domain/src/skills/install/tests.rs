@@ -307,6 +307,11 @@ fn every_problem_of_a_source_is_named_and_nothing_is_found() {
     );
     let md = Tree { file: Some("README.md".into()), ..tree(&[("README.md", "x")]) };
     assert!(collect(&md, "s").unwrap_err()[0].to_string().contains("must end in .yaml, .yml, or .json"));
+    let skill_md = Tree { file: Some("skills/review/SKILL.md".into()), ..tree(&[("skills/review/SKILL.md", "x")]) };
+    assert!(
+        collect(&skill_md, "s").unwrap_err()[0].to_string().contains("name the folder that holds this SKILL.md"),
+        "a path naming SKILL.md is told to name its folder"
+    );
 }
 
 /// Found in review: a supporting file that is not valid UTF-8 was never searched, and file names

@@ -231,6 +231,13 @@ impl fmt::Display for TreeProblem {
                     MAX_SKILL_FILE_BYTES >> 10
                 )
             }
+            // An Agent Skill is its folder (SKILL.md with its supporting files): found in review,
+            // a path naming `.../SKILL.md` got skill-central's message about YAML files.
+            TreeProblem::NotASkillFile { file } if file.rsplit('/').next() == Some("SKILL.md") => write!(
+                f,
+                "{file}: an Agent Skill is installed with its folder; name the folder that holds this SKILL.md \
+                 (the path without /SKILL.md)"
+            ),
             TreeProblem::NotASkillFile { file } => write!(
                 f,
                 "{file}: GitHub source path must end in .yaml, .yml, or .json (or name a folder, which is searched for skills)"
