@@ -92,6 +92,20 @@ pub trait HeldRoot: Send + Sync {
     /// taken as it is listed (`None` when it went before it could be); paths are the root's
     /// path joined with the path below it.
     fn walk_beneath(&self, relative: &Path, skip_dirs: &[&str], stat: bool) -> Result<WalkBeneath, FsError>;
+
+    /// [`HeldRoot::walk_beneath`] that gives up once it has found more than `max_entries`
+    /// files and symlinks: `None` then, so a folder of a million files costs what its first
+    /// `max_entries` cost, not a listing of all of them. The default walks everything first.
+    fn walk_beneath_at_most(
+        &self,
+        relative: &Path,
+        skip_dirs: &[&str],
+        stat: bool,
+        max_entries: usize,
+    ) -> Result<Option<WalkBeneath>, FsError> {
+        let walk = self.walk_beneath(relative, skip_dirs, stat)?;
+        Ok((walk.files.len() + walk.symlinks.len() <= max_entries).then_some(walk))
+    }
 }
 
 /// What [`HeldRoot::walk_beneath`] found, sorted by path.

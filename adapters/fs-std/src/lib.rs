@@ -339,7 +339,17 @@ impl HeldRoot for OpenRoot {
     }
 
     fn walk_beneath(&self, relative: &Path, skip_dirs: &[&str], stat: bool) -> Result<WalkBeneath, FsError> {
-        walk_below(&self.fd, &self.root, relative, self.how, skip_dirs, stat)
+        Ok(walk_below(&self.fd, &self.root, relative, self.how, skip_dirs, stat, usize::MAX)?.unwrap_or_default())
+    }
+
+    fn walk_beneath_at_most(
+        &self,
+        relative: &Path,
+        skip_dirs: &[&str],
+        stat: bool,
+        max_entries: usize,
+    ) -> Result<Option<WalkBeneath>, FsError> {
+        walk_below(&self.fd, &self.root, relative, self.how, skip_dirs, stat, max_entries)
     }
 }
 
@@ -355,7 +365,8 @@ fn walk_below(
     how: Beneath,
     skip_dirs: &[&str],
     stat: bool,
-) -> Result<WalkBeneath, FsError> {
+    max_entries: usize,
+) -> Result<Option<WalkBeneath>, FsError> {
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let top = root.join(relative);
     let fd = open_below_with(root_fd, root, relative, how, dir_flags)?;
@@ -371,6 +382,9 @@ fn walk_below(
         let name = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(entry.file_name().to_bytes());
         if name == "." || name == ".." {
             continue;
+        }
+        if found.files.len() + found.symlinks.len() > max_entries {
+            return Ok(None);
         }
         let dir_fd = dir.fd().map_err(|e| err(path, e.into()))?;
         let mut kind = entry.file_type();
@@ -405,8 +419,11 @@ fn walk_below(
             _ => {}
         }
     }
+    if found.files.len() + found.symlinks.len() > max_entries {
+        return Ok(None);
+    }
     found.sort();
-    Ok(found)
+    Ok(Some(found))
 }
 
 /// Writes `bytes` to a synced temporary file in the folder of `path`, ready to be moved there.
@@ -1046,7 +1063,18 @@ mod tests {
         }
 
         fn walk_beneath(&self, relative: &Path, skip_dirs: &[&str], stat: bool) -> Result<WalkBeneath, FsError> {
-            walk_below(&open_root(&self.0)?, &self.0, relative, self.1, skip_dirs, stat)
+            Ok(walk_below(&open_root(&self.0)?, &self.0, relative, self.1, skip_dirs, stat, usize::MAX)?
+                .unwrap_or_default())
+        }
+
+        fn walk_beneath_at_most(
+            &self,
+            relative: &Path,
+            skip_dirs: &[&str],
+            stat: bool,
+            max_entries: usize,
+        ) -> Result<Option<WalkBeneath>, FsError> {
+            walk_below(&open_root(&self.0)?, &self.0, relative, self.1, skip_dirs, stat, max_entries)
         }
     }
 
@@ -1096,6 +1124,25 @@ mod tests {
         let files: Vec<_> = walk.files.iter().map(|(f, _)| f.file_name().unwrap().to_owned()).collect();
         assert_eq!(files, ["one.md"], "a folder replaced by a symlink is not entered");
         assert!(swapped.walk_beneath(Path::new("top/a"), &[], true).is_err(), "nor walked from");
+    }
+
+    #[test]
+    fn a_walk_beneath_at_most_gives_up_past_its_limit_and_is_whole_within_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir_all(root.join("top/a")).unwrap();
+        for f in ["top/one", "top/a/two", "top/a/three"] {
+            fs::write(root.join(f), f).unwrap();
+        }
+        std::os::unix::fs::symlink("one", root.join("top/link")).unwrap();
+        for (name, held) in readers(&root) {
+            let whole = held.walk_beneath(Path::new("top"), &[], true).unwrap();
+            let at_most = |n| held.walk_beneath_at_most(Path::new("top"), &[], true, n).unwrap();
+            assert_eq!(at_most(4), Some(whole.clone()), "{name}: four entries fit in four");
+            assert_eq!(at_most(100), Some(whole), "{name}");
+            assert_eq!(at_most(3), None, "{name}: a file and a symlink more than three");
+            assert_eq!(at_most(0), None, "{name}");
+        }
     }
 
     #[test]

@@ -156,7 +156,10 @@ impl AgentSkills {
         // in its timestamp tick after the read, keeping its stamp.
         let started_ns = self.now_ns();
         let held = fs.hold_root(root).map_err(|e| BundleError::unreadable(name, ".", &e))?;
-        let walk = held.walk_beneath(&dir, &[".git"], true).map_err(|e| BundleError::unreadable(name, ".", &e))?;
+        let walk = held
+            .walk_beneath_at_most(&dir, &[".git"], true, agent::MAX_WALKED_ENTRIES)
+            .map_err(|e| BundleError::unreadable(name, ".", &e))?
+            .ok_or_else(|| BundleError::refused(name, Refusal::TooManyEntries))?;
         let base = root.join(&dir);
         let mut found: Vec<(String, ports::fs::Metadata)> = walk
             .files
@@ -586,9 +589,15 @@ mod tests {
             ("/l/Bad_Name.yaml", "id: Bad_Name\ntype: prompt\nprompt: x\n"),
             ("/l/tool.yaml", "id: a-tool\ntype: tool\n"),
             ("/l/big/SKILL.md", "---\nname: big\ndescription: d\n---\nbody\n"),
+            ("/l/crowded/SKILL.md", "---\nname: crowded\ndescription: d\n---\nbody\n"),
         ]);
         for i in 0..agent::MAX_FILES {
             fs.write_atomic(Path::new(&format!("/l/big/f{i}.txt")), b"x").unwrap();
+        }
+        // Hidden files are never served, but a folder crowded with them is not walked to its end.
+        fs.create_dir_all(Path::new("/l/crowded/.cache")).unwrap();
+        for i in 0..agent::MAX_WALKED_ENTRIES {
+            fs.write_atomic(Path::new(&format!("/l/crowded/.cache/f{i}")), b"x").unwrap();
         }
         let (set, loc) = load_located(&fs, &layers());
         let skills = AgentSkills::default();
@@ -598,6 +607,7 @@ mod tests {
         assert!(why("Bad_Name").contains("not an Agent Skills name"), "{}", why("Bad_Name"));
         assert!(why("a-tool").contains("without a `prompt` template"), "{}", why("a-tool"));
         assert!(why("big").contains("513 files"), "{}", why("big"));
+        assert!(why("crowded").contains("more than 2048 files and links"), "{}", why("crowded"));
         assert_eq!(why("nope"), "no skill \"nope\" is served");
     }
 

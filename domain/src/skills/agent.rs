@@ -24,6 +24,11 @@ pub const SCHEME: &str = "skill://";
 pub const MAX_FILES: usize = 512;
 pub const MAX_TOTAL_BYTES: u64 = 16 * 1024 * 1024;
 
+/// The most entries (files and symlinks, hidden ones included) a skill's folder is walked for:
+/// past them it is refused without listing the rest, so a folder of a million files costs what
+/// a few thousand cost. Hidden files are not served, hence the room above [`MAX_FILES`].
+pub const MAX_WALKED_ENTRIES: usize = 4 * MAX_FILES;
+
 /// The longest Agent Skills name.
 pub const MAX_NAME_CHARS: usize = 64;
 
@@ -46,6 +51,11 @@ pub enum Refusal {
     FrontMatter(String),
     #[error("it has {0} files, and a skill served over MCP has at most {MAX_FILES}")]
     TooManyFiles(usize),
+    #[error(
+        "its folder holds more than {MAX_WALKED_ENTRIES} files and links (hidden ones included), and a skill \
+         served over MCP has at most {MAX_FILES} files"
+    )]
+    TooManyEntries,
     #[error("its files hold {0} bytes, and a skill served over MCP holds at most 16 MiB ({MAX_TOTAL_BYTES} bytes)")]
     TooLarge(u64),
 }
