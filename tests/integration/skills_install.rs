@@ -474,6 +474,8 @@ type Published = Arc<Mutex<Vec<(String, Vec<u8>, String)>>>;
 struct Registry {
     port: u16,
     versions: Published,
+    /// The path of every request, in order.
+    requests: Arc<Mutex<Vec<String>>>,
 }
 
 impl Registry {
@@ -482,6 +484,8 @@ impl Registry {
         let port = listener.local_addr().unwrap().port();
         let versions: Published = Arc::default();
         let served = Arc::clone(&versions);
+        let requests: Arc<Mutex<Vec<String>>> = Arc::default();
+        let log = Arc::clone(&requests);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
@@ -495,12 +499,15 @@ impl Registry {
                 }
                 let request = String::from_utf8_lossy(&request);
                 let path = request.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                log.lock().unwrap().push(path.clone());
                 let versions = served.lock().unwrap().clone();
                 let (status, body, kind) = if path == "/team-skills" {
                     let mut all = serde_json::Map::new();
                     for (v, _, integrity) in &versions {
                         let tarball = format!("http://127.0.0.1:{port}/team-skills/-/team-skills-{v}.tgz");
-                        all.insert(v.clone(), json!({"name": "team-skills", "version": v, "dist": {"tarball": tarball, "integrity": integrity}}));
+                        // A major version 9 says it unpacks to 1 GiB.
+                        let unpacked = if v.starts_with("9.") { 1u64 << 30 } else { 4096 };
+                        all.insert(v.clone(), json!({"name": "team-skills", "version": v, "dist": {"tarball": tarball, "integrity": integrity, "unpackedSize": unpacked}}));
                     }
                     let latest = versions.first().map(|v| v.0.clone()).unwrap_or_default();
                     let doc = json!({"name": "team-skills", "dist-tags": {"latest": latest}, "versions": all});
@@ -519,7 +526,7 @@ impl Registry {
                 let _ = stream.write_all(&body);
             }
         });
-        Registry { port, versions }
+        Registry { port, versions, requests }
     }
 
     fn publish(&self, version: &str, tgz: Vec<u8>, integrity: String) {
@@ -579,6 +586,15 @@ fn npm_packages_install_with_their_integrity_checked_and_their_scripts_never_run
             .output();
         (st.code().unwrap_or(-1), out, err)
     };
+    // A version that says it unpacks past what a source may hold is refused before its tarball
+    // is downloaded.
+    registry.publish("9.0.0", tgz.clone(), integrity.clone());
+    let (code, out, err) = npm_env(&["skills", "install", "npm:team-skills@9.0.0", "--layer", "personal", "--yes"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("npm:team-skills@9.0.0: version 9.0.0 unpacks to 1073741824 bytes"), "{err}");
+    assert!(!registry.requests.lock().unwrap().iter().any(|p| p.ends_with(".tgz")), "a tarball was downloaded");
+    registry.versions.lock().unwrap().retain(|(v, _, _)| v != "9.0.0");
+
     let (code, out, err) = npm_env(&["skills", "install", "npm:team-skills@1.0.0", "--layer", "personal", "--yes"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(&format!("resolved: version 1.0.0, integrity {integrity}")), "{out}");

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use domain::skills::install::lock::is_commit;
@@ -13,6 +14,11 @@ use domain::skills::install::plan::{is_version, newer_versions};
 use domain::skills::install::{RelPath, Source, Tree};
 
 use super::{Fetched, MAX_SOURCE_BYTES, RefKind, Refusal, Resolved, Token};
+
+/// The most a git source may download (its whole commit, compressed): past it the fetch is
+/// stopped. Four times what the installed files may hold, for a repository whose skills are
+/// one folder among others.
+pub const MAX_DOWNLOAD_BYTES: u64 = 4 * MAX_SOURCE_BYTES;
 
 /// What `git ls-remote` lists: each ref and the commit it names (annotated tags peeled).
 #[derive(Debug, Default)]
@@ -24,6 +30,8 @@ pub struct Refs {
 
 pub struct Git<'a> {
     pub token: Option<&'a Token>,
+    /// The most a fetch may download before it is stopped ([`MAX_DOWNLOAD_BYTES`]).
+    pub max_download: u64,
 }
 
 impl Git<'_> {
@@ -67,15 +75,52 @@ impl Git<'_> {
             )
         })?;
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let detail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-            let detail = detail[detail.len().saturating_sub(4)..].join("\n  ");
-            return Err(Refusal::new(
-                format!("{source}: git could not {doing}:\n  {detail}"),
-                "check the URL and that your git can reach it (`git ls-remote URL`); a private repository needs your git credentials or SSH key, or --github-token for GitHub over https",
-            ));
+            return Err(git_failed(source, doing, &out.stderr));
         }
         Ok(out.stdout)
+    }
+
+    /// [`Git::run`] for a download into `dir`: git is stopped, and the source refused, once
+    /// `dir` holds more than [`MAX_DOWNLOAD_BYTES`], so a huge repository costs that much disk
+    /// and time at most, not all of it (its files' sizes are known only once it has come).
+    fn run_bounded(&self, source: &Source, c: &mut Command, doing: &str, dir: &Path) -> Result<(), Refusal> {
+        let failed = |e: std::io::Error| {
+            Refusal::new(
+                format!("{source}: could not run git to {doing}: {e}"),
+                "install git (https://git-scm.com) and make sure `git` is on your PATH",
+            )
+        };
+        let mut child = c.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().map_err(failed)?;
+        let mut stderr = child.stderr.take().expect("piped");
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut text);
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+            text
+        });
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(failed)? {
+                break status;
+            }
+            if folder_bytes(dir) > self.max_download {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = reader.join();
+                return Err(Refusal::new(
+                    format!(
+                        "{source}: stopped the download past {} MiB; the commit is larger than a skills source may be",
+                        self.max_download >> 20
+                    ),
+                    "install from a repository or folder that holds skills, not a large project (git+URL#PATH names a folder, but git still downloads the whole commit)",
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        };
+        let stderr = reader.join().unwrap_or_default();
+        if status.success() {
+            return Ok(());
+        }
+        Err(git_failed(source, doing, &stderr))
     }
 
     /// Every ref the remote has.
@@ -162,7 +207,7 @@ impl Git<'_> {
                 c.arg("--depth=1");
             }
             c.args(["--", &url]).args(refspecs);
-            self.run(source, &mut c, &format!("fetch {what}"))
+            self.run_bounded(source, &mut c, &format!("fetch {what}"), dir)
         };
         // By commit id (servers with protocol v2, GitHub and local ones among them, allow it);
         // else by the ref, which must still name that commit.
@@ -328,6 +373,28 @@ impl Git<'_> {
     }
 }
 
+/// What to say when git failed: the last lines it wrote, and how to check the source.
+fn git_failed(source: &Source, doing: &str, stderr: &[u8]) -> Refusal {
+    let stderr = String::from_utf8_lossy(stderr);
+    let detail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let detail = detail[detail.len().saturating_sub(4)..].join("\n  ");
+    Refusal::new(
+        format!("{source}: git could not {doing}:\n  {detail}"),
+        "check the URL and that your git can reach it (`git ls-remote URL`); a private repository needs your git credentials or SSH key, or --github-token for GitHub over https",
+    )
+}
+
+/// The bytes of the files below `dir` (what a download has written so far).
+fn folder_bytes(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+        .sum()
+}
+
 pub fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
@@ -335,4 +402,52 @@ pub fn short(commit: &str) -> &str {
 fn repo_name(url: &str) -> String {
     let last = url.trim_end_matches('/').rsplit(['/', ':']).next().unwrap_or_default();
     last.strip_suffix(".git").unwrap_or(last).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository at `dir` whose one commit holds `skills/review/SKILL.md` and `bytes` bytes of
+    /// noise (which no compression shrinks) in `assets/noise.bin`.
+    fn repository(dir: &Path, noise: usize) -> String {
+        let git = |args: &[&str]| {
+            let out = Command::new("git").current_dir(dir).args(args).output().unwrap();
+            assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8(out.stdout).unwrap()
+        };
+        git(&["init", "--quiet", "--initial-branch=main"]);
+        std::fs::create_dir_all(dir.join("skills/review")).unwrap();
+        std::fs::create_dir_all(dir.join("assets")).unwrap();
+        std::fs::write(dir.join("skills/review/SKILL.md"), "---\nname: review\ndescription: d\n---\nReview.\n")
+            .unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let bytes: Vec<u8> = (0..noise)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        std::fs::write(dir.join("assets/noise.bin"), bytes).unwrap();
+        git(&["add", "."]);
+        git(&["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "one"]);
+        git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
+    #[test]
+    fn a_download_past_its_cap_is_stopped_and_refused_and_one_within_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let commit = repository(dir.path(), 3 << 20);
+        let source = Source::parse(&format!("git+file://{}#skills/review", dir.path().display())).unwrap();
+        let capped = Git { token: None, max_download: 1 << 20 };
+        let err = capped.fetch(&source, &commit, RefKind::Head).err().expect("refused");
+        assert!(err.message.contains("stopped the download past 1 MiB"), "{}", err.message);
+
+        let fetched =
+            Git { token: None, max_download: MAX_DOWNLOAD_BYTES }.fetch(&source, &commit, RefKind::Head).unwrap();
+        let names: Vec<String> = fetched.tree.files.iter().map(|(p, _)| p.to_string()).collect();
+        assert_eq!(names, ["SKILL.md"]);
+    }
 }

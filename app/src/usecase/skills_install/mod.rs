@@ -137,7 +137,7 @@ impl Fetchers<'_> {
     pub fn fetch(&self, source: &Source, pin: Pin<'_>) -> Result<Fetched, Refusal> {
         match source {
             Source::Github { .. } | Source::Git { .. } => {
-                let git = git::Git { token: self.token };
+                let git = git::Git { token: self.token, max_download: git::MAX_DOWNLOAD_BYTES };
                 let (commit, kind) = match pin {
                     Pin::Resolve => git.resolve(source)?,
                     Pin::Locked(e) => match &e.commit {
@@ -176,7 +176,8 @@ impl Fetchers<'_> {
     pub fn available(&self, source: &Source, entry: &LockEntry) -> Result<Vec<String>, Refusal> {
         match source {
             Source::Github { .. } | Source::Git { .. } => {
-                git::Git { token: self.token }.available(source, entry.commit.as_deref().unwrap_or_default())
+                git::Git { token: self.token, max_download: git::MAX_DOWNLOAD_BYTES }
+                    .available(source, entry.commit.as_deref().unwrap_or_default())
             }
             Source::Npm { .. } => {
                 npm::Npm { fs: self.fs }.available(source, entry.version.as_deref().unwrap_or_default())

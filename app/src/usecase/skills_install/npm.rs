@@ -58,13 +58,27 @@ impl Npm<'_> {
     /// The version a spec names and its tarball's integrity: the highest version when a range
     /// matches several.
     fn view(&self, source: &Source, spec: &str) -> Result<(String, String), Refusal> {
-        let v = self.run(source, &["view", spec, "version", "dist.integrity"], "look the package up")?;
+        let v =
+            self.run(source, &["view", spec, "version", "dist.integrity", "dist.unpackedSize"], "look the package up")?;
         let last = match &v {
             Value::Array(all) => all.last().cloned().unwrap_or(Value::Null),
             one => one.clone(),
         };
         let version = last["version"].as_str().map(str::to_owned);
         let integrity = last["dist.integrity"].as_str().map(str::to_owned);
+        // Known before anything is downloaded (npm has published it for years): a package past
+        // what a source may hold is refused without fetching its tarball.
+        if let (Some(v), Some(size)) = (&version, last["dist.unpackedSize"].as_u64())
+            && size > MAX_SOURCE_BYTES
+        {
+            return Err(Refusal::new(
+                format!(
+                    "{source}: version {v} unpacks to {size} bytes, more than the {} MiB a source may hold",
+                    MAX_SOURCE_BYTES >> 20
+                ),
+                "install from a package that holds skills, not a large project",
+            ));
+        }
         match (version, integrity) {
             (Some(v), Some(i)) => Ok((v, i)),
             (Some(v), None) => Err(Refusal::new(
