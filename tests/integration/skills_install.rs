@@ -733,3 +733,59 @@ fn a_project_layer_outside_the_project_is_refused_even_through_a_link() {
         assert!(std::fs::read_dir(&config).unwrap().next().is_none(), "something was written into {config:?}");
     }
 }
+
+/// Runs `args` on a terminal (util-linux `script` gives the command a pseudo-terminal for its
+/// stdin and stderr) and types `answer` once the question is on screen.
+fn on_terminal(w: &World, args: &[&str], answer: &str) -> (i32, String) {
+    let line: Vec<String> =
+        std::iter::once(crate::util::bin().display().to_string()).chain(args.iter().map(|a| a.to_string())).collect();
+    let quoted: Vec<String> = line.iter().map(|a| format!("'{}'", a.replace('\'', "'\\''"))).collect();
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &quoted.join(" "), "/dev/null"])
+        .current_dir(&w.project)
+        .env_clear()
+        .env("HOME", &w.home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // Read what the terminal shows until the question, then answer it.
+    let mut shown = Vec::new();
+    let mut buf = [0; 4096];
+    while !String::from_utf8_lossy(&shown).contains("[y/N]") {
+        match stdout.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => shown.extend_from_slice(&buf[..n]),
+        }
+    }
+    stdin.write_all(answer.as_bytes()).unwrap();
+    stdout.read_to_end(&mut shown).unwrap();
+    drop(stdin);
+    let status = child.wait().unwrap();
+    (status.code().unwrap_or(-1), String::from_utf8_lossy(&shown).into_owned())
+}
+
+#[test]
+fn on_a_terminal_install_asks_and_writes_only_after_a_yes() {
+    if !have("script") {
+        return;
+    }
+    let w = World::new();
+    let folder = w.root.join("my-skills");
+    write(&folder.join("review/SKILL.md"), SKILL_MD);
+    let args = ["skills", "install", folder.to_str().unwrap(), "--layer", "personal"];
+    let (code, shown) = on_terminal(&w, &args, "n\n");
+    assert_eq!(code, 1, "{shown}");
+    assert!(shown.contains("Install 1 skill(s), 1 file(s)? [y/N]"), "{shown}");
+    assert!(shown.contains("not confirmed"), "{shown}");
+    assert!(!w.user_layer().join("code-review").exists(), "written after a no");
+
+    let (code, shown) = on_terminal(&w, &args, "y\n");
+    assert_eq!(code, 0, "{shown}");
+    assert_eq!(std::fs::read_to_string(w.user_layer().join("code-review/SKILL.md")).unwrap(), SKILL_MD);
+    assert_eq!(w.user_lock()["skills"]["code-review"]["source"], folder.display().to_string());
+}
