@@ -491,6 +491,10 @@ pub enum SkillsCommand {
     /// List installed skills with newer commits (a branch), newer tags or npm versions, or a
     /// changed folder.
     Outdated {
+        /// Exit with status 3 when a skill has something newer (for scripts and CI); without
+        /// it the status is 0 whether or not there is (1 when a source could not be checked).
+        #[arg(long)]
+        exit_code: bool,
         #[command(flatten)]
         scope: ScopeFlags,
         #[command(flatten)]

@@ -235,8 +235,8 @@ fn run(cli: Cli) -> Outcome {
                 SkillsCommand::Uninstall { id, purge_backups, force, yes, scope } => {
                     skills_install::uninstall(&fs, &sources, &id, force, purge_backups, yes, scope.into())
                 }
-                SkillsCommand::Outdated { scope, token } => {
-                    skills_install::outdated(&fs, &sources, &install_edge(token), scope.into())
+                SkillsCommand::Outdated { exit_code, scope, token } => {
+                    skills_install::outdated(&fs, &sources, &install_edge(token), exit_code, scope.into())
                 }
                 SkillsCommand::Adopt { layer, yes, scope, token } => skills_install::adopt(
                     &fs,

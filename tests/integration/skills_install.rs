@@ -369,6 +369,9 @@ fn a_tag_stays_put_a_moved_tag_is_refused_and_ref_moves_to_a_newer_one() {
     let (code, _, err) = w.run(&["skills", "update", "code-review", "--yes", "--force"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(w.user_lock()["skills"]["code-review"]["commit"], r.commits[2]);
+    let (code, out, _) = w.run(&["skills", "outdated", "--exit-code"]);
+    assert_eq!(code, 3, "the other skill is still at v1.0.0: {out}");
+    assert!(out.contains("commit-conventions") && !out.contains("code-review"), "{out}");
 }
 
 #[test]
@@ -382,6 +385,10 @@ fn a_folder_source_installs_and_hidden_controls_or_invalid_skills_write_nothing(
     assert!(out.contains("resolved: the folder as it is now"), "{out}");
     assert_eq!(std::fs::read_to_string(w.user_layer().join("code-review/notes.md")).unwrap(), "notes\n");
     assert_eq!(w.user_lock()["skills"]["code-review"]["source"], folder.display().to_string());
+
+    let (code, out, _) = w.run(&["skills", "outdated", "--exit-code"]);
+    assert_eq!(code, 0, "nothing newer: {out}");
+    assert!(out.contains("All 1 installed skill(s) are up to date"), "{out}");
 
     // The folder changes: outdated says so.
     write(&folder.join("review/notes.md"), "more notes\n");
@@ -608,6 +615,8 @@ fn npm_packages_install_with_their_integrity_checked_and_their_scripts_never_run
     let (code, out, _) = npm_env(&["skills", "outdated"]);
     assert_eq!(code, 0);
     assert!(out.contains("version 1.1.0"), "{out}");
+    let (code, _, _) = npm_env(&["skills", "outdated", "--exit-code"]);
+    assert_eq!(code, 3, "something newer, asked for as a status");
 
     // Fresh files from the lock.
     std::fs::remove_dir_all(w.user_layer().join("code-review")).unwrap();

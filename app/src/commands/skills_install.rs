@@ -530,7 +530,10 @@ pub fn uninstall(
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn outdated(fs: &dyn FileSystem, sources: &Sources, edge: &Edge, choice: ScopeChoice) -> Outcome {
+/// Status 3 of `skills outdated --exit-code`: something newer is available.
+const NEWER_AVAILABLE: u8 = 3;
+
+pub fn outdated(fs: &dyn FileSystem, sources: &Sources, edge: &Edge, exit_code: bool, choice: ScopeChoice) -> Outcome {
     let token = token(edge)?;
     let scope = scope(fs, sources, choice)?;
     let lock = usecase::read_lock(fs, &scope)?;
@@ -569,7 +572,7 @@ pub fn outdated(fs: &dyn FileSystem, sources: &Sources, edge: &Edge, choice: Sco
             failures.join("\n")
         )));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if exit_code && !rows.is_empty() { ExitCode::from(NEWER_AVAILABLE) } else { ExitCode::SUCCESS })
 }
 
 /// Where skill-central keeps its lock.
