@@ -442,12 +442,14 @@ mod tests {
         let commit = repository(dir.path(), 3 << 20);
         let source = Source::parse(&format!("git+file://{}#skills/review", dir.path().display())).unwrap();
         let capped = Git { token: None, max_download: 1 << 20 };
-        let err = capped.fetch(&source, &commit, RefKind::Head).err().expect("refused");
+        let Err(err) = capped.fetch(&source, &commit, RefKind::Head) else {
+            panic!("a download past its cap was read")
+        };
         assert!(err.message.contains("stopped the download past 1 MiB"), "{}", err.message);
 
         let fetched =
             Git { token: None, max_download: MAX_DOWNLOAD_BYTES }.fetch(&source, &commit, RefKind::Head).unwrap();
-        let names: Vec<String> = fetched.tree.files.iter().map(|(p, _)| p.to_string()).collect();
+        let names: Vec<String> = fetched.tree.files.keys().map(ToString::to_string).collect();
         assert_eq!(names, ["SKILL.md"]);
     }
 }
