@@ -14,8 +14,7 @@ pub struct PartialDate {
 }
 
 const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-const MONTH_NAMES: [&str; 12] =
-    ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const MONTH_NAMES: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 fn days_in(year: u16, month: u8) -> u8 {
     match month {
@@ -67,8 +66,7 @@ impl PartialDate {
         if let Some(d) = Self::parse_iso(t) {
             return Some(d);
         }
-        let words: Vec<&str> =
-            t.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
+        let words: Vec<&str> = t.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
         let month_of = |w: &str| {
             let w = w.trim_end_matches('.').to_ascii_lowercase();
             (w.len() >= 3).then(|| MONTHS.iter().position(|m| w.starts_with(m)).map(|i| i as u8 + 1)).flatten()

@@ -95,7 +95,8 @@ pub fn from_context(text: &str, file_name: &str) -> Career {
             }
             "skills index" => {
                 for (i, line) in after_heading.lines().enumerate() {
-                    let Some(item) = line.trim_start().strip_prefix("- ").or_else(|| line.trim_start().strip_prefix("* "))
+                    let Some(item) =
+                        line.trim_start().strip_prefix("- ").or_else(|| line.trim_start().strip_prefix("* "))
                     else {
                         continue;
                     };

@@ -392,8 +392,10 @@ pub fn to_career(file: &str, r: &Resume, warnings: &mut Vec<String>) -> Career {
             headline: text(&b.label),
             summary: text(&b.summary),
             location: b.location.as_ref().and_then(|l| {
-                let parts: Vec<String> =
-                    [&l.address, &l.city, &l.region, &l.postal_code, &l.country_code].into_iter().filter_map(text).collect();
+                let parts: Vec<String> = [&l.address, &l.city, &l.region, &l.postal_code, &l.country_code]
+                    .into_iter()
+                    .filter_map(text)
+                    .collect();
                 (!parts.is_empty()).then(|| parts.join(", "))
             }),
             email: text(&b.email),
@@ -424,7 +426,10 @@ pub fn to_career(file: &str, r: &Resume, warnings: &mut Vec<String>) -> Career {
     let mut w2 = Vec::new();
     for (i, w) in r.work.iter().enumerate() {
         let p = format!("/work/{i}");
-        let (s, e) = (date(file, format!("{p}/startDate"), &w.start_date, &mut w2), date(file, format!("{p}/endDate"), &w.end_date, &mut w2));
+        let (s, e) = (
+            date(file, format!("{p}/startDate"), &w.start_date, &mut w2),
+            date(file, format!("{p}/endDate"), &w.end_date, &mut w2),
+        );
         push(&mut c, EntryKind::Role, text(&w.position).or_else(|| text(&w.name)), p, &mut |x| {
             x.organization = text(&w.name).filter(|n| Some(n) != text(&w.position).as_ref());
             x.location = text(&w.location);
@@ -438,7 +443,10 @@ pub fn to_career(file: &str, r: &Resume, warnings: &mut Vec<String>) -> Career {
     }
     for (i, w) in r.volunteer.iter().enumerate() {
         let p = format!("/volunteer/{i}");
-        let (s, e) = (date(file, format!("{p}/startDate"), &w.start_date, &mut w2), date(file, format!("{p}/endDate"), &w.end_date, &mut w2));
+        let (s, e) = (
+            date(file, format!("{p}/startDate"), &w.start_date, &mut w2),
+            date(file, format!("{p}/endDate"), &w.end_date, &mut w2),
+        );
         push(&mut c, EntryKind::Role, text(&w.position).map(|t| format!("{t} (volunteer)")), p, &mut |x| {
             x.organization = text(&w.organization);
             x.url = text(&w.url);
@@ -451,7 +459,10 @@ pub fn to_career(file: &str, r: &Resume, warnings: &mut Vec<String>) -> Career {
     }
     for (i, d) in r.education.iter().enumerate() {
         let p = format!("/education/{i}");
-        let (s, e) = (date(file, format!("{p}/startDate"), &d.start_date, &mut w2), date(file, format!("{p}/endDate"), &d.end_date, &mut w2));
+        let (s, e) = (
+            date(file, format!("{p}/startDate"), &d.start_date, &mut w2),
+            date(file, format!("{p}/endDate"), &d.end_date, &mut w2),
+        );
         push(&mut c, EntryKind::Degree, text(&d.study_type).or_else(|| text(&d.institution)), p, &mut |x| {
             x.organization = text(&d.institution).filter(|n| Some(n) != text(&d.study_type).as_ref());
             x.area = text(&d.area);
@@ -492,7 +503,10 @@ pub fn to_career(file: &str, r: &Resume, warnings: &mut Vec<String>) -> Career {
     }
     for (i, a) in r.projects.iter().enumerate() {
         let p = format!("/projects/{i}");
-        let (s, e) = (date(file, format!("{p}/startDate"), &a.start_date, &mut w2), date(file, format!("{p}/endDate"), &a.end_date, &mut w2));
+        let (s, e) = (
+            date(file, format!("{p}/startDate"), &a.start_date, &mut w2),
+            date(file, format!("{p}/endDate"), &a.end_date, &mut w2),
+        );
         push(&mut c, EntryKind::Project, text(&a.name), p, &mut |x| {
             x.organization = text(&a.entity);
             x.url = text(&a.url);
@@ -568,7 +582,13 @@ pub fn from_career(c: &Career) -> Resume {
             profiles: p
                 .profiles
                 .iter()
-                .filter_map(|pr| Some(ProfileJson { network: Some(pr.network.clone()), username: None, url: Some(url(&Some(pr.url.clone()))?) }))
+                .filter_map(|pr| {
+                    Some(ProfileJson {
+                        network: Some(pr.network.clone()),
+                        username: None,
+                        url: Some(url(&Some(pr.url.clone()))?),
+                    })
+                })
                 .collect(),
         }),
         ..Resume::default()
@@ -627,8 +647,11 @@ pub fn from_career(c: &Career) -> Resume {
             }),
         }
     }
-    r.languages =
-        c.languages.iter().map(|l| LanguageJson { language: Some(l.name.clone()), fluency: l.fluency.clone() }).collect();
+    r.languages = c
+        .languages
+        .iter()
+        .map(|l| LanguageJson { language: Some(l.name.clone()), fluency: l.fluency.clone() })
+        .collect();
     r.skills = c
         .skills
         .iter()

@@ -73,7 +73,11 @@ fn base_name(path: &str) -> &str {
 }
 
 /// Reads the archive's allowlisted files into `(name, text)` pairs and lists the rest.
-pub fn read_archive(archive_name: &str, bytes: &[u8], limits: Limits) -> Result<(Vec<(String, String)>, Vec<Skipped>), ImportError> {
+pub fn read_archive(
+    archive_name: &str,
+    bytes: &[u8],
+    limits: Limits,
+) -> Result<(Vec<(String, String)>, Vec<Skipped>), ImportError> {
     let damaged = |reason: String| ImportError::Archive { file: archive_name.to_owned(), reason };
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| damaged(format!("it is not a readable ZIP archive ({e})")))?;
@@ -99,7 +103,9 @@ pub fn read_archive(archive_name: &str, bytes: &[u8], limits: Limits) -> Result<
             continue;
         };
         if files.iter().any(|(n, _)| n == wanted) {
-            return Err(damaged(format!("it holds {wanted} twice (the second at {path}); which one is yours is unclear")));
+            return Err(damaged(format!(
+                "it holds {wanted} twice (the second at {path}); which one is yours is unclear"
+            )));
         }
         let declared = entry.size();
         let too_large = |what: String| ImportError::TooLarge { file: format!("{archive_name}: {path}"), reason: what };
@@ -145,12 +151,19 @@ impl Table {
 }
 
 /// Checks the RFC 4180 quoting the `csv` crate forgives (an unclosed quoted field swallows the
-/// rest of the file; text after a closing quote is glued on): both are a broken export.
-fn check_quotes(file: &str, text: &str) -> Result<(), ImportError> {
+/// rest of the file; text after a closing quote is glued on): both are a broken export. Returns
+/// the line each non-empty record starts on (the header's first), which is the row a fact cites.
+fn check_quotes(file: &str, text: &str) -> Result<Vec<u64>, ImportError> {
     let bytes = text.as_bytes();
     let (mut i, mut line, mut row) = (0usize, 1u64, 1u64);
     let mut at_field_start = true;
+    let mut starts = Vec::new();
+    let mut record_empty = true;
     while i < bytes.len() {
+        if record_empty && !matches!(bytes[i], b'\n' | b'\r') {
+            starts.push(line);
+            record_empty = false;
+        }
         match bytes[i] {
             b'"' if at_field_start => {
                 let (open_line, open_row) = (line, row);
@@ -194,6 +207,7 @@ fn check_quotes(file: &str, text: &str) -> Result<(), ImportError> {
             }
             b'\n' => {
                 at_field_start = true;
+                record_empty = true;
                 line += 1;
                 row += 1;
                 i += 1;
@@ -204,11 +218,11 @@ fn check_quotes(file: &str, text: &str) -> Result<(), ImportError> {
             }
         }
     }
-    Ok(())
+    Ok(starts)
 }
 
 fn table(file: &str, text: &str) -> Result<Table, ImportError> {
-    check_quotes(file, text)?;
+    let starts = check_quotes(file, text)?;
     let mut reader = csv::ReaderBuilder::new().flexible(true).has_headers(true).from_reader(text.as_bytes());
     let csv_error = |e: csv::Error| {
         let (row, line) = e.position().map_or((0, 0), |p| (p.record() + 1, p.line()));
@@ -216,9 +230,10 @@ fn table(file: &str, text: &str) -> Result<Table, ImportError> {
     };
     let header: Vec<String> = reader.headers().map_err(csv_error)?.iter().map(|h| h.trim().to_owned()).collect();
     let mut rows = Vec::new();
-    for record in reader.records() {
+    for (i, record) in reader.records().enumerate() {
         let record = record.map_err(csv_error)?;
-        let line = record.position().map_or(0, |p| p.line());
+        // The csv crate skips empty lines as the scan above does, so record i is start i + 1.
+        let line = starts.get(i + 1).copied().unwrap_or_else(|| record.position().map_or(0, |p| p.line()));
         rows.push((line, record.iter().map(str::to_owned).collect()));
     }
     Ok(Table { header, rows })
@@ -258,7 +273,8 @@ pub fn parse(files: &[(String, String)], warnings: &mut Vec<String>) -> Result<C
                     p.profiles.extend(urls.map(|url| Profile { network: "Website".into(), url }));
                     for handle in t.cell(row, "Twitter Handles").map(list_cell).unwrap_or_default() {
                         let handle = handle.trim_start_matches('@');
-                        p.profiles.push(Profile { network: "Twitter".into(), url: format!("https://twitter.com/{handle}") });
+                        p.profiles
+                            .push(Profile { network: "Twitter".into(), url: format!("https://twitter.com/{handle}") });
                     }
                     p.source = source;
                 }
@@ -284,9 +300,9 @@ pub fn parse(files: &[(String, String)], warnings: &mut Vec<String>) -> Result<C
                     };
                     let organization = org.and_then(|c| line_of(row, c));
                     // A degree with no name is still a school attended.
-                    let Some(title) = line_of(row, title).or_else(|| {
-                        (kind == EntryKind::Degree).then(|| organization.clone()).flatten()
-                    }) else {
+                    let Some(title) = line_of(row, title)
+                        .or_else(|| (kind == EntryKind::Degree).then(|| organization.clone()).flatten())
+                    else {
                         warnings.push(format!("{name} row {line}: no {title}; row left out"));
                         continue;
                     };
@@ -362,10 +378,7 @@ mod tests {
     #[test]
     fn an_unclosed_quote_names_its_row_and_line() {
         let e = table("Positions.csv", "Company Name,Title\nAcme,Engineer\n\"Beta,Lead\nGamma,CTO\n").err().unwrap();
-        assert!(
-            matches!(&e, ImportError::Csv { file, row: 3, line: 3, .. } if file == "Positions.csv"),
-            "{e:?}"
-        );
+        assert!(matches!(&e, ImportError::Csv { file, row: 3, line: 3, .. } if file == "Positions.csv"), "{e:?}");
     }
 
     #[test]
@@ -376,13 +389,18 @@ mod tests {
 
     #[test]
     fn quoted_fields_with_commas_newlines_and_escaped_quotes_read_whole() {
-        let t = table("Positions.csv", "Title,Description\nLead,\"Ran \"\"ops\"\",\nthen more\"\n").unwrap();
-        assert_eq!(t.rows[0].1[1], "Ran \"ops\",\nthen more");
-        assert_eq!(t.rows[0].0, 2);
+        let t = table("Positions.csv", "Title,Description\r\nLead,\"Ran \"\"ops\"\",\r\nthen more\"\r\n\r\nCTO,x\r\n")
+            .unwrap();
+        assert_eq!(t.rows[0].1[1], "Ran \"ops\",\r\nthen more");
+        // Rows cite the line their record starts on, multi-line fields and blank lines counted.
+        assert_eq!(t.rows.iter().map(|r| r.0).collect::<Vec<_>>(), [2, 5]);
     }
 
     #[test]
     fn websites_lose_their_labels_and_gain_a_scheme() {
-        assert_eq!(websites("[PERSONAL:https://ada.dev,BLOG:blog.ada.dev]"), ["https://ada.dev", "https://blog.ada.dev"]);
+        assert_eq!(
+            websites("[PERSONAL:https://ada.dev,BLOG:blog.ada.dev]"),
+            ["https://ada.dev", "https://blog.ada.dev"]
+        );
     }
 }

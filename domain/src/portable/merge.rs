@@ -148,7 +148,10 @@ pub fn merge_record(existing: &str, imported: &str) -> Option<String> {
 /// (`front matter lines`, `body`) of a record that opens with a `---` block.
 fn split_front_matter(text: &str) -> Option<(&str, &str)> {
     let rest = text.strip_prefix("---\n")?;
-    let end = rest.find("\n---\n").map(|i| (i, i + 5)).or_else(|| rest.strip_suffix("\n---").map(|r| (r.len(), rest.len())))?;
+    let end = rest
+        .find("\n---\n")
+        .map(|i| (i, i + 5))
+        .or_else(|| rest.strip_suffix("\n---").map(|r| (r.len(), rest.len())))?;
     Some((&rest[..end.0], &rest[end.1..]))
 }
 

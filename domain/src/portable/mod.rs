@@ -28,7 +28,9 @@ pub enum ImportError {
     TooLarge { file: String, reason: String },
     #[error("{file} row {row} (line {line}): {reason}")]
     Csv { file: String, row: u64, line: u64, reason: String },
-    #[error("{file} line {line}: the text is not UTF-8 (byte {byte} of that line); export it again, or save it as UTF-8")]
+    #[error(
+        "{file} line {line}: the text is not UTF-8 (byte {byte} of that line); export it again, or save it as UTF-8"
+    )]
     NotUtf8 { file: String, line: usize, byte: usize },
     #[error("{file} line {line}: not valid JSON: {reason}")]
     Json { file: String, line: usize, reason: String },
@@ -46,7 +48,9 @@ impl ImportError {
             ImportError::TooLarge { .. } => {
                 "this is not a LinkedIn export as LinkedIn writes one; pass the archive LinkedIn sent, unchanged"
             }
-            ImportError::Csv { .. } => "fix the quoting on that row (a quote inside a quoted field is written \"\"), or export again",
+            ImportError::Csv { .. } => {
+                "fix the quoting on that row (a quote inside a quoted field is written \"\"), or export again"
+            }
             ImportError::NotUtf8 { .. } => "save the file as UTF-8 and run the import again",
             ImportError::Json { .. } | ImportError::Schema { .. } => {
                 "fix that value so the file follows https://jsonresume.org/schema, then run the import again"

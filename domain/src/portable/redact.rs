@@ -82,10 +82,7 @@ impl Redact {
         let mut classes = Vec::new();
         for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let c = Class::parse(part).ok_or_else(|| {
-                format!(
-                    "unknown redact class {part:?}; the classes are {}",
-                    Class::ALL.map(Class::name).join(", ")
-                )
+                format!("unknown redact class {part:?}; the classes are {}", Class::ALL.map(Class::name).join(", "))
             })?;
             if !classes.contains(&c) {
                 classes.push(c);

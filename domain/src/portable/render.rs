@@ -185,7 +185,12 @@ pub fn display_title(e: &Entry) -> String {
 /// One entry's block in the Career Context: the tagged H3, its source, its facts and the
 /// markers for what the person adds.
 pub fn entry_block(e: &Entry, id: Option<&str>) -> String {
-    let mut b = format!("### [{}] {}\n{}\n", e.kind.tag(), super::model::one_line(&e.heading()), source_comment(&e.source.cite(), id));
+    let mut b = format!(
+        "### [{}] {}\n{}\n",
+        e.kind.tag(),
+        super::model::one_line(&e.heading()),
+        source_comment(&e.source.cite(), id)
+    );
     if let Some(l) = &e.location {
         b.push_str(&format!("\nLocation: {}\n", super::model::one_line(l)));
     }
@@ -230,8 +235,11 @@ pub fn quick_reference(c: &Career) -> Vec<(String, String)> {
         }
     }
     if !p.profiles.is_empty() {
-        let items: Vec<String> =
-            p.profiles.iter().map(|pr| format!("  - {}", yaml_string(&format!("{}: {}", pr.network, pr.url)))).collect();
+        let items: Vec<String> = p
+            .profiles
+            .iter()
+            .map(|pr| format!("  - {}", yaml_string(&format!("{}: {}", pr.network, pr.url))))
+            .collect();
         q.push(("profiles".into(), format!("\n{}", items.join("\n"))));
     }
     if !c.languages.is_empty() {
@@ -277,7 +285,9 @@ pub fn render(career: &Career, origin: &str) -> Rendered {
     let p = &career.person;
     let name = if p.name.is_empty() { "Your name".to_owned() } else { super::model::one_line(&p.name) };
     let descriptor = p.headline.as_deref().map(super::model::one_line).unwrap_or_else(|| "Career Context".into());
-    let mut t = format!("# {name} - {descriptor}\n\n<!-- Imported by vitaecontext from {origin}. Each imported entry names its source file and row. -->\n\n## QUICK REFERENCE\n\n```yaml\n");
+    let mut t = format!(
+        "# {name} - {descriptor}\n\n<!-- Imported by vitaecontext from {origin}. Each imported entry names its source file and row. -->\n\n## QUICK REFERENCE\n\n```yaml\n"
+    );
     for (k, v) in quick_reference(career) {
         if v.starts_with('\n') {
             t.push_str(&format!("{k}:{v}\n"));

@@ -12,8 +12,11 @@ fn word() -> impl Strategy<Value = String> {
 }
 
 fn phrase() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop_oneof![word(), "[a-z]{1,8}", "[0-9]{1,4}%?", Just("C++".to_owned()), Just("Zürich".to_owned())], 1..5)
-        .prop_map(|w| w.join(" "))
+    prop::collection::vec(
+        prop_oneof![word(), "[a-z]{1,8}", "[0-9]{1,4}%?", Just("C++".to_owned()), Just("Zürich".to_owned())],
+        1..5,
+    )
+    .prop_map(|w| w.join(" "))
 }
 
 fn sentence() -> impl Strategy<Value = String> {
@@ -81,30 +84,32 @@ fn career() -> impl Strategy<Value = Career> {
         prop::collection::vec((word(), prop::option::of(phrase())), 0..3),
         prop::collection::vec((phrase(), prop::option::of(word()), prop::collection::vec(word(), 0..3)), 0..6),
     )
-        .prop_map(|((name, headline, summary, location), email, phone, profiles, entries, languages, skills)| Career {
-            person: Person {
-                name,
-                headline,
-                summary,
-                location,
-                email,
-                phone,
-                url: Some("https://ada.example.org".into()),
-                profiles: profiles
+        .prop_map(|((name, headline, summary, location), email, phone, profiles, entries, languages, skills)| {
+            Career {
+                person: Person {
+                    name,
+                    headline,
+                    summary,
+                    location,
+                    email,
+                    phone,
+                    url: Some("https://ada.example.org".into()),
+                    profiles: profiles
+                        .into_iter()
+                        .map(|(network, user)| Profile { network, url: format!("https://example.com/{user}") })
+                        .collect(),
+                    source: Source::default(),
+                },
+                entries,
+                languages: languages
                     .into_iter()
-                    .map(|(network, user)| Profile { network, url: format!("https://example.com/{user}") })
+                    .map(|(name, fluency)| Language { name, fluency, source: Source::default() })
                     .collect(),
-                source: Source::default(),
-            },
-            entries,
-            languages: languages
-                .into_iter()
-                .map(|(name, fluency)| Language { name, fluency, source: Source::default() })
-                .collect(),
-            skills: skills
-                .into_iter()
-                .map(|(name, level, keywords)| Skill { name, level, keywords, source: Source::default() })
-                .collect(),
+                skills: skills
+                    .into_iter()
+                    .map(|(name, level, keywords)| Skill { name, level, keywords, source: Source::default() })
+                    .collect(),
+            }
         })
 }
 
