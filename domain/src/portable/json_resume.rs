@@ -342,6 +342,39 @@ fn check_dates(file: &str, r: &Resume) -> Result<(), ImportError> {
         dates.push((format!("/projects/{i}/startDate"), &p.start_date));
         dates.push((format!("/projects/{i}/endDate"), &p.end_date));
     }
+    let mut urls: Vec<(String, &Text)> = Vec::new();
+    if let Some(b) = &r.basics {
+        if let Some(e) = &b.email
+            && !looks_like_email(e)
+        {
+            return Err(ImportError::Schema {
+                file: file.to_owned(),
+                pointer: "/basics/email".into(),
+                reason: format!("{e:?} is not an email address"),
+            });
+        }
+        urls.push(("/basics/url".into(), &b.url));
+        for (i, p) in b.profiles.iter().enumerate() {
+            urls.push((format!("/basics/profiles/{i}/url"), &p.url));
+        }
+    }
+    urls.extend(r.work.iter().enumerate().map(|(i, w)| (format!("/work/{i}/url"), &w.url)));
+    urls.extend(r.volunteer.iter().enumerate().map(|(i, w)| (format!("/volunteer/{i}/url"), &w.url)));
+    urls.extend(r.education.iter().enumerate().map(|(i, w)| (format!("/education/{i}/url"), &w.url)));
+    urls.extend(r.certificates.iter().enumerate().map(|(i, w)| (format!("/certificates/{i}/url"), &w.url)));
+    urls.extend(r.publications.iter().enumerate().map(|(i, w)| (format!("/publications/{i}/url"), &w.url)));
+    urls.extend(r.projects.iter().enumerate().map(|(i, w)| (format!("/projects/{i}/url"), &w.url)));
+    for (pointer, value) in urls {
+        if let Some(v) = value
+            && !is_uri(v)
+        {
+            return Err(ImportError::Schema {
+                file: file.to_owned(),
+                pointer,
+                reason: format!("{v:?} is not an absolute URL (the schema's `uri` format, e.g. https://example.org)"),
+            });
+        }
+    }
     for (pointer, value) in dates {
         if let Some(v) = value
             && !matches_iso8601(v)
@@ -354,6 +387,27 @@ fn check_dates(file: &str, r: &Resume) -> Result<(), ImportError> {
         }
     }
     Ok(())
+}
+
+/// `local@domain.tld`, no white space: what the schema's `email` format accepts, roughly.
+pub fn looks_like_email(s: &str) -> bool {
+    let Some((local, domain)) = s.split_once('@') else { return false };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains('@')
+        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// `scheme:rest` with no white space: the schema's `uri` format.
+fn is_uri(s: &str) -> bool {
+    s.split_once(':').is_some_and(|(scheme, rest)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && !rest.is_empty()
+            && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+    })
 }
 
 /// The schema's `iso8601` pattern: `^([1-2][0-9]{3}-[0-1][0-9]-[0-3][0-9]|[1-2][0-9]{3}-[0-1][0-9]|[1-2][0-9]{3})$`.
@@ -574,7 +628,7 @@ pub fn from_career(c: &Career) -> Resume {
             name: filled(&p.name),
             label: some(&p.headline),
             image: None,
-            email: p.email.clone().filter(|e| e.contains('@')),
+            email: p.email.clone().filter(|e| looks_like_email(e)),
             phone: some(&p.phone),
             url: url(&p.url),
             summary: some(&p.summary),
@@ -681,6 +735,14 @@ mod tests {
     fn a_date_outside_the_pattern_is_refused() {
         let e = parse("resume.json", r#"{"education": [{"institution": "X", "startDate": "Jan 2020"}]}"#).unwrap_err();
         assert!(matches!(&e, ImportError::Schema { pointer, .. } if pointer == "/education/0/startDate"), "{e:?}");
+    }
+
+    #[test]
+    fn an_email_or_url_the_schema_refuses_is_named() {
+        let e = parse("r.json", r#"{"basics": {"email": "not an email"}}"#).unwrap_err();
+        assert!(matches!(&e, ImportError::Schema { pointer, .. } if pointer == "/basics/email"), "{e:?}");
+        let e = parse("r.json", r#"{"projects": [{"name": "x", "url": "github.com/x"}]}"#).unwrap_err();
+        assert!(matches!(&e, ImportError::Schema { pointer, .. } if pointer == "/projects/0/url"), "{e:?}");
     }
 
     #[test]

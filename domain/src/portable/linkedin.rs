@@ -72,12 +72,11 @@ fn base_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
+/// The allowlisted files read, as `(name, text)`, and the entries skipped.
+pub type Archive = (Vec<(String, String)>, Vec<Skipped>);
+
 /// Reads the archive's allowlisted files into `(name, text)` pairs and lists the rest.
-pub fn read_archive(
-    archive_name: &str,
-    bytes: &[u8],
-    limits: Limits,
-) -> Result<(Vec<(String, String)>, Vec<Skipped>), ImportError> {
+pub fn read_archive(archive_name: &str, bytes: &[u8], limits: Limits) -> Result<Archive, ImportError> {
     let damaged = |reason: String| ImportError::Archive { file: archive_name.to_owned(), reason };
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| damaged(format!("it is not a readable ZIP archive ({e})")))?;
