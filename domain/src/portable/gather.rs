@@ -169,15 +169,169 @@ pub fn entry_from_record(path: &str, text: &str) -> Option<Entry> {
     Some(e)
 }
 
-/// The career the files hold: the Career Context's part and one entry per record, by kind, then
-/// the latest first.
+/// `2016`, `Jan 2020 – present`, `2010-2014`: (start, end, current).
+fn date_range(text: &str) -> Option<(Option<PartialDate>, Option<PartialDate>, bool)> {
+    let t = text.trim();
+    if let Some(d) = PartialDate::parse_loose(t) {
+        return Some((Some(d), None, false));
+    }
+    for sep in [" \u{2013} ", " \u{2014} ", " - ", "\u{2013}", "\u{2014}", "-", " to "] {
+        if let Some((a, b)) = t.split_once(sep) {
+            let start = PartialDate::parse_loose(a)?;
+            let b = b.trim();
+            if ["present", "now", "current", "today"].contains(&b.to_ascii_lowercase().as_str()) {
+                return Some((Some(start), None, true));
+            }
+            return PartialDate::parse_loose(b).map(|end| (Some(start), Some(end), false));
+        }
+    }
+    None
+}
+
+/// The Career Context's tagged entries (`[ROLE]`, `[DEGREE]`, `[CERT]`, `[PROJECT]`, `[AWARD]`,
+/// `[PAPER]`), read from headings as people write them: `Title [TAG] - Organisation (dates)` or
+/// `[TAG] Title - Organisation (dates)`; the summary is the section's first paragraph.
+pub fn entries_from_context(text: &str, file_name: &str) -> Vec<(Entry, Option<String>)> {
+    let scan = crate::career::scan::Scan::new(text);
+    let mut out = Vec::new();
+    for h in &scan.headings {
+        let Some(tag) = crate::career::scan::tag(&h.title) else { continue };
+        let kind = match tag {
+            "ROLE" => EntryKind::Role,
+            "DEGREE" => EntryKind::Degree,
+            "CERT" => EntryKind::Certification,
+            "PROJECT" => EntryKind::Project,
+            "AWARD" => EntryKind::Award,
+            "PAPER" | "PREPRINT" => EntryKind::Publication,
+            _ => continue,
+        };
+        let mut rest = h.title.replacen(&format!("[{tag}]"), "", 1).split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut dates = None;
+        if rest.ends_with(')')
+            && let Some(open) = rest.rfind('(')
+        {
+            dates = date_range(&rest[open + 1..rest.len() - 1]);
+            if dates.is_some() {
+                rest = rest[..open].trim().to_owned();
+            }
+        }
+        let (title, org) = match rest
+            .split_once(" - ")
+            .or_else(|| rest.split_once(" \u{2014} "))
+            .or_else(|| rest.split_once(" \u{2013} "))
+        {
+            Some((t, o)) => (t.trim().to_owned(), filled(o)),
+            None => (rest.trim().to_owned(), None),
+        };
+        let Some(title) = filled(&title) else { continue };
+        let section = scan.section_text(h);
+        let body = section.split_once('\n').map_or("", |(_, b)| b);
+        let record = body
+            .find("record: ")
+            .map(|i| body[i + 8..].split(|c: char| c.is_whitespace()).next().unwrap_or_default().to_owned());
+        let mut e = Entry::new(kind, &title, Source::pointer(file_name, format!("line {}", h.line())));
+        e.organization = org;
+        if let Some((start, end, current)) = dates {
+            e.start = start;
+            e.end = end;
+            e.current = current && matches!(kind, EntryKind::Role | EntryKind::Project);
+        }
+        // The first paragraph that is not a comment, a TL;DR line, a label or a list.
+        let own = body.split("\n#").next().unwrap_or_default();
+        let paragraph = strip_comments(own)
+            .split("\n\n")
+            .map(str::trim)
+            .find(|p| {
+                !p.is_empty()
+                    && !p.starts_with("- ")
+                    && !p.starts_with("* ")
+                    && !p.to_ascii_lowercase().trim_start_matches(['*', '_']).starts_with("tl;dr")
+                    && !p.starts_with("Location:")
+                    && !p.starts_with("Link:")
+                    && !p.starts_with("Grade:")
+            })
+            .map(str::to_owned);
+        e.summary = paragraph.and_then(|p| filled(&super::render::body_text(&p)));
+        out.push((e, record));
+    }
+    out
+}
+
+/// Whether a record entry already stands for a Career Context entry: the same kind, and the
+/// same title (a record's title may add `at Organisation` or `: subtitle`).
+fn same_entry(record: &Entry, record_title: &str, heading: &Entry) -> bool {
+    let h = heading.title.to_lowercase();
+    record.kind == heading.kind
+        && [record.title.to_lowercase(), record_title.to_lowercase()].iter().any(|t| {
+            t == &h
+                || t.starts_with(&format!("{h} "))
+                || t.starts_with(&format!("{h}:"))
+                || t.starts_with(&format!("{h},"))
+        })
+}
+
+/// The career the files hold: the Career Context's part, one entry per record, and the Career
+/// Context's tagged entries no record stands for (by the record id in an import's source
+/// comment, or by kind and title), by kind, then the latest first.
 pub fn gather(context: Option<(&str, &str)>, records: &[(String, String)]) -> Career {
     let mut c = match context {
         Some((text, name)) => from_context(text, name),
         None => Career::default(),
     };
-    let mut entries: Vec<Entry> = records.iter().filter_map(|(path, text)| entry_from_record(path, text)).collect();
+    let mut ids = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut titles = Vec::new();
+    for (path, text) in records {
+        if let Some(e) = entry_from_record(path, text) {
+            let page = Page::parse(path, text);
+            ids.push(page.id().and_then(FmValue::as_str).unwrap_or_default().to_owned());
+            titles.push(attr(&page, "title").unwrap_or_default());
+            entries.push(e);
+        }
+    }
+    if let Some((text, name)) = context {
+        for (e, record) in entries_from_context(text, name) {
+            let by_id = record.is_some_and(|r| ids.contains(&r));
+            let by_title = entries.iter().zip(&titles).any(|(r, t)| same_entry(r, t, &e));
+            if !by_id && !by_title {
+                entries.push(e);
+                titles.push(String::new());
+            }
+        }
+    }
     entries.sort_by(|a, b| a.kind.cmp(&b.kind).then(b.start.cmp(&a.start)).then(a.title.cmp(&b.title)));
     c.entries = entries;
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn career_context_entries_no_record_stands_for_are_exported_from_their_headings() {
+        let text = "# A - B\n\n## Experience\n\n### Senior Engineer [ROLE] - Tideline (2021-2026)\n\nTL;DR: shipped.\n\nRan the build team.\n\n### [ROLE] Intern - Acme (Jun 2013 \u{2013} present)\n<!-- source: x · record: experience:acme-intern -->\n\n### [PROJECT] cachewarden\n\nAudits caches.\n";
+        let found = entries_from_context(text, "c.md");
+        let (role, _) = &found[0];
+        assert_eq!((role.title.as_str(), role.organization.as_deref()), ("Senior Engineer", Some("Tideline")));
+        assert_eq!(
+            (role.start.map(|d| d.to_string()), role.end.map(|d| d.to_string())),
+            (Some("2021".into()), Some("2026".into()))
+        );
+        assert_eq!(role.summary.as_deref(), Some("Ran the build team."));
+        assert!(found[1].0.current);
+        assert_eq!(found[1].1.as_deref(), Some("experience:acme-intern"));
+        let record =
+            "---\ntype: project\nid: project:cachewarden\ntitle: cachewarden: remote build-cache auditing\n---\n";
+        let intern = "---\ntype: experience\nid: experience:acme-intern\ntitle: Intern\n---\n";
+        let c = gather(
+            Some((text, "c.md")),
+            &[
+                ("projects/cachewarden/project.md".into(), record.into()),
+                ("experience/acme-intern/experience.md".into(), intern.into()),
+            ],
+        );
+        let titles: Vec<&str> = c.entries.iter().map(|e| e.title.as_str()).collect();
+        assert_eq!(titles, ["Senior Engineer", "Intern", "cachewarden: remote build-cache auditing"]);
+    }
 }
