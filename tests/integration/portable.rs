@@ -105,6 +105,7 @@ fn a_linkedin_archive_becomes_a_valid_graph_and_a_career_context_that_names_what
     assert!(out.contains("Skipped, never read (other people's data): Connections.csv"), "{out}");
     assert!(out.contains("Found 54 facts: 3 roles, 1 degree, 1 certification, 1 project, 1 award, 1 publication, 3 languages, 4 skills."), "{out}");
     assert!(out.contains("Wrote 9 file(s)."), "{out}");
+    assert!(out.contains("(the VitaeGraph layout, as `graph init` makes it"), "the layout is in the plan: {out}");
     for fill in ["scope", "goals", "TL;DR (4 entries)", "VERIFIED FACTS"] {
         assert!(out.contains(&format!("  - {fill}\n")), "{fill}: {out}");
     }

@@ -136,6 +136,13 @@ fn print_plan(plan: &Plan) {
         plan.target.context.display(),
         plan.target.root.display()
     ));
+    if plan.layout_missing {
+        out(&format!(
+            "  {:<10} {} (the VitaeGraph layout, as `graph init` makes it: VITAEGRAPH.md, index.md, record folders)\n",
+            "new",
+            plan.target.root.display()
+        ));
+    }
     for f in &plan.files {
         out(&format!("  {:<10} {}\n", f.state.word(), f.path.display()));
     }

@@ -114,6 +114,8 @@ pub struct Plan {
     pub left_alone: Vec<PathBuf>,
     /// What the Career Context still needs from the person once written.
     pub to_fill: Vec<String>,
+    /// The root has no `VITAEGRAPH.md` yet: `graph init` makes the layout first.
+    pub layout_missing: bool,
     pub facts: usize,
 }
 
@@ -218,7 +220,16 @@ pub fn plan(fs: &dyn FileSystem, target: &Target, imported: &Imported, origin: &
             to_fill.push(format!("line {}: {}", d.line, d.message));
         }
     }
-    Ok(Plan { target: target.clone(), files, only_yours, left_alone, to_fill, facts: career.fact_count() })
+    let layout_missing = fs.symlink_metadata(&target.root.join("VITAEGRAPH.md")).is_err();
+    Ok(Plan {
+        target: target.clone(),
+        files,
+        only_yours,
+        left_alone,
+        to_fill,
+        layout_missing,
+        facts: career.fact_count(),
+    })
 }
 
 /// The record files below the root (the six folders an import writes into), sorted.
