@@ -112,10 +112,118 @@ pub enum Command {
     /// --root, or both sources could not be read (nothing is checked then).
     Check(CheckArgs),
 
+    /// Import your career from LinkedIn's data archive or a JSON Resume.
+    #[command(subcommand, long_about = IMPORT_LONG_ABOUT)]
+    Import(ImportCommand),
+
+    /// Export your career as a JSON Resume.
+    #[command(subcommand)]
+    Export(ExportCommand),
+
     /// Compare a job posting with your files: which must-have and nice-to-have requirements they
     /// cover, and which supported keywords your CV packet leaves out. Exits 2, as check does,
     /// when the posting or the files to compare it with could not be read.
     Match(MatchArgs),
+}
+
+const IMPORT_LONG_ABOUT: &str = "\
+Import your career from LinkedIn's data archive or a JSON Resume into a Career Context and \
+VitaeGraph records: roles, degrees, certifications, projects, honors and awards, publications, \
+languages with levels and skills, and the QUICK REFERENCE (name, headline as \
+positioning_summary, location). Every imported entry names its source file and row.
+
+Where: the Career Context and VitaeGraph root the server would serve (--context, --root, their \
+environment variables, else ~/.vitaecontext/career-context.md and ~/.vitaecontext/vitaegraph).
+
+Never overwrites: with no files there it writes new ones; with files there it shows a plan (new, \
+changed, unchanged, only-yours) with a diff of each changed file, and writes only with --write, \
+adding what is missing and keeping what you wrote by hand. All files are written as one set, or \
+none.
+
+What an import cannot know (the scope paragraph, your goals, a TL;DR line per role and project, \
+the VERIFIED FACTS comment) is left as FILL IN comments; the command lists them and `doctor` \
+says what is left.
+
+A damaged archive, a CSV with a broken quote, an archive that unpacks to more than 64 MiB (a ZIP \
+bomb), text that is not UTF-8 or a JSON Resume that fails its schema: an error naming the file \
+and row, and nothing written.
+
+Exit status: 0 done (or planned), 1 bad input, 2 bad usage.";
+
+/// `vitaecontext import ...`.
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// LinkedIn's "Get a copy of your data" archive (the .zip as LinkedIn sends it).
+    ///
+    /// Reads only your own files: Profile.csv, Positions.csv, Education.csv, Skills.csv,
+    /// Languages.csv, Certifications.csv, Projects.csv, Honors.csv and Publications.csv.
+    /// Every other file (Connections.csv, messages.csv, Invitations.csv, endorsements: other
+    /// people's data) is never opened, and the command says it skipped them.
+    Linkedin {
+        /// The archive.
+        #[arg(value_name = "ARCHIVE.zip")]
+        archive: PathBuf,
+        #[command(flatten)]
+        files: FilesArgs,
+        /// Write the plan into files that exist (adding what is missing, keeping your text).
+        #[arg(long)]
+        write: bool,
+    },
+    /// A JSON Resume (https://jsonresume.org/schema): every section; volunteer work becomes
+    /// roles; interests and references (other people's words) are not imported.
+    JsonResume {
+        /// The resume.json file.
+        #[arg(value_name = "resume.json")]
+        file: PathBuf,
+        #[command(flatten)]
+        files: FilesArgs,
+        /// Write the plan into files that exist (adding what is missing, keeping your text).
+        #[arg(long)]
+        write: bool,
+    },
+}
+
+/// `vitaecontext export ...`.
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// Write a JSON Resume (schema 1.0.0, ISO dates) from your Career Context and VitaeGraph
+    /// records, for resume builders and JSON Resume themes.
+    ///
+    /// The person from the QUICK REFERENCE (name, positioning_summary, location, email, phone,
+    /// website, profiles, languages), the summary from a "Profile summary" section, skills
+    /// from the Skills Index, roles, degrees, certifications, projects, awards and publications
+    /// from the records. Records with `visibility: private` are left out unless
+    /// --include-private. Prints to stdout without --out.
+    JsonResume {
+        /// Write to this file (never replaced without --force).
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Replace --out if it exists.
+        #[arg(long, requires = "out")]
+        force: bool,
+        /// Add the records marked `visibility: private`.
+        #[arg(long)]
+        include_private: bool,
+        #[command(flatten)]
+        redact: RedactArg,
+        #[command(flatten)]
+        files: FilesArgs,
+    },
+}
+
+/// `--redact CLASSES`.
+#[derive(Debug, Clone, Args)]
+pub struct RedactArg {
+    /// Leave these classes of QUICK REFERENCE keys (and labelled lines such as `Email: ...`) out
+    /// of everything shared: `contact` (email, phone, address, postcode, birthday...), `salary`
+    /// (salary, compensation, rate, pay...), comma-separated. Default: $VITAECONTEXT_REDACT,
+    /// else nothing is redacted.
+    #[arg(long, value_name = "CLASSES", value_parser = parse_redact)]
+    pub redact: Option<domain::portable::redact::Redact>,
+}
+
+fn parse_redact(s: &str) -> Result<domain::portable::redact::Redact, String> {
+    domain::portable::redact::Redact::parse(s)
 }
 
 /// Where the person's files are, as `mcp` takes them.
@@ -196,6 +304,9 @@ pub struct DoctorArgs {
     /// Also run each registered client's command (`--version`, one `initialize`).
     #[arg(long)]
     pub live: bool,
+    /// The redact classes, as `mcp --redact` takes them (doctor shows what they leave out).
+    #[command(flatten)]
+    pub redact: RedactArg,
     /// Print the findings as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -807,6 +918,9 @@ pub struct McpArgs {
     /// graph's .generated/ folder.
     #[arg(long)]
     pub watch: bool,
+
+    #[command(flatten)]
+    pub redact: RedactArg,
 
     #[command(flatten)]
     pub debounce: DebounceArgs,

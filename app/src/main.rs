@@ -132,6 +132,22 @@ fn run(cli: Cli) -> Outcome {
                 }
             }
         }
+        Command::Import(cmd) => {
+            use cli::ImportCommand;
+            use commands::portable::Format;
+            let (format, file, files, write) = match cmd {
+                ImportCommand::Linkedin { archive, files, write } => (Format::Linkedin, archive, files, write),
+                ImportCommand::JsonResume { file, files, write } => (Format::JsonResume, file, files, write),
+            };
+            let sources = sources::Sources::from_process(files.context.as_deref(), files.root.as_deref());
+            commands::portable::import(&fs, &fs_std::SystemClock::default(), &sources, format, &file, write)
+        }
+        Command::Export(cli::ExportCommand::JsonResume { out, force, include_private, redact, files }) => {
+            let sources = sources::Sources::from_process(files.context.as_deref(), files.root.as_deref())
+                .with_redact(redact.redact)
+                .map_err(|e| Failure::usage(miette::miette!("{e}")))?;
+            commands::portable::export(&fs, &sources, out.as_deref(), force, include_private, &sources.redact)
+        }
         Command::Register(args) => {
             let exe = sources::current_exe();
             let edge = commands::register::Edge {
@@ -145,7 +161,9 @@ fn run(cli: Cli) -> Outcome {
         Command::Doctor(args) => {
             let dirs: Vec<(String, i64)> = args.skills.iter().map(|d| (d.dir.clone(), d.priority)).collect();
             let sources = sources::Sources::from_process(args.context.as_deref(), args.root.as_deref())
-                .with_skills(&dirs, args.skills_config.as_deref());
+                .with_skills(&dirs, args.skills_config.as_deref())
+                .with_redact(args.redact.redact.clone())
+                .map_err(|e| Failure::usage(miette::miette!("{e}")))?;
             let env = sources::client_env();
             let inputs = usecase::doctor::Inputs {
                 sources: &sources,
@@ -273,7 +291,9 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
         .into_diagnostic()
         .wrap_err("could not start the async runtime")?;
     let sources = sources::Sources::from_process(args.context.as_deref(), args.root.as_deref())
-        .with_skills(&args.skills.dirs(), args.skills.config.as_deref());
+        .with_skills(&args.skills.dirs(), args.skills.config.as_deref())
+        .with_redact(args.redact.redact.clone())
+        .map_err(|e| miette::miette!("{e}"))?;
     let fs: Arc<dyn ports::fs::FileSystem> = Arc::new(fs_std::StdFs::new());
     announce(&*fs, &sources);
     let skill_sources = sources.skill_sources(&*fs);

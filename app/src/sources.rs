@@ -14,6 +14,9 @@ pub const SKILLS_CONFIG_ENV: &str = "VITAECONTEXT_SKILLS_CONFIG";
 /// PATH (`:`, `;` on Windows). For launchers that pass settings as environment variables
 /// (a Claude Desktop bundle's optional setting arrives empty when not filled in).
 pub const SKILLS_ENV: &str = "VITAECONTEXT_SKILLS";
+/// The redact classes when no `--redact` is given (`contact,salary`), for launchers that pass
+/// settings as environment variables. There is no config file for the server's own settings.
+pub const REDACT_ENV: &str = "VITAECONTEXT_REDACT";
 /// The skills config used when no flag or environment names one, if it exists.
 pub const DEFAULT_SKILLS_CONFIG: &str = "skills.yaml";
 /// The priority of a `--skills DIR` layer without `=PRIORITY`.
@@ -56,6 +59,10 @@ pub struct Sources {
     pub skills_env: Vec<(String, i64)>,
     pub home: Option<PathBuf>,
     pub cwd: PathBuf,
+    /// `$VITAECONTEXT_REDACT`, used when no `--redact` is given.
+    pub redact_env: Option<String>,
+    /// What is left out of everything shared (`--redact`, else the environment; none by default).
+    pub redact: domain::portable::redact::Redact,
 }
 
 fn non_empty(v: Option<std::ffi::OsString>) -> Option<String> {
@@ -83,6 +90,8 @@ impl Sources {
                 .unwrap_or_default(),
             home: home_dir(),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            redact_env: non_empty(std::env::var_os(REDACT_ENV)),
+            redact: domain::portable::redact::Redact::none(),
         }
     }
 
@@ -130,6 +139,19 @@ impl Sources {
             return Some(expand_path(r, home, &self.cwd));
         }
         home.map(|h| h.join(DEFAULT_DIR).join("vitaegraph"))
+    }
+
+    /// Sets what `--redact` (else `$VITAECONTEXT_REDACT`) leaves out of what is shared; an
+    /// unknown class in the environment is an error naming the variable.
+    pub fn with_redact(mut self, flag: Option<domain::portable::redact::Redact>) -> Result<Self, String> {
+        self.redact = match (flag, self.redact_env.as_deref()) {
+            (Some(r), _) => r,
+            (None, Some(env)) => {
+                domain::portable::redact::Redact::parse(env).map_err(|e| format!("{REDACT_ENV}: {e}"))?
+            }
+            (None, None) => domain::portable::redact::Redact::none(),
+        };
+        Ok(self)
     }
 
     /// Adds the skills flags (`--skills DIR[=PRIORITY]`, `--skills-config FILE`).

@@ -32,6 +32,7 @@ doctor_codes! {
     ContextNotFound => "context::not_found", Error, "Create one with `vitaecontext init`, or pass --context FILE, or set VITAECONTEXT_CAREER_CONTEXT.";
     ContextAmbiguous => "context::ambiguous", Error, "Pass the one you mean with --context FILE, set VITAECONTEXT_CAREER_CONTEXT, or rename it to ~/.vitaecontext/career-context.md.";
     ContextUnreadable => "context::unreadable", Error, "Point --context or VITAECONTEXT_CAREER_CONTEXT at a readable Markdown file, or create it with `vitaecontext context init --output FILE`.";
+    ContextFillIn => "context::fill_in", Warning, "An import left these for you: replace each `<!-- FILL IN (...) -->` comment with your own words (`vitaecontext context validate` then passes).";
     ContextReadableByOthers => "context::readable_by_others", Warning, "It holds personal data: make it private with `chmod 600 FILE`.";
     GraphNoRoot => "graph::no_root", Error, "Create it with `vitaecontext graph init --root DIR`, or pass --root DIR, or set VITAEGRAPH_ROOT.";
     GraphNotSetUp => "graph::not_set_up", Warning, "Create one with `vitaecontext graph init` (or `vitaecontext init`) to serve records; until then the server serves the Career Context only.";

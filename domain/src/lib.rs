@@ -10,6 +10,7 @@ pub mod clients;
 pub mod doctor;
 pub mod graph;
 pub mod grounding;
+pub mod portable;
 pub mod prompts;
 pub mod skills;
 mod steps;

@@ -236,7 +236,8 @@ const RULES: &str = "## Rules against invention\n\n\
 - Do not invent or embellish employers, titles, dates, numbers, technologies, degrees, awards or outcomes. Copy names, dates and figures exactly.\n\
 - Never turn a goal, a target role, a wish or a skill the person is learning into claimed experience.\n\
 - Where something you need is missing or unclear, do not fill the gap: add it to a list of questions for the person.\n\
-- If the supplied material contradicts the packet, say so and prefer the packet, which the person curated.\n";
+- If the supplied material contradicts the packet, say so and prefer the packet, which the person curated.\n\
+- A VitaeGraph record marked private (`visibility: private` in its front matter, `\"visibility\": \"private\"` in search results) may inform your advice, but never name it, quote it or use its facts in anything written for publication (a CV, a profile, a post, a README).\n";
 
 fn grounding(out: &mut String, g: &Grounding, surface: Surface) {
     match g {

@@ -12,14 +12,14 @@ use serde_json::{Value, json};
 
 use crate::util::{bin, example, repo_root};
 
-fn clients_dir() -> PathBuf {
+pub(crate) fn clients_dir() -> PathBuf {
     repo_root().join("tests/clients")
 }
 
 /// When set to `1`, a client that is not installed fails the test instead of skipping it.
-const REQUIRE_CLIENTS: &str = "VITAECONTEXT_REQUIRE_CLIENTS";
+pub(crate) const REQUIRE_CLIENTS: &str = "VITAECONTEXT_REQUIRE_CLIENTS";
 
-const TS_SDK: &str = "node_modules/@modelcontextprotocol/sdk/package.json";
+pub(crate) const TS_SDK: &str = "node_modules/@modelcontextprotocol/sdk/package.json";
 const TS_CLIENT2: &str = "node_modules/@modelcontextprotocol/client/package.json";
 const INSPECTOR: &str = "node_modules/@modelcontextprotocol/inspector-cli/build/cli.js";
 const GATEWAY: &str = "node_modules/supergateway/dist/index.js";
@@ -50,7 +50,7 @@ fn python_of(major: u8) -> String {
 /// Whether every client file in `rels` is installed. When one is not, the test is skipped: a
 /// note goes straight to stderr (past the test harness's capture, so `cargo test` shows it),
 /// unless `VITAECONTEXT_REQUIRE_CLIENTS=1`, which makes it a failure.
-fn installed(rels: &[&str]) -> bool {
+pub(crate) fn installed(rels: &[&str]) -> bool {
     let required = std::env::var_os(REQUIRE_CLIENTS).is_some_and(|v| v == "1");
     match missing(&clients_dir(), rels, required) {
         None => true,

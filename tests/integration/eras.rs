@@ -318,7 +318,8 @@ fn a_listen_stream_gets_graph_changes_tagged_with_its_id() {
 /// additions of the grounding work, which apply in every revision: the `check_claims` and
 /// `match_job` tools, and the VitaeGraph digest in the career prompts; and once more for the
 /// format guide's paragraph on the keys `check` reads (`never_claim`), and its sentence on what
-/// `match` does with that key. Each response is compared
+/// `match` does with that key; and once more for the `career-context://json-resume` resource and
+/// the career prompts' rule on private records. Each response is compared
 /// as the harness re-serialises it, which keeps key order and number spelling. To re-record
 /// after a deliberate change, run this test with `VITAECONTEXT_RECORD_GOLDEN=1` and review the
 /// diff of the fixture.

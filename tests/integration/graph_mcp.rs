@@ -358,7 +358,7 @@ fn large_graphs_page_by_one_hundred() {
             None => break,
         }
     }
-    assert_eq!(seen.len(), 5 + 21 + 230);
+    assert_eq!(seen.len(), 6 + 21 + 230);
     let unique: std::collections::BTreeSet<_> = seen.iter().collect();
     assert_eq!(unique.len(), seen.len());
 }

@@ -17,6 +17,7 @@ mod graph_names;
 mod grounding;
 mod grounding_corpus;
 mod lifecycle;
+mod portable;
 mod prompts_wiki;
 mod protocol_errors;
 mod register_cli;

@@ -77,7 +77,7 @@ pub fn validate(fs: &dyn FileSystem, sources: &Sources, file: Option<&Path>, jso
 /// Writes `bytes` to `path` atomically; refuses an existing file unless `force`. With
 /// `backup` (a Career Context: the person's own writing), a file replaced with other bytes is
 /// kept beside it first, as every command that replaces a person's file does; returns where.
-fn write_output(
+pub(crate) fn write_output(
     fs: &dyn FileSystem,
     path: &Path,
     bytes: &[u8],
@@ -122,7 +122,7 @@ fn write_output(
     }
     written.map_err(|e| match e.kind {
         FsErrorKind::AlreadyExists => Failure::failed(miette!(
-            help = "pass --force to replace it, or choose another path with --output",
+            help = "pass --force to replace it, or choose another path",
             "{} already exists; nothing was written",
             path.display()
         )),

@@ -64,6 +64,29 @@ fn info(r: &Report) -> String {
         }
         None => "VitaeGraph: none (HOME is not set)\n".into(),
     });
+    let sh = &r.sharing;
+    let redact = if sh.redact.is_empty() {
+        "nothing redacted".to_owned()
+    } else {
+        format!("redacted: {}", sh.redact.join(", "))
+    };
+    let mut shared = format!(
+        "Shared with assistants: QUICK REFERENCE {}",
+        if sh.shared_keys.is_empty() { "(none)".to_owned() } else { sh.shared_keys.join(", ") }
+    );
+    if !sh.redacted_keys.is_empty() {
+        shared.push_str(&format!(" (left out: {})", sh.redacted_keys.join(", ")));
+    }
+    text.push_str(&format!("{shared}; {redact}\n"));
+    text.push_str(&if sh.private_records.is_empty() {
+        "Private records: none\n".to_owned()
+    } else {
+        format!(
+            "Private records: {} ({}), flagged to assistants as never to publish and left out of exports\n",
+            sh.private_records.len(),
+            sh.private_records.join(", ")
+        )
+    });
     let layers: Vec<String> =
         r.skills.layers.iter().map(|(name, _, priority)| format!("{name} (priority {priority})")).collect();
     text.push_str(&if layers.is_empty() {

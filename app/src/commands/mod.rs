@@ -4,6 +4,7 @@ pub mod context;
 pub mod doctor;
 pub mod graph;
 pub mod grounding;
+pub mod portable;
 pub mod register;
 pub mod setup;
 pub mod skills;

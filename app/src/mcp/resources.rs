@@ -12,6 +12,9 @@ use domain::graph::validate::decode_uri_component;
 use domain::wiki::WikiModule;
 
 pub const CAREER_CONTEXT_URI: &str = "career-context://current";
+pub const JSON_RESUME_URI: &str = "career-context://json-resume";
+/// The `_meta` key of a read of a record marked `visibility: private`.
+pub const PRIVATE_META: &str = "vitaecontext/visibility";
 pub const WIKI_PREFIX: &str = "vitaecontext://wiki/";
 pub const WIKI_TEMPLATE: &str = "vitaecontext://wiki/{module}";
 pub const GRAPH_INDEX_URI: &str = "vitaegraph://index";
@@ -68,6 +71,15 @@ fn fixed(revision: Revision) -> Vec<Value> {
         }),
         "Career Context",
     )];
+    out.push((
+        json!({
+            "uri": JSON_RESUME_URI,
+            "name": "Career as JSON Resume",
+            "description": "The person's career as a JSON Resume (schema 1.0.0, ISO dates), made from the Career Context and VitaeGraph records on every read, for building a CV with a JSON Resume theme. Records marked private are left out, and so are the classes the server redacts.",
+            "mimeType": "application/json"
+        }),
+        "JSON Resume",
+    ));
     out.extend(WikiModule::ALL.iter().map(|w| {
         (
             json!({
@@ -204,7 +216,15 @@ fn record(m: &Served, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
     })?;
     let node = g.by_id.get(&id).map(|i| &g.graph.nodes[*i]).ok_or_else(not_found)?;
     match m.graph().read_record(m.fs(), &node.path) {
-        Ok(body) => Ok(text(uri, "text/markdown", body)),
+        Ok(body) => {
+            let private = domain::graph::frontmatter::is_private(&body);
+            let mut v = text(uri, "text/markdown", body);
+            if private {
+                // Said beside the text too, so a client need not parse the front matter.
+                v["_meta"] = json!({ PRIVATE_META: "private" });
+            }
+            Ok(v)
+        }
         Err(e) => {
             // The reason goes to the server's log only: the client learns nothing about the disk,
             // except that a record the index lists is there but may not be read (the walk to it
@@ -228,13 +248,23 @@ fn text(uri: &str, mime: &str, text: String) -> Value {
 pub fn read(m: &Served, uri: &str) -> Result<Value, RpcError> {
     if uri == CAREER_CONTEXT_URI {
         let body = match m.career_context() {
-            Current::Loaded(loaded) => loaded.text.clone(),
+            Current::Loaded(loaded) => loaded.shared_text().into_owned(),
             Current::Unavailable(notice) => notice,
         };
         return Ok(text(uri, "text/markdown", body));
     }
     if uri == GRAPH_INDEX_URI {
         return graph_index(m, uri);
+    }
+    if uri == JSON_RESUME_URI {
+        // Never the private records: what an assistant builds from this is for publication.
+        return match crate::usecase::portable::export(m.fs(), m.sources(), false, &m.sources().redact) {
+            Ok((resume, _)) => Ok(text(uri, "application/json", domain::portable::json_resume::to_json(&resume))),
+            Err(e) => {
+                tracing::warn!("{JSON_RESUME_URI}: {e}");
+                Err(RpcError::resource_unavailable(uri, format!("the JSON Resume could not be made: {e}")))
+            }
+        };
     }
     if let Some(raw_id) = uri.strip_prefix(RECORD_PREFIX) {
         return record(m, uri, raw_id);

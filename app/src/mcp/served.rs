@@ -130,6 +130,11 @@ impl Served {
         &self.graph
     }
 
+    /// Where the files come from, and what is redacted.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
     pub fn fs(&self) -> &dyn FileSystem {
         &*self.fs
     }

@@ -309,10 +309,16 @@ fn search_vitaegraph() -> Tool {
                 .records
                 .iter()
                 .map(|h| {
-                    json!({
+                    let mut v = json!({
                         "id": h.id, "type": h.kind, "title": h.title, "path": h.path,
                         "tags": h.tags, "score": h.score, "excerpt": h.excerpt
-                    })
+                    });
+                    // The index does not hold a record's visibility: its front matter is read
+                    // (at most 20 records, each through the confined read record reads use).
+                    if m.graph().read_record(m.fs(), &h.path).is_ok_and(|t| domain::graph::frontmatter::is_private(&t)) {
+                        v["visibility"] = json!("private");
+                    }
+                    v
                 })
                 .collect();
             let links = results
@@ -363,7 +369,8 @@ fn search_vitaegraph() -> Tool {
                         "path": { "type": "string" },
                         "tags": { "type": "array" },
                         "score": { "type": "number" },
-                        "excerpt": { "type": "string" }
+                        "excerpt": { "type": "string" },
+                        "visibility": { "type": "string", "enum": ["private"] }
                     },
                     "required": ["id", "type", "title", "path", "tags", "score", "excerpt"]
                 }

@@ -22,12 +22,24 @@ pub struct Loaded {
     pub path: PathBuf,
     pub text: String,
     pub validation: Validation,
+    /// What is left out of the packets and the file as shared (`--redact`; none by default).
+    pub redact: domain::portable::redact::Redact,
     /// The fact model `check` reads, built on first use and kept with this version of the
     /// file (a `Loaded` is cached per version, so every check of it shares one model).
     facts: std::sync::OnceLock<std::sync::Arc<domain::grounding::facts::FactModel>>,
 }
 
 impl Loaded {
+    /// The file's text as it is shared (the `career-context://current` resource): the redacted
+    /// classes' QUICK REFERENCE keys and labelled lines left out; the file itself when none is.
+    pub fn shared_text(&self) -> std::borrow::Cow<'_, str> {
+        if self.redact.is_off() {
+            std::borrow::Cow::Borrowed(&self.text)
+        } else {
+            self.redact.packet(&self.text).into()
+        }
+    }
+
     /// The file's fact model, built once (`file_name` is cited as the evidence's file).
     pub fn facts(&self, file_name: &str) -> std::sync::Arc<domain::grounding::facts::FactModel> {
         self.facts
@@ -76,7 +88,7 @@ pub fn in_git_worktree(fs: &dyn FileSystem, path: &Path) -> bool {
 pub fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, LoadError> {
     let text = read_text(fs, path)?;
     let validation = career::validate(&text, FileFacts { in_git_worktree: in_git_worktree(fs, path) });
-    Ok(Loaded { path: path.to_path_buf(), text, validation, facts: Default::default() })
+    Ok(Loaded { path: path.to_path_buf(), text, validation, redact: Default::default(), facts: Default::default() })
 }
 
 pub fn file_name(path: &Path) -> String {
@@ -238,7 +250,7 @@ pub fn invalid_notice(loaded: &Loaded) -> String {
 /// The packet for `surface`, or (for an invalid file) the notice saying why there is none.
 pub fn packet_of(loaded: &Loaded, surface: Surface) -> Result<String, String> {
     career::packet(&loaded.validation, &loaded.text, &file_name(&loaded.path), surface)
-        .map(|p| p.content)
+        .map(|p| loaded.redact.packet(&p.content))
         .map_err(|_| invalid_notice(loaded))
 }
 
@@ -279,7 +291,8 @@ impl ContextCache {
             return Current::Loaded(Arc::clone(loaded));
         }
         match load(fs, &path) {
-            Ok(loaded) => {
+            Ok(mut loaded) => {
+                loaded.redact = sources.redact.clone();
                 let loaded = Arc::new(loaded);
                 *last = key.map(|k| (k, Arc::clone(&loaded)));
                 Current::Loaded(loaded)

@@ -157,8 +157,23 @@ pub struct ClientInfo {
     pub version: Option<String>,
 }
 
+/// What the server shares with an assistant, and what it holds back.
+#[derive(Debug, Clone, Default)]
+pub struct SharingInfo {
+    /// The redact classes (`--redact`, `$VITAECONTEXT_REDACT`).
+    pub redact: Vec<&'static str>,
+    /// QUICK REFERENCE keys in every packet.
+    pub shared_keys: Vec<String>,
+    /// QUICK REFERENCE keys the redaction leaves out.
+    pub redacted_keys: Vec<String>,
+    /// Records marked `visibility: private` (paths below the root): flagged in search results
+    /// and reads, left out of exports.
+    pub private_records: Vec<String>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Report {
+    pub sharing: SharingInfo,
     pub context: ContextInfo,
     pub graph: GraphInfo,
     pub skills: SkillsInfo,
@@ -215,6 +230,12 @@ impl Report {
                 })).collect::<Vec<_>>(),
                 "served": self.skills.served,
             },
+            "sharing": {
+                "redact": self.sharing.redact,
+                "sharedKeys": self.sharing.shared_keys,
+                "redactedKeys": self.sharing.redacted_keys,
+                "privateRecords": self.sharing.private_records,
+            },
             "clients": self.clients.iter().map(|c| json!({
                 "client": c.client, "config": c.config.display().to_string(), "command": c.command, "args": c.args,
                 "live": c.live, "version": c.version,
@@ -228,10 +249,25 @@ pub fn run(fs: &dyn FileSystem, clock: &dyn Clock, inputs: &Inputs<'_>, probe: &
     let mut report = Report::default();
     check_context(fs, inputs.sources, &mut report);
     check_graph(fs, clock, inputs.sources, &mut report);
+    check_sharing(fs, inputs.sources, &mut report);
     check_skills(fs, inputs.sources, &mut report);
     check_installed_skills(fs, inputs.sources, &mut report);
     check_clients(fs, inputs, probe, &mut report);
     report
+}
+
+/// What is shared: the redact classes and the records marked private.
+fn check_sharing(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
+    report.sharing.redact = sources.redact.classes().iter().map(|c| c.name()).collect();
+    let Some(root) = sources.graph_root() else { return };
+    for path in crate::usecase::portable::record_files(fs, &root) {
+        let Ok(rel) = path.strip_prefix(&root) else { continue };
+        if let Ok((bytes, _)) = fs.read_beneath(&root, rel, domain::graph::MAX_RECORD_BYTES)
+            && domain::graph::frontmatter::is_private(&String::from_utf8_lossy(&bytes))
+        {
+            report.sharing.private_records.push(rel.to_string_lossy().into_owned());
+        }
+    }
 }
 
 fn check_context(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
@@ -268,6 +304,27 @@ fn check_context(fs: &dyn FileSystem, sources: &Sources, report: &mut Report) {
                 }
             };
             report.context.valid = Some(loaded.validation.valid);
+            for (key, _) in &loaded.validation.quick_reference.entries {
+                match sources.redact.covers(key) {
+                    Some(_) => report.sharing.redacted_keys.push(key.clone()),
+                    None => report.sharing.shared_keys.push(key.clone()),
+                }
+            }
+            let fill = domain::portable::render::to_fill(&loaded.text);
+            if !fill.is_empty() {
+                let line = loaded
+                    .text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with(domain::portable::render::FILL_IN))
+                    .map(|i| i + 1);
+                let mut f = DoctorFinding::new(
+                    DoctorCode::ContextFillIn,
+                    format!("left to fill in after an import: {}", fill.join(", ")),
+                    Some(path.clone()),
+                );
+                f.line = line;
+                out.push(f);
+            }
             let text: Arc<str> = Arc::from(loaded.text.replace("\r\n", "\n"));
             let validation = Arc::new(loaded.validation);
             for d in validation.errors.iter().chain(&validation.warnings) {

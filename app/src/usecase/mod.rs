@@ -6,6 +6,7 @@ pub mod career;
 pub mod doctor;
 pub mod graph;
 pub mod grounding;
+pub mod portable;
 pub mod register;
 pub mod setup;
 pub mod skills;

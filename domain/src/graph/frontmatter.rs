@@ -221,6 +221,11 @@ fn list_item(line: &str) -> Option<&str> {
     crate::text::list_item(line, 1)
 }
 
+/// Whether a record says `visibility: private`: it may inform advice, never be published.
+pub fn is_private(content: &str) -> bool {
+    parse(content).is_some_and(|(a, _)| a.str("visibility") == Some("private"))
+}
+
 /// The front matter and where the body starts; `None` when the text has no leading block.
 pub fn parse(content: &str) -> Option<(Attributes, usize)> {
     let (inner, consumed) = block(content)?;
