@@ -11,7 +11,9 @@
 //!   cookie this is the CSRF defence: a cross-site form is refused by both.
 //!
 //! Every response, refusals included, carries a strict Content-Security-Policy (nothing but
-//! the board's own script and stylesheet, no frames), `nosniff`, no referrer and no caching.
+//! the board's own script and stylesheet, no frames), `nosniff`, no caching, and a referrer for
+//! the board itself only (`same-origin`: with `no-referrer` Chromium sends `Origin: null` on the
+//! board's own form posts, which the Origin check must then refuse).
 
 use std::net::SocketAddr;
 
@@ -183,7 +185,7 @@ fn harden(mut response: Response) -> Response {
     h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
     h.insert("cross-origin-resource-policy", HeaderValue::from_static("same-origin"));
