@@ -799,3 +799,72 @@ fn browser_reindex_from_the_overview() {
     assert_eq!(w.text("h1"), "Board test project");
     w.shot("record");
 }
+
+#[test]
+fn board_overview_shows_an_invalid_career_context_with_each_diagnostic_on_its_line() {
+    let b = Board::start();
+    std::fs::copy(example("broken/missing_quick_field.md"), b.path("cc.md")).unwrap();
+    let c = b.cookie();
+    let page = b.get(&c, "/").body;
+    assert!(page.contains("invalid"), "{page}");
+    // The marked line holds the file's text and the diagnostic under it.
+    let marked = page.find(r#"class="marked""#).expect("a marked line");
+    let item = &page[marked..page[marked..].find("</li>").map_or(page.len(), |e| marked + e)];
+    assert!(item.contains("<code>") && item.contains(r#"class="diag error""#), "{item}");
+    let value = page[..marked].rfind("<li value=\"").map(|at| &page[at + 11..marked]).unwrap();
+    let line: usize = value.split('"').next().unwrap().parse().unwrap();
+    let text = std::fs::read_to_string(b.path("cc.md")).unwrap();
+    let shown_line = text.lines().nth(line - 1).unwrap();
+    assert!(
+        item.contains(
+            &shown_line.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+        ),
+        "line {line}: {item}"
+    );
+    // The same finding, with its fix, in the setup check.
+    assert!(page.contains("Fix: "));
+}
+
+#[test]
+fn board_record_page_renders_markdown_without_raw_html_and_shows_links_and_diagnostics() {
+    let b = Board::start();
+    let record = b.path("graph/projects/cachewarden/project.md");
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(
+        &record,
+        format!("{text}\n<script>alert('x')</script>\n\n[evil](javascript:alert(1)) [talk](../../publications/cache-poisoning-talk.md)\n"),
+    )
+    .unwrap();
+    let c = b.cookie();
+    let page = b.get(&c, "/records/view?id=project%3Acachewarden");
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains("<script>alert"), "raw HTML passed through");
+    assert!(page.body.contains("&lt;script&gt;alert"));
+    assert!(!page.body.contains("javascript:"));
+    assert!(page.body.contains("RELATED_TO"), "its links");
+    assert!(page.body.contains("/records/view?id=publication%3Acache-poisoning-talk"));
+    // A record with a finding of the last index run (a warning: the graph stays valid) shows it.
+    std::fs::write(
+        b.path("graph/projects/flat.md"),
+        "---\ntype: project\nid: project:flat\ntitle: Flat project\nstatus: active\nvisibility: public\n---\n\n# Flat project\n",
+    )
+    .unwrap();
+    assert_eq!(b.post(&c, "/reindex", &[]).status, 303);
+    let note = b.get(&c, "/").body;
+    assert!(
+        note.contains("Indexed 22 record(s)"),
+        "{}",
+        &note[note.find("index-note").unwrap_or(0)..][..300.min(note.len() - note.find("index-note").unwrap_or(0))]
+    );
+    let page = b.get(&c, "/records/view?id=project%3Aflat").body;
+    assert!(page.contains("Diagnostics") && page.contains("legacy_record_layout"), "{page}");
+    // An invalid graph: the re-index says so, and writes only the diagnostics.
+    let bad = b.path("graph/projects/ci-rebuild/project.md");
+    let t = std::fs::read_to_string(&bad).unwrap();
+    std::fs::write(&bad, t.replace("related_records: [project:cachewarden]", "related_records: [project:nowhere]"))
+        .unwrap();
+    assert_eq!(b.post(&c, "/reindex", &[]).status, 303);
+    let overview = b.get(&c, "/").body;
+    assert!(overview.contains("The records are invalid (1 error(s))"), "{overview}");
+    assert_eq!(b.get(&c, "/records/view?id=project%3Aflat").status, 503, "no index to open records from");
+}

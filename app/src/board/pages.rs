@@ -167,15 +167,13 @@ fn context_section(b: &Board) -> Markup {
                 Current::Unavailable(notice) => { pre class="notice" { (notice) } }
                 Current::Loaded(loaded) => {
                     @let v = &loaded.validation;
-                    @let diags: Vec<_> = v.errors.iter().chain(v.warnings.iter()).collect();
+                    @let by_line = diagnostics_by_line(loaded);
                     p {
                         (shown(&loaded.path)) ": "
                         @if v.valid { span class="ok" { "valid" } } @else { span class="bad" { "invalid" } }
                         ", " (v.errors.len()) " error(s), " (v.warnings.len()) " warning(s)"
                     }
-                    @if !diags.is_empty() {
-                        @let mut by_line: BTreeMap<usize, Vec<&domain::career::Diagnostic>> = BTreeMap::new();
-                        @for d in &diags { (PreEscaped({ by_line.entry(crate::report::shown_line(&loaded.text, d)).or_default().push(d); String::new() })) }
+                    @if !by_line.is_empty() {
                         ol class="source" aria-label="The file with its diagnostics" {
                             @for (n, line) in loaded.text.lines().enumerate() {
                                 @let here = by_line.get(&(n + 1));
@@ -202,6 +200,16 @@ fn context_section(b: &Board) -> Markup {
             }
         }
     }
+}
+
+/// Each diagnostic by the line a person sees it at (as `doctor` shows it), in order.
+fn diagnostics_by_line(loaded: &crate::usecase::career::Loaded) -> BTreeMap<usize, Vec<&domain::career::Diagnostic>> {
+    let v = &loaded.validation;
+    let mut by_line: BTreeMap<usize, Vec<&domain::career::Diagnostic>> = BTreeMap::new();
+    for d in v.errors.iter().chain(v.warnings.iter()) {
+        by_line.entry(crate::report::shown_line(&loaded.text, d)).or_default().push(d);
+    }
+    by_line
 }
 
 fn graph_section(b: &Board, info: &doctor::GraphInfo, note: Option<&IndexNote>) -> Markup {
@@ -273,8 +281,14 @@ pub fn reindex(b: &Board) -> IndexNote {
         Ok(done) => IndexNote {
             ok: false,
             text: format!(
-                "The records are invalid ({} error(s)): only .generated/diagnostics.json was written. Run `vitaecontext graph validate --root {}` to see them.",
+                "The records are invalid ({} error(s)): only .generated/diagnostics.json was written.{} Run `vitaecontext graph validate --root {}` to see them all.",
                 done.validation.errors.len(),
+                done.validation.errors.first().map_or(String::new(), |d| format!(
+                    " First: {}: {} ({}).",
+                    d.path,
+                    d.message,
+                    d.code.as_str()
+                )),
                 root.display()
             ),
         },
@@ -603,6 +617,8 @@ fn draft_results(v: &Value, notes: &[String]) -> Markup {
 }
 
 fn posting_results(v: &Value, notes: &[String]) -> Markup {
+    let mut reqs: Vec<&Value> = v["requirements"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
+    reqs.sort_by_key(|r| r["level"].as_str() != Some("must_have"));
     html! {
         section aria-labelledby="results-h" class="results" {
             h2 id="results-h" { "Coverage of the posting's requirements" }
@@ -611,8 +627,6 @@ fn posting_results(v: &Value, notes: &[String]) -> Markup {
                 caption { "Each requirement, must-haves first, and what your files hold" }
                 thead { tr { th scope="col" { "Requirement" } th scope="col" { "Level" } th scope="col" { "Coverage" } th scope="col" { "Evidence" } } }
                 tbody {
-                    @let mut reqs: Vec<&Value> = v["requirements"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
-                    (PreEscaped({ reqs.sort_by_key(|r| r["level"].as_str() != Some("must_have")); String::new() }))
                     @for r in reqs {
                         @let coverage = r["coverage"].as_str().unwrap_or_default();
                         tr class={ "cov-" (coverage) } {
