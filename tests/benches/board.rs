@@ -12,6 +12,7 @@
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
 #[path = "support.rs"]
+#[allow(dead_code, reason = "the board reads its own Server-Timing figures, not support's timers")]
 mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};

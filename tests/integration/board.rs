@@ -42,6 +42,11 @@ impl Board {
     }
 
     fn start_with(extra: &[&str]) -> Board {
+        Self::start_prepared(extra, |_| {})
+    }
+
+    /// `prepare` runs on the folder (HOME is `home/` in it) before the board starts.
+    fn start_prepared(extra: &[&str], prepare: impl FnOnce(&Path)) -> Board {
         let dir = tempfile::tempdir().expect("tempdir");
         let d = dir.path();
         copy_dir(&example("vitaegraph"), &d.join("graph"));
@@ -57,6 +62,8 @@ impl Board {
             .output()
             .expect("graph index");
         assert!(indexed.status.success(), "{}", String::from_utf8_lossy(&indexed.stderr));
+        prepare(d);
+        let extra: Vec<String> = extra.iter().map(|a| a.replace("{dir}", &d.display().to_string())).collect();
         let mut child = Command::new(bin())
             .args(["board", "--port", "0", "--context"])
             .arg(d.join("cc.md"))
@@ -661,6 +668,26 @@ fn browser_without_the_token_is_refused_and_with_it_the_url_loses_it() {
     assert_eq!(w.url(), format!("{}/", b.origin()), "the token left the address bar");
     assert_eq!(w.text("h1"), "Overview");
     w.shot("overview");
+    // On a narrow window (a phone, a side panel) the page reflows: nothing wider than the window.
+    w.cmd("POST", "/window/rect", Some(json!({ "width": 420, "height": 900 })));
+    let inner = w.cmd("GET", "/window/rect", None)["width"].as_f64().unwrap_or(420.0);
+    for css in ["main", "header", "#reindex", "table"] {
+        let e = w.find(css);
+        let rect = w.cmd("GET", &format!("/element/{e}/rect"), None);
+        let right = rect["x"].as_f64().unwrap() + rect["width"].as_f64().unwrap();
+        assert!(right <= inner, "{css} reaches {right} px in a {inner} px window");
+    }
+    w.shot("overview-narrow");
+    // Keyboard: the first Tab reaches the skip link, which leads to the main content.
+    w.cmd(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "key", "id": "kb", "actions": [
+        { "type": "keyDown", "value": "\u{E004}" }, { "type": "keyUp", "value": "\u{E004}" }] }] })),
+    );
+    let active = w.cmd("GET", "/element/active", None);
+    let id = active.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).unwrap().to_owned();
+    assert_eq!(w.cmd("GET", &format!("/element/{id}/text"), None), json!("Skip to content"));
 }
 
 #[test]
@@ -867,4 +894,64 @@ fn board_record_page_renders_markdown_without_raw_html_and_shows_links_and_diagn
     let overview = b.get(&c, "/").body;
     assert!(overview.contains("The records are invalid (1 error(s))"), "{overview}");
     assert_eq!(b.get(&c, "/records/view?id=project%3Aflat").status, 503, "no index to open records from");
+}
+
+/// Runs the binary with HOME in `d/home`, working in `d`; asserts success.
+fn run_in(d: &Path, args: &[&str]) -> String {
+    let out = Command::new(bin())
+        .args(args)
+        .current_dir(d)
+        .env_clear()
+        .env("HOME", d.join("home"))
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .output()
+        .expect("spawn");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn board_skills_page_shows_shadows_conflicts_parse_errors_and_installed_skills_against_their_lock() {
+    let b = Board::start_prepared(&["--skills", "{dir}/team=50"], |d| {
+        // A lower layer that greet shadows, a conflict and a file that does not parse.
+        let team = d.join("team");
+        std::fs::create_dir_all(&team).unwrap();
+        std::fs::write(team.join("greet.yaml"), GREET.replace("Hello", "Yo")).unwrap();
+        std::fs::write(team.join("dup-a.yaml"), "id: dup\ntype: prompt\nprompt: a\n").unwrap();
+        std::fs::write(team.join("dup-b.yaml"), "id: dup\ntype: prompt\nprompt: b\n").unwrap();
+        std::fs::write(team.join("broken.yaml"), "id: broken\ntype: prompt\nprompt: [unclosed\n").unwrap();
+        // An installed skill: ~/.vitaecontext/skills.yaml's personal layer and the user's lock.
+        run_in(d, &["skills", "init"]);
+        let source = d.join("source/review");
+        std::fs::create_dir_all(&source).unwrap();
+        std::fs::write(source.join("SKILL.md"), "---\nname: code-review\ndescription: Reviews code\n---\nReview it.\n")
+            .unwrap();
+        run_in(d, &["skills", "install", d.join("source").to_str().unwrap(), "--layer", "personal", "--yes"]);
+    });
+    let c = b.cookie();
+    let page = b.get(&c, "/skills").body;
+    // Layers highest first: skills (100), personal, team (50).
+    let (at_skills, at_team) =
+        (page.find("/skills</strong>").expect("skills layer"), page.find("/team</strong>").expect("team layer"));
+    assert!(at_skills < at_team, "{page}");
+    let greet_row = &page[page.find("<code>greet</code>").unwrap()..];
+    let greet_row = &greet_row[..greet_row.find("</tr>").unwrap()];
+    assert!(greet_row.contains("team/greet.yaml"), "greet shadows the team's: {greet_row}");
+    assert!(page.contains("conflict") && page.contains("dup-a.yaml") && page.contains("dup-b.yaml"), "{page}");
+    assert!(page.contains("broken.yaml:4: not valid YAML"), "the parse error with its line: {page}");
+    let installed = &page[page.find("installed-h").unwrap()..];
+    assert!(installed.contains("<code>code-review</code>") && installed.contains("/source"), "{installed}");
+    assert!(installed.contains("<td>yes</td>"), "{installed}");
+    // An edit of the installed file: it no longer matches the lock.
+    let skill_md = b.path("home/.vitaecontext/skills/50-personal/code-review/SKILL.md");
+    let text = std::fs::read_to_string(&skill_md).unwrap_or_else(|e| panic!("{}: {e}", skill_md.display()));
+    std::fs::write(&skill_md, text.replace("Review it.", "Review it twice.")).unwrap();
+    let page = b.get(&c, "/skills").body;
+    let installed = &page[page.find("installed-h").unwrap()..];
+    assert!(installed.contains("no: SKILL.md"), "{installed}");
 }
