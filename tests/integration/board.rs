@@ -955,3 +955,22 @@ fn board_skills_page_shows_shadows_conflicts_parse_errors_and_installed_skills_a
     let installed = &page[page.find("installed-h").unwrap()..];
     assert!(installed.contains("no: SKILL.md"), "{installed}");
 }
+
+#[test]
+fn board_overview_checks_again_in_the_background_after_a_view() {
+    let b = Board::start();
+    let c = b.cookie();
+    let first = b.get(&c, "/").body;
+    assert!(first.contains("readable_by_others"), "the copy is 0644: {first}");
+    assert!(first.contains(r#"id="checked""#));
+    std::fs::set_permissions(b.path("cc.md"), std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let page = b.get(&c, "/").body;
+        if !page.contains("readable_by_others") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the overview never checked again");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

@@ -44,6 +44,71 @@ pub struct Board {
     clock: Arc<dyn Clock>,
     guard: guard::Guard,
     last_index: Mutex<Option<pages::IndexNote>>,
+    checks: Checks,
+}
+
+/// The last `doctor` report and whether a new one is being made. A check reads every record
+/// (at 10,000 records, about as long as `graph index` with nothing changed), so the overview
+/// shows the last report and starts a new one in the background instead of waiting for it.
+#[derive(Default)]
+struct Checks {
+    last: Mutex<Option<Arc<Checked>>>,
+    running: std::sync::atomic::AtomicBool,
+}
+
+/// One `doctor` report, when it was made and how long it took.
+pub struct Checked {
+    pub report: Arc<crate::usecase::doctor::Report>,
+    pub at: Instant,
+    pub took: std::time::Duration,
+}
+
+impl Checks {
+    /// The last report (one is made at start, so there always is one).
+    fn last(&self) -> Arc<Checked> {
+        let last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        last.unwrap_or_else(|| {
+            Arc::new(Checked { report: Arc::default(), at: Instant::now(), took: std::time::Duration::ZERO })
+        })
+    }
+}
+
+impl Board {
+    /// Makes a `doctor` report now and keeps it.
+    fn check_now(&self) {
+        let started = Instant::now();
+        let report = pages::doctor_report(self);
+        let checked = Checked { report: Arc::new(report), at: Instant::now(), took: started.elapsed() };
+        *self.checks.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(checked));
+    }
+
+    /// Starts a new report on a thread of its own unless one is being made or the last is under
+    /// a second old.
+    fn check_soon(self: &Arc<Self>) {
+        use std::sync::atomic::Ordering;
+        if self.checks.last().at.elapsed() < std::time::Duration::from_secs(1)
+            || self.checks.running.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        let board = Arc::clone(self);
+        std::thread::spawn(move || {
+            board.check_now();
+            board.checks.running.store(false, Ordering::Release);
+        });
+    }
+}
+
+impl std::fmt::Debug for Checks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checks").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checked").field("at", &self.at).field("took", &self.took).finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for Board {
@@ -61,6 +126,7 @@ impl Board {
             clock,
             guard,
             last_index: Mutex::new(None),
+            checks: Checks::default(),
         }
     }
 }
@@ -107,16 +173,19 @@ pub fn run(args: BoardArgs) -> Outcome {
         let addr = listener.local_addr().into_diagnostic().map_err(Failure::failed)?;
         let guard = guard::Guard::new(&args.host, addr)?;
         let url = guard.login_url();
-        crate::commands::out(&format!("The board is at {url}\n(open that address once; the page is then at {})\nCtrl-C stops it.\n", guard.base_url()));
-        if args.open {
-            open_browser(&url);
-        }
         let board = Arc::new(Board::new(
             Arc::new(fs_std::StdFs::new()),
             Arc::new(fs_std::SystemClock::default()),
             sources,
             guard,
         ));
+        // The overview's first report, before anyone can ask for it.
+        let first = Arc::clone(&board);
+        tokio::task::spawn_blocking(move || first.check_now()).await.into_diagnostic().map_err(Failure::failed)?;
+        crate::commands::out(&format!("The board is at {url}\n(open that address once; the page is then at {})\nCtrl-C stops it.\n", board.guard.base_url()));
+        if args.open {
+            open_browser(&url);
+        }
         let mut signals = crate::signals::Signals::listen();
         let server = axum::serve(listener, router(board)).with_graceful_shutdown(async move {
             let signal = signals.next().await;
@@ -170,7 +239,7 @@ pub fn router(board: Arc<Board>) -> Router {
 }
 
 /// Runs `work` on the blocking pool (the filesystem port blocks); a panic is a 500 page.
-async fn blocking(board: &Arc<Board>, work: impl FnOnce(&Board) -> Response + Send + 'static) -> Response {
+async fn blocking(board: &Arc<Board>, work: impl FnOnce(&Arc<Board>) -> Response + Send + 'static) -> Response {
     let board = Arc::clone(board);
     let started = Instant::now();
     let response = tokio::task::spawn_blocking(move || work(&board)).await.unwrap_or_else(|e| {
@@ -195,13 +264,20 @@ fn with_timing(mut response: Response, started: Instant) -> Response {
 }
 
 async fn overview(State(board): State<Arc<Board>>) -> Response {
-    blocking(&board, |b| pages::overview(b).into_response()).await
+    blocking(&board, |b| {
+        let page = pages::overview(b).into_response();
+        b.check_soon();
+        page
+    })
+    .await
 }
 
 async fn reindex(State(board): State<Arc<Board>>) -> Response {
     blocking(&board, |b| {
         let note = pages::reindex(b);
         *b.last_index.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(note);
+        // The index changed what doctor finds: the overview shown next says so.
+        b.check_now();
         Redirect::to("/#graph").into_response()
     })
     .await

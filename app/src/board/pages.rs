@@ -95,7 +95,8 @@ impl doctor::Probe for NoProbe {
     }
 }
 
-pub fn overview(b: &Board) -> Markup {
+/// Runs `doctor` as the command does without `--live` (no client command is run).
+pub fn doctor_report(b: &Board) -> doctor::Report {
     let env = crate::sources::client_env();
     let inputs = doctor::Inputs {
         sources: &b.sources,
@@ -104,7 +105,12 @@ pub fn overview(b: &Board) -> Markup {
         path_dirs: crate::sources::path_dirs(),
         live: false,
     };
-    let report = doctor::run(&*b.fs, &*b.clock, &inputs, &NoProbe);
+    doctor::run(&*b.fs, &*b.clock, &inputs, &NoProbe)
+}
+
+pub fn overview(b: &Board) -> Markup {
+    let checked = b.checks.last();
+    let report = &*checked.report;
     let note = b.last_index.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
     let (errors, warnings) = (report.count(Severity::Error), report.count(Severity::Warning));
     layout(
@@ -114,6 +120,10 @@ pub fn overview(b: &Board) -> Markup {
             section aria-labelledby="doctor-h" {
                 h2 id="doctor-h" { "Setup check" }
                 p { (errors) " error(s), " (warnings) " warning(s), as " code { "vitaecontext doctor" } " finds them." }
+                p class="where" id="checked" {
+                    "Checked " (checked.at.elapsed().as_secs()) " s ago, in " (checked.took.as_millis()) " ms. "
+                    "Each view of this page starts a new check in the background when this one is over a second old: reload to see it."
+                }
                 @if report.findings.is_empty() {
                     p class="ok" { "Nothing to fix." }
                 } @else {
@@ -220,7 +230,6 @@ fn graph_section(b: &Board, info: &doctor::GraphInfo, note: Option<&IndexNote>) 
             *per_type.entry(&n.kind).or_default() += 1;
         }
     }
-    let stale = loaded.as_ref().ok().and_then(|g| b.served.stale(g));
     html! {
         section aria-labelledby="graph-h" id="graph" {
             h2 id="graph-h" { "VitaeGraph" }
@@ -231,7 +240,6 @@ fn graph_section(b: &Board, info: &doctor::GraphInfo, note: Option<&IndexNote>) 
                     p {
                         "Index: " strong class=(if info.index == "current" { "ok" } else { "bad" }) { (info.index) }
                         @if let Some(valid) = info.valid { "; records " @if valid { "valid" } @else { "invalid" } }
-                        @if let Some(s) = &stale { "; " (s.reason()) }
                     }
                     @match &loaded {
                         Ok(g) => {

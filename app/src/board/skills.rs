@@ -310,7 +310,12 @@ pub struct SaveForm {
 }
 
 pub async fn save(State(board): State<Arc<Board>>, Form(f): Form<SaveForm>) -> Response {
-    blocking(&board, move |b| save_file(b, &f)).await
+    blocking(&board, move |b| {
+        let page = save_file(b, &f);
+        b.check_soon();
+        page
+    })
+    .await
 }
 
 fn save_file(b: &Board, f: &SaveForm) -> Response {
