@@ -106,6 +106,11 @@ pub enum Command {
     #[command(long_about = DOCTOR_LONG_ABOUT)]
     Doctor(DoctorArgs),
 
+    /// Open the board: a local web page to see and fix your setup, browse your records and
+    /// check a draft.
+    #[command(long_about = BOARD_LONG_ABOUT)]
+    Board(BoardArgs),
+
     /// Check a draft's claims against your files: each sentence or list item with a number,
     /// date or name is supported, partly supported, unsupported or contradicted. Exits 1 when
     /// anything is unsupported or contradicted, 2 when the draft, a file named by --context or
@@ -341,6 +346,27 @@ impl Command {
         }
     }
 }
+
+const BOARD_LONG_ABOUT: &str = "\
+Open the board: a local web page to see and fix your setup, browse your records and check a draft.
+
+It serves, on this machine only, the doctor report with each fix, your Career Context's \
+diagnostics on the file's lines, the VitaeGraph's state with a button to re-index it, your skills \
+(layers, what shadows what, a prompt preview, editing with a conflict check and backups), a \
+search of your records, and the check of a draft or a job posting (the same engine as `check` and \
+`match`).
+
+The URL printed holds a one-time secret: open it (or pass --open) and the browser gets a cookie \
+for this run; the page is then at the URL without the secret. Nothing else can use the board: \
+every request must come from that browser with the Host it was opened at, and every change \
+from the board's own pages. It listens on 127.0.0.1 unless --host names another address, and \
+refuses an address other machines can reach unless --i-understand-nonlocal is given. It stops \
+with Ctrl-C.
+
+Examples:
+  vitaecontext board
+  vitaecontext board --open --port 8080
+  vitaecontext board --root ~/vitaegraph --skills ~/team-skills=50";
 
 const SKILLS_LONG_ABOUT: &str = "\
 List, check, create and remove skills: prompt and tool definitions that the MCP server offers \
@@ -882,6 +908,40 @@ impl From<SurfaceArg> for domain::career::Surface {
             SurfaceArg::General => Surface::General,
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct BoardArgs {
+    /// The Career Context file to show. Default: as `mcp` chooses it ($VITAECONTEXT_CAREER_CONTEXT,
+    /// then ~/.vitaecontext/career-context.md, then the one *-career-context.md or *.context.md
+    /// file in ~/.vitaecontext/).
+    #[arg(long, visible_alias = "context-path", value_name = "FILE")]
+    pub context: Option<PathBuf>,
+
+    /// The VitaeGraph folder to show. Default: $VITAEGRAPH_ROOT, then ~/.vitaecontext/vitaegraph.
+    #[arg(long, visible_alias = "vitaegraph", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub skills: SkillsSourceArgs,
+
+    /// The port to listen on; 0 picks a free one (the URL printed says which).
+    #[arg(long, default_value_t = 5417, value_name = "PORT")]
+    pub port: u16,
+
+    /// The address to listen on: 127.0.0.1, ::1 or localhost. Any other address needs
+    /// --i-understand-nonlocal.
+    #[arg(long, default_value = "127.0.0.1", value_name = "ADDRESS")]
+    pub host: String,
+
+    /// Open the board in the default web browser.
+    #[arg(long)]
+    pub open: bool,
+
+    /// Allow --host to name an address other machines can reach. The board shows your career
+    /// files and can change your skills: anyone on that network who gets the printed URL can too.
+    #[arg(long)]
+    pub i_understand_nonlocal: bool,
 }
 
 #[derive(Debug, Args)]

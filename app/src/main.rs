@@ -1,5 +1,6 @@
 //! `vitaecontext`: parse arguments, build adapters, run, map the outcome to an exit code.
 
+mod board;
 mod cancel;
 mod cli;
 mod commands;
@@ -265,6 +266,7 @@ fn run(cli: Cli) -> Outcome {
                 ),
             }
         }
+        Command::Board(args) => board::run(args),
         Command::Check(args) => {
             // One pass: what a phase frees (the file read, the index built) goes back at once.
             return_freed_memory_after(0);

@@ -1,6 +1,7 @@
 //! One integration test binary: the built `vitaecontext` driven from outside, plus the adapters.
 
 mod backpressure;
+mod board;
 mod career_cli;
 mod career_mcp;
 mod cli;
