@@ -311,3 +311,46 @@ fn mcp_watch_tells_a_subscriber_once_and_at_once() {
     std::thread::sleep(Duration::from_millis(2500));
     s.request("after", "ping", json!({}));
 }
+
+/// `initialize` and `server/discover` are answered at once whatever the graph's size (found at
+/// 100,000 records: 1.4 s, the recursive watch set up first): the watch and the first index
+/// start in the background, and a search meanwhile is served from the index on disk. Here
+/// another indexer holds the graph, so the first index cannot end before those answers.
+#[test]
+fn mcp_watch_answers_before_its_first_index_and_serves_the_index_on_disk() {
+    let (_tmp, root) = graph();
+    for i in 0..1500 {
+        project(&root, i, "Background work.");
+    }
+    let (status, _, stderr) = Cmd::new(["graph", "index", "--root", root.to_str().unwrap()]).output();
+    assert!(status.success(), "{stderr}");
+    // A record the index on disk does not know yet.
+    project(&root, 5000, "Ran the okapiglider migration.");
+    let held = fs::File::open(&root).unwrap();
+    held.lock().unwrap();
+    let mut s = Server::start(&["mcp", "--watch", "--log-level", "info", "--root", root.to_str().unwrap()]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "watch", "version": "1"}
+    });
+    let discovered = s.ok("server/discover", json!({"_meta": meta}));
+    assert_eq!(discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "vitaecontext");
+    let init = s.initialize();
+    assert_eq!(init["result"]["serverInfo"]["name"], "vitaecontext", "{init}");
+    assert!(found(&search(&mut s, "cachewarden"), "project:cachewarden"), "served from the index on disk");
+    assert!(!found(&search(&mut s, "okapiglider"), "project:burst-5000"), "which has not the new record yet");
+    s.wait_until("the first index waits for the other indexer", |s| s.stderr().contains("waiting for another index"));
+    assert!(!s.stderr().contains("VitaeGraph indexed at start"), "{}", s.stderr());
+    held.unlock().unwrap();
+    s.wait_until("the first index is done", |s| s.stderr().contains("VitaeGraph indexed at start"));
+    let deadline = Instant::now() + RESPONSE_TIMEOUT;
+    while !found(&search(&mut s, "okapiglider"), "project:burst-5000") {
+        assert!(Instant::now() < deadline, "the new record was never found; stderr:\n{}", s.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("VitaeGraph: watching"), "{stderr}");
+    assert_generated_is_clean(&root);
+}
