@@ -354,3 +354,62 @@ fn mcp_watch_answers_before_its_first_index_and_serves_the_index_on_disk() {
     assert!(stderr.contains("VitaeGraph: watching"), "{stderr}");
     assert_generated_is_clean(&root);
 }
+
+/// The outputs a full index writes, by name.
+fn outputs(root: &Path) -> Vec<(&'static str, Vec<u8>)> {
+    ["graph.json", "search-index.json", "diagnostics.json"]
+        .into_iter()
+        .map(|name| (name, fs::read(root.join(".generated").join(name)).unwrap_or_default()))
+        .collect()
+}
+
+/// `mcp --watch` under bursts: 10,000 records created in their own folders, then 2,000 of
+/// those folders renamed and 100 records edited, converge to what a full index of the same
+/// records writes (the watch re-adds a watch per renamed folder: edits inside them may go
+/// unreported, which the settling indexes catch); the root deleted ends live indexing and the
+/// server goes on answering.
+#[test]
+fn mcp_watch_converges_after_bursts_to_the_full_index() {
+    let (_tmp, root) = graph();
+    let mut s = Server::mcp(&["--watch", "--log-level", "info", "--root", root.to_str().unwrap()]);
+    s.wait_until("it indexed at start", |s| s.stderr().contains("VitaeGraph indexed at start"));
+    for i in 0..10_000 {
+        project(&root, i, "Written in a burst.");
+    }
+    for i in (0..10_000).step_by(5) {
+        fs::rename(root.join(format!("projects/burst-{i}")), root.join(format!("projects/moved-{i}"))).unwrap();
+    }
+    for i in (0..10_000).step_by(100) {
+        let dir = if i % 5 == 0 { format!("moved-{i}") } else { format!("burst-{i}") };
+        let record = root.join(format!("projects/{dir}/project.md"));
+        let text = fs::read_to_string(&record).unwrap();
+        fs::write(&record, text.replace("Written in a burst.", &format!("Edited after the burst: zqburst{i}."))).unwrap();
+    }
+    // The same records, indexed from scratch elsewhere.
+    let other = tempfile::tempdir().unwrap();
+    let copy = fs::canonicalize(other.path()).unwrap().join("graph");
+    copy_dir(&root, &copy);
+    let _ = fs::remove_dir_all(copy.join(".generated"));
+    let (status, _, stderr) = Cmd::new(["graph", "index", "--full", "--root", copy.to_str().unwrap()]).output();
+    assert!(status.success(), "{stderr}");
+    let full = outputs(&copy);
+    assert!(full[1].1.len() > 1_000_000, "the full index holds the burst");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while outputs(&root) != full {
+        assert!(Instant::now() < deadline, "never converged; stderr:\n{}", s.stderr());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(found(&search(&mut s, "zqburst9900"), "project:burst-9900"), "the server serves the converged index");
+    assert_generated_is_clean(&root);
+    // The root deleted: live indexing ends, the server does not.
+    fs::remove_dir_all(&root).unwrap();
+    // Said by the watch (the root's own removal reported) or by an index that found it gone.
+    s.wait_until("live indexing ends", |s| {
+        let e = s.stderr();
+        e.contains("live indexing stops") || e.contains("so the server stops following changes")
+    });
+    assert_eq!(s.ok("ping", json!({})), json!({}));
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(!root.exists(), "nothing was made again at the deleted root's path");
+}
