@@ -383,7 +383,8 @@ fn mcp_watch_converges_after_bursts_to_the_full_index() {
         let dir = if i % 5 == 0 { format!("moved-{i}") } else { format!("burst-{i}") };
         let record = root.join(format!("projects/{dir}/project.md"));
         let text = fs::read_to_string(&record).unwrap();
-        fs::write(&record, text.replace("Written in a burst.", &format!("Edited after the burst: zqburst{i}."))).unwrap();
+        fs::write(&record, text.replace("Written in a burst.", &format!("Edited after the burst: zqburst{i}.")))
+            .unwrap();
     }
     // The same records, indexed from scratch elsewhere.
     let other = tempfile::tempdir().unwrap();
