@@ -974,8 +974,10 @@ pub struct McpArgs {
 
     /// Keep the VitaeGraph's index current while serving: index at start and again after every
     /// batch of changes to the records, as `graph index --watch` does, so an edit is searchable
-    /// within about a second. Off by default because it writes: it replaces the files in the
-    /// graph's .generated/ folder.
+    /// within about a second on a graph of thousands of records (several on one of 100,000).
+    /// The server answers at once: the watch is set up and the first index runs in the
+    /// background, and until then searches are served from the index already on disk. Off by
+    /// default because it writes: it replaces the files in the graph's .generated/ folder.
     #[arg(long)]
     pub watch: bool,
 

@@ -320,7 +320,7 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
             None
         }
         (true, Some(root)) => mcp::live_index::start(
-            &watch_notify::NotifyWatcher,
+            Arc::new(watch_notify::NotifyWatcher),
             fs_std::StdFs::new(),
             root,
             args.debounce.timings(),

@@ -19,7 +19,11 @@
 //! - live edit: with `vitaecontext mcp --watch` serving the graph (started, then left for
 //!   1 s plus twice a full warm index, so its first index is done), a new word is appended to
 //!   one record and `search_vitaegraph` is asked for it every 10 ms: the time from the write to
-//!   the first answer that finds it (a different record and word each run).
+//!   the first answer that finds it (a different record and word each run); that server's
+//!   peak RSS (`VmHWM`) after the edits;
+//! - spawn to `initialize` answered, with and without `--watch` (the server's input then
+//!   closed: with `--watch` it ends after the index at start);
+//! - the full index's median over the read floor's, warm.
 //!
 //! "cold" runs drop the page cache first (`echo 3 > /proc/sys/vm/drop_caches`, root only; the
 //! column says "n/a" when it cannot be dropped), "warm" runs follow a run that read everything.
@@ -59,6 +63,22 @@ impl Figure {
             _ => format!("{x:.0} MB"),
         };
         format!("{} ({}-{})", fmt(v[v.len() / 2]), fmt(v[0]), fmt(v[v.len() - 1]))
+    }
+}
+
+impl Figure {
+    fn median(&self) -> Option<f64> {
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    }
+
+    /// This figure's median over `floor`'s, as `1.23x`.
+    fn ratio(&self, floor: &Figure) -> String {
+        match (self.median(), floor.median()) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),
+            _ => "n/a".into(),
+        }
     }
 }
 
@@ -119,7 +139,7 @@ fn match_count(line: &str) -> u64 {
 
 /// Seconds from appending a new word to a record (one per run) to the first search that finds
 /// it, with `mcp --watch` serving the graph.
-fn live_edits(b: &Build, home: &Path, files: &[PathBuf], settle: Duration) -> Vec<f64> {
+fn live_edits(b: &Build, home: &Path, files: &[PathBuf], settle: Duration) -> (Vec<f64>, f64) {
     let args = ["--watch".as_ref(), "--root".as_ref(), b.root.as_os_str()];
     let mut server = support::McpChild::start_with(&b.bin, &args, home);
     std::thread::sleep(settle);
@@ -144,7 +164,20 @@ fn live_edits(b: &Build, home: &Path, files: &[PathBuf], settle: Duration) -> Ve
         // Past the racily-clean window, as a person's next edit would be.
         std::thread::sleep(Duration::from_millis(2100));
     }
-    found
+    (found, support::status_kib(server.pid(), "VmHWM:") as f64 / 1024.0)
+}
+
+/// Seconds from the spawn of `vitaecontext mcp` (with `extra` arguments) to its `initialize`
+/// answer, over the graph of `b`.
+fn spawn_to_initialize(b: &Build, home: &Path, extra: &[&std::ffi::OsStr]) -> f64 {
+    let mut args: Vec<&std::ffi::OsStr> = extra.to_vec();
+    args.extend(["--root".as_ref(), b.root.as_os_str()]);
+    let start = Instant::now();
+    let server = support::McpChild::start_with(&b.bin, &args, home);
+    let took = start.elapsed().as_secs_f64();
+    // Closing its input ends it (with `--watch`, after the index at start).
+    drop(server);
+    took
 }
 
 /// A build measured: its binary, and its own copy of the graph.
@@ -174,6 +207,9 @@ struct Row {
     warm_search: Figure,
     server_rss: Figure,
     live: Figure,
+    watch_rss: Figure,
+    initialize: Figure,
+    initialize_watch: Figure,
 }
 
 /// One row per build (this one first), measured alternately.
@@ -265,7 +301,15 @@ fn bench(n: usize, baseline: Option<&Path>) -> (usize, Vec<Row>) {
     for (b, row) in builds.iter().zip(&mut rows) {
         let full = row.full[1].0.iter().copied().fold(0.0, f64::max);
         let settle = Duration::from_secs_f64(1.0 + 2.0 * full);
-        row.live.0 = live_edits(b, dir.path(), &files, settle);
+        let (found, rss) = live_edits(b, dir.path(), &files, settle);
+        row.live.0 = found;
+        row.watch_rss.0.push(rss);
+    }
+    for _ in 0..RUNS {
+        for (b, row) in builds.iter().zip(&mut rows) {
+            row.initialize.0.push(spawn_to_initialize(b, dir.path(), &[]));
+            row.initialize_watch.0.push(spawn_to_initialize(b, dir.path(), &["--watch".as_ref()]));
+        }
     }
     (written, rows)
 }
@@ -292,6 +336,10 @@ fn table(title: &str, rows: &[(usize, &Row)]) {
     line("warm search, median of 200", &|r| r.warm_search.show("s"));
     line("server peak RSS after searches", &|r| r.server_rss.show("MB"));
     line("live edit found by search (`mcp --watch`)", &|r| r.live.show("s"));
+    line("server peak RSS with `--watch`, after the live edits", &|r| r.watch_rss.show("MB"));
+    line("spawn to `initialize` answered, warm", &|r| r.initialize.show("s"));
+    line("spawn to `initialize` answered, `mcp --watch`, warm", &|r| r.initialize_watch.show("s"));
+    line("`graph index` (full) / read floor, warm (medians)", &|r| r.full[1].ratio(&r.floor[1]));
 }
 
 fn main() {

@@ -311,3 +311,115 @@ fn mcp_watch_tells_a_subscriber_once_and_at_once() {
     std::thread::sleep(Duration::from_millis(2500));
     s.request("after", "ping", json!({}));
 }
+
+/// `initialize` and `server/discover` are answered at once whatever the graph's size (found at
+/// 100,000 records: 1.4 s, the recursive watch set up first): the watch and the first index
+/// start in the background, and a search meanwhile is served from the index on disk. Here
+/// another indexer holds the graph, so the first index cannot end before those answers.
+#[test]
+fn mcp_watch_answers_before_its_first_index_and_serves_the_index_on_disk() {
+    let (_tmp, root) = graph();
+    for i in 0..1500 {
+        project(&root, i, "Background work.");
+    }
+    let (status, _, stderr) = Cmd::new(["graph", "index", "--root", root.to_str().unwrap()]).output();
+    assert!(status.success(), "{stderr}");
+    // A record the index on disk does not know yet.
+    project(&root, 5000, "Ran the okapiglider migration.");
+    let held = fs::File::open(&root).unwrap();
+    held.lock().unwrap();
+    let mut s = Server::start(&["mcp", "--watch", "--log-level", "info", "--root", root.to_str().unwrap()]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "watch", "version": "1"}
+    });
+    let discovered = s.ok("server/discover", json!({"_meta": meta}));
+    assert_eq!(discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "vitaecontext");
+    let init = s.initialize();
+    assert_eq!(init["result"]["serverInfo"]["name"], "vitaecontext", "{init}");
+    assert!(found(&search(&mut s, "cachewarden"), "project:cachewarden"), "served from the index on disk");
+    assert!(!found(&search(&mut s, "okapiglider"), "project:burst-5000"), "which has not the new record yet");
+    s.wait_until("the first index waits for the other indexer", |s| s.stderr().contains("waiting for another index"));
+    assert!(!s.stderr().contains("VitaeGraph indexed at start"), "{}", s.stderr());
+    held.unlock().unwrap();
+    s.wait_until("the first index is done", |s| s.stderr().contains("VitaeGraph indexed at start"));
+    let deadline = Instant::now() + RESPONSE_TIMEOUT;
+    while !found(&search(&mut s, "okapiglider"), "project:burst-5000") {
+        assert!(Instant::now() < deadline, "the new record was never found; stderr:\n{}", s.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("VitaeGraph: watching"), "{stderr}");
+    assert_generated_is_clean(&root);
+}
+
+/// The outputs a full index writes, by name.
+fn outputs(root: &Path) -> Vec<(&'static str, Vec<u8>)> {
+    ["graph.json", "search-index.json", "diagnostics.json"]
+        .into_iter()
+        .map(|name| (name, fs::read(root.join(".generated").join(name)).unwrap_or_default()))
+        .collect()
+}
+
+/// `mcp --watch` under bursts: 10,000 records created in their own folders, then 2,000 of
+/// those folders renamed and 100 records edited, converge to what a full index of the same
+/// records writes (the watch re-adds a watch per renamed folder: edits inside them may go
+/// unreported, which the settling indexes catch); the root deleted ends live indexing and the
+/// server goes on answering.
+#[test]
+fn mcp_watch_converges_after_bursts_to_the_full_index() {
+    let (_tmp, root) = graph();
+    let mut s = Server::mcp(&["--watch", "--log-level", "info", "--root", root.to_str().unwrap()]);
+    s.wait_until("it indexed at start", |s| s.stderr().contains("VitaeGraph indexed at start"));
+    for i in 0..10_000 {
+        project(&root, i, "Written in a burst.");
+    }
+    for i in (0..10_000).step_by(5) {
+        fs::rename(root.join(format!("projects/burst-{i}")), root.join(format!("projects/moved-{i}"))).unwrap();
+    }
+    for i in (0..10_000).step_by(100) {
+        let dir = if i % 5 == 0 { format!("moved-{i}") } else { format!("burst-{i}") };
+        let record = root.join(format!("projects/{dir}/project.md"));
+        let text = fs::read_to_string(&record).unwrap();
+        fs::write(&record, text.replace("Written in a burst.", &format!("Edited after the burst: zqburst{i}.")))
+            .unwrap();
+    }
+    // The same records, indexed from scratch elsewhere.
+    let other = tempfile::tempdir().unwrap();
+    let copy = fs::canonicalize(other.path()).unwrap().join("graph");
+    copy_dir(&root, &copy);
+    let _ = fs::remove_dir_all(copy.join(".generated"));
+    let (status, _, stderr) = Cmd::new(["graph", "index", "--full", "--root", copy.to_str().unwrap()]).output();
+    assert!(status.success(), "{stderr}");
+    let full = outputs(&copy);
+    assert!(full[1].1.len() > 1_000_000, "the full index holds the burst");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while outputs(&root) != full {
+        assert!(Instant::now() < deadline, "never converged; stderr:\n{}", s.stderr());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(found(&search(&mut s, "zqburst9900"), "project:burst-9900"), "the server serves the converged index");
+    // A settling index may be writing its manifest again (records checked by content): only
+    // its temporaries are there meanwhile, and they go.
+    s.wait_until("no temporary is left in .generated/", |_| {
+        let mut names: Vec<_> = fs::read_dir(root.join(".generated"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names == crate::util::GENERATED_FILES
+    });
+    // The root deleted: live indexing ends, the server does not.
+    fs::remove_dir_all(&root).unwrap();
+    // Said by the watch (the root's own removal reported) or by an index that found it gone.
+    s.wait_until("live indexing ends", |s| {
+        let e = s.stderr();
+        e.contains("live indexing stops") || e.contains("so the server stops following changes")
+    });
+    assert_eq!(s.ok("ping", json!({})), json!({}));
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(!root.exists(), "nothing was made again at the deleted root's path");
+}

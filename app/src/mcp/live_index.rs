@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ports::watch::Watcher;
+use ports::watch::{WatchError, Watcher};
 
-use super::methods::CheckNow;
+use super::methods::{CheckNow, Taken};
 use crate::usecase::graph::{GraphError, Progress};
 use crate::usecase::watch::{self, Live, LiveIndex, Reindex, Timings, Trigger};
 
@@ -61,15 +61,19 @@ fn log(r: &Reindex) {
     }
 }
 
-/// Starts live indexing of `root`; `None` (with a warning) when it cannot watch, the server
-/// then serves whatever index is there.
+/// Starts live indexing of `root` in the background and returns at once: `initialize` is not
+/// held up by the watch being set up, nor by the first index (requests meanwhile are served
+/// from the index on disk). That index waits for `taken` (the poller's look at graph.json
+/// before it). `None` (with a warning) when no thread could be started; a watch that cannot be
+/// set up is a warning too, and the server then serves whatever index is there.
 pub fn start(
-    watcher: &dyn Watcher,
+    watcher: Arc<dyn Watcher>,
     fs: fs_std::StdFs,
     root: PathBuf,
     timings: Timings,
-    check_now: Option<CheckNow>,
+    check_now: Option<(CheckNow, Taken)>,
 ) -> Option<Live> {
+    let (check_now, taken) = check_now.unzip();
     let report = move |r: Reindex| {
         log(&r);
         if let Some(check) = &check_now {
@@ -84,5 +88,13 @@ pub fn start(
         progress: Box::new(Log),
         report: Box::new(report),
     };
-    watch::start(watcher, live).inspect_err(|e| tracing::warn!("--watch: the index will not follow changes: {e}")).ok()
+    let warn = |e: &WatchError| tracing::warn!("--watch: the index will not follow changes: {e}");
+    watch::start_in_background(
+        watcher,
+        live,
+        Box::new(move || taken.into_iter().for_each(Taken::wait)),
+        Box::new(move |e| warn(&e)),
+    )
+    .inspect_err(warn)
+    .ok()
 }

@@ -234,6 +234,19 @@ impl CheckNow {
     }
 }
 
+/// Says when the file poller of [`Methods::watch_files`] has taken what it compares the index
+/// at start with (graph.json's stamp and digest): that index must not write before.
+#[derive(Debug)]
+pub struct Taken(std::sync::mpsc::Receiver<()>);
+
+impl Taken {
+    /// Waits until they are taken (or the poller ended without: nothing is then compared).
+    pub fn wait(self) {
+        // Only ever disconnected: the poller drops its end once they are taken.
+        let _ = self.0.recv();
+    }
+}
+
 impl std::fmt::Debug for Methods {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Methods").field("served", &self.served).finish_non_exhaustive()
@@ -302,34 +315,41 @@ impl Methods {
     /// poller stays the one place that decides what changed and nothing is reported twice.
     ///
     /// With `indexing_at_start` (`mcp --watch`, whose first index rewrites graph.json at once,
-    /// usually with the same bytes), graph.json's digest is taken now too, and at the first
+    /// usually with the same bytes), graph.json's digest is taken too (before that index: see [`Taken`]), and at the first
     /// look a moved stamp is a change only when the bytes differ from these.
     pub fn watch_files(
         methods: &Arc<Methods>,
         every: std::time::Duration,
         indexing_at_start: bool,
-    ) -> std::io::Result<CheckNow> {
+    ) -> std::io::Result<(CheckNow, Taken)> {
         let weak = Arc::downgrade(methods);
         // graph.json (~30 MB at 100,000 records) is first loaded on the watcher's thread at its
         // first tick, so that it holds up neither `initialize` nor the first answers (on two
-        // cores, a parse beside the first search doubles its time); its stamp is taken now, so
-        // that a change made meanwhile is still reported.
+        // cores, a parse beside the first search doubles its time). Its stamp, and with
+        // `indexing_at_start` its bytes' digest (30 MB read and hashed at 100,000 records), are
+        // taken first thing on the thread, not before serving (`initialize` waited for them),
+        // so that a change made meanwhile is still reported; the index at start waits for
+        // them ([`Taken`]).
         // The skills are taken now, before `initialize` is answered, with their lists: a skill
         // added once the client has listed them must be announced. They are small; the Career
         // Context is not, and is first read on the thread (below).
         let skills = methods.watched_skills();
         let listed = methods.listed();
-        let graph_at_start = methods.served.graph().stamp(methods.served.fs());
-        let digest_at_start =
-            indexing_at_start.then(|| methods.served.graph().digest_now(methods.served.fs())).flatten();
         // One pending wake-up is enough: the check looks at the files as they are then.
         let (wake, woken) = std::sync::mpsc::sync_channel::<()>(1);
         let check_now = CheckNow(wake);
         let keep_open = check_now.clone();
+        let (taken_tx, taken) = std::sync::mpsc::sync_channel::<()>(1);
         std::thread::Builder::new().name("watch-files".into()).spawn(move || {
             // Held so the channel stays open (a timeout, never a disconnect) when nobody else
             // holds a `CheckNow`.
             let _keep_open = keep_open;
+            let (graph_at_start, digest_at_start) = {
+                let Some(m) = weak.upgrade() else { return };
+                let graph = m.served.graph();
+                (graph.stamp(m.served.fs()), indexing_at_start.then(|| graph.digest_now(m.served.fs())).flatten())
+            };
+            drop(taken_tx);
             // The Career Context is first read here, not before serving: a 16 MiB context took
             // 1.5 s to read and validate, and `initialize` waited for it (a 30 s client gave up
             // on a slow one).
@@ -378,7 +398,7 @@ impl Methods {
                 last = (now.0, Some(now.1), now.2);
             }
         })?;
-        Ok(check_now)
+        Ok((check_now, Taken(taken)))
     }
 
     #[allow(clippy::type_complexity, reason = "a tuple of the three things watched, read once")]
@@ -588,7 +608,8 @@ mod tests {
             let sources = Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() };
             let methods = Arc::new(Methods::new(Arc::clone(&fs) as Arc<dyn FileSystem>, sources));
             let mut told = methods.changes();
-            let check_now = Methods::watch_files(&methods, Duration::from_secs(3600), true).unwrap();
+            let (check_now, taken) = Methods::watch_files(&methods, Duration::from_secs(3600), true).unwrap();
+            taken.wait();
             // The index at start: graph.json written again (a new stamp), then a look at once.
             fs.write_atomic(graph, json(next).as_bytes()).unwrap();
             check_now.check();

@@ -11,6 +11,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
@@ -451,7 +452,8 @@ pub enum Ended {
 pub struct Live {
     stop: Stopper,
     thread: std::thread::JoinHandle<Ended>,
-    _watching: Box<dyn Watching>,
+    /// The watch, when [`start`] set it up; [`start_in_background`]'s thread holds its own.
+    _watching: Option<Box<dyn Watching>>,
 }
 
 impl std::fmt::Debug for Live {
@@ -461,14 +463,23 @@ impl std::fmt::Debug for Live {
 }
 
 /// Asks a [`Live`] to stop; a re-index under way finishes first, so `.generated/` is never
-/// left with staged temporaries.
+/// left with staged temporaries. A stop asked while the watch is still being set up
+/// ([`start_in_background`]) starts no index.
 #[derive(Debug, Clone)]
-pub struct Stopper(mpsc::Sender<Message>);
+pub struct Stopper {
+    tx: mpsc::Sender<Message>,
+    stopped: Arc<AtomicBool>,
+}
 
 impl Stopper {
     pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
         // Already stopped: nothing to do.
-        let _ = self.0.send(Received::Stop);
+        let _ = self.tx.send(Received::Stop);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
     }
 }
 
@@ -509,36 +520,86 @@ impl std::fmt::Debug for LiveIndex {
     }
 }
 
+/// The channel the watcher's sink and a [`Stopper`] feed.
+fn channel() -> (Stopper, mpsc::Receiver<Message>) {
+    let (tx, rx) = mpsc::channel::<Message>();
+    (Stopper { tx, stopped: Arc::new(AtomicBool::new(false)) }, rx)
+}
+
+/// The sink that hands the watcher's events to the loop.
+fn sink(stop: &Stopper) -> ports::watch::WatchSink {
+    let sink = stop.tx.clone();
+    Box::new(move |event| {
+        // The loop has ended: nobody needs the event.
+        let _ = sink.send(Received::Event(event));
+    })
+}
+
+/// The first index, then one per batch until stopped.
+fn run(live: LiveIndex, mut rx: mpsc::Receiver<Message>) -> Ended {
+    let LiveIndex { fs, clock, root, timings, progress, mut report } = live;
+    let start = clock.monotonic();
+    let result = graph::index(&*fs, &*clock, &root, &*progress);
+    let (expected, failed) = (Expected::default().after(&result), result.is_err());
+    report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
+    reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, expected, failed, &*progress, &mut *report)
+}
+
+fn spawn(
+    path: &Path,
+    body: impl FnOnce() -> Ended + Send + 'static,
+) -> Result<std::thread::JoinHandle<Ended>, WatchError> {
+    std::thread::Builder::new().name("graph-watch".into()).spawn(body).map_err(|e| WatchError {
+        path: path.to_path_buf(),
+        message: format!("could not start a thread: {e}"),
+        kind: ports::watch::WatchErrorKind::Other,
+    })
+}
+
 /// Starts watching `root`, then indexes it once and again after every batch of changes, on a
 /// thread of its own. The watch starts before the first index, so an edit made while it runs
-/// is not missed.
+/// is not missed. Returns once the watch is set up (its error is the caller's to report:
+/// `graph index --watch` says how to raise the system's limit).
 pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError> {
-    let (tx, mut rx) = mpsc::channel::<Message>();
-    let sink = tx.clone();
-    let watching = watcher.watch(
-        &live.root,
-        Box::new(move |event| {
-            // The loop has ended: nobody needs the event.
-            let _ = sink.send(Received::Event(event));
-        }),
-    )?;
-    let LiveIndex { fs, clock, root, timings, progress, mut report } = live;
-    let path = root.clone();
-    let thread = std::thread::Builder::new()
-        .name("graph-watch".into())
-        .spawn(move || {
-            let start = clock.monotonic();
-            let result = graph::index(&*fs, &*clock, &root, &*progress);
-            let (expected, failed) = (Expected::default().after(&result), result.is_err());
-            report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
-            reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, expected, failed, &*progress, &mut *report)
-        })
-        .map_err(|e| WatchError {
-            path,
-            message: format!("could not start a thread: {e}"),
-            kind: ports::watch::WatchErrorKind::Other,
-        })?;
-    Ok(Live { stop: Stopper(tx), thread, _watching: watching })
+    let (stop, rx) = channel();
+    let watching = watcher.watch(&live.root, sink(&stop))?;
+    let path = live.root.clone();
+    let thread = spawn(&path, move || run(live, rx))?;
+    Ok(Live { stop, thread, _watching: Some(watching) })
+}
+
+/// [`start`] for a server, which must answer at once: the watch is set up on the thread too
+/// (a recursive watch adds one per folder, 1.3 s at 100,000 records, found when `initialize`
+/// waited for it), then `before_first` runs there, then the first index. Until the watch is
+/// set up, requests are served from the index on disk. A watch that cannot be set up is
+/// handed to `failed` on the thread, and nothing is indexed, as when [`start`] fails; a stop
+/// asked meanwhile starts no index.
+pub fn start_in_background(
+    watcher: Arc<dyn Watcher>,
+    live: LiveIndex,
+    before_first: Box<dyn FnOnce() + Send>,
+    failed: Box<dyn FnOnce(WatchError) + Send>,
+) -> Result<Live, WatchError> {
+    let (stop, rx) = channel();
+    let (stopper, path) = (stop.clone(), live.root.clone());
+    let thread = spawn(&path, move || {
+        let watching = match watcher.watch(&live.root, sink(&stopper)) {
+            Ok(w) => w,
+            Err(e) => {
+                failed(e);
+                return Ended::Stopped;
+            }
+        };
+        tracing::info!("VitaeGraph: watching {} for changes", live.root.display());
+        if stopper.stopped() {
+            return Ended::Stopped;
+        }
+        before_first();
+        let ended = run(live, rx);
+        drop(watching);
+        ended
+    })?;
+    Ok(Live { stop, thread, _watching: None })
 }
 
 #[cfg(test)]

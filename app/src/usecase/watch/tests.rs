@@ -640,3 +640,91 @@ fn folders_moved_are_followed_by_settling_indexes_that_catch_unreported_edits() 
     let reports = with_an_unreported_edit((MS, change("projects/a/project.md")));
     assert_eq!(reports, [(Trigger::Changes(1), 0, false)], "no folder moved, no settling index");
 }
+
+/// A watcher whose watch is set up only once the test opens its gate (a recursive watch of a
+/// big graph takes a second: `initialize` waited for it), keeping the sink it was given.
+struct Gated {
+    gate: Mutex<mpsc::Receiver<()>>,
+    sink: Arc<Mutex<Option<ports::watch::WatchSink>>>,
+}
+
+struct Watched;
+impl Watching for Watched {}
+
+impl Watcher for Gated {
+    fn watch(&self, _: &Path, sink: ports::watch::WatchSink) -> Result<Box<dyn Watching>, WatchError> {
+        // A closed gate (the test ended) opens it too.
+        let _ = self.gate.lock().unwrap().recv();
+        *self.sink.lock().unwrap() = Some(sink);
+        Ok(Box::new(Watched))
+    }
+}
+
+/// A graph of one record in memory, the gated watcher and what `start_in_background` is
+/// given, each step reported on `steps`.
+#[allow(clippy::type_complexity, reason = "a test's setup, named at its one use")]
+fn gated_start()
+-> (Arc<MemoryFs>, mpsc::Sender<()>, Arc<Mutex<Option<ports::watch::WatchSink>>>, mpsc::Receiver<&'static str>, Live) {
+    let (fs, _, root, _) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n");
+    let fs = Arc::new(fs);
+    let (open, gate) = mpsc::channel();
+    let sink = Arc::new(Mutex::new(None));
+    let watcher = Arc::new(Gated { gate: Mutex::new(gate), sink: Arc::clone(&sink) });
+    let (tx, steps) = mpsc::channel();
+    let (before, failed) = (tx.clone(), tx.clone());
+    let live = LiveIndex {
+        fs: Arc::clone(&fs) as Arc<dyn FileSystem>,
+        clock: Arc::new(fs_std::SystemClock::default()),
+        root,
+        timings: Timings { quiet: MS * 10, max_wait: MS * 50 },
+        progress: Box::new(Quiet),
+        report: Box::new(move |r| {
+            let _ = tx.send(match r.trigger {
+                Trigger::Start => "indexed at start",
+                _ => "re-indexed",
+            });
+        }),
+    };
+    let live = start_in_background(
+        watcher,
+        live,
+        Box::new(move || {
+            let _ = before.send("before the first index");
+        }),
+        Box::new(move |_| {
+            let _ = failed.send("failed");
+        }),
+    )
+    .unwrap();
+    (fs, open, sink, steps, live)
+}
+
+/// `mcp --watch` answers `initialize` at once: the watch is set up on the thread, and only
+/// once it is does the first index run (so an edit made during that index is not missed), then
+/// a change reported by the watch re-indexes.
+#[test]
+fn a_watch_started_in_the_background_returns_before_the_watch_is_set_up() {
+    let (fs, open, sink, steps, live) = gated_start();
+    // Returned with the watch still held at its gate: nothing has been indexed.
+    assert!(fs.symlink_metadata(&generated_dir(&root()).join(domain::graph::GRAPH_FILE)).is_err());
+    assert!(steps.try_recv().is_err(), "nothing ran before the watch was set up");
+    open.send(()).unwrap();
+    let next = || steps.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!((next(), next()), ("before the first index", "indexed at start"));
+    assert!(fs.symlink_metadata(&generated_dir(&root()).join(domain::graph::GRAPH_FILE)).is_ok());
+    (sink.lock().unwrap().as_ref().expect("the sink was kept"))(WatchEvent::Changed(vec![root().join("x.md")]));
+    assert_eq!(next(), "re-indexed");
+    assert_eq!(live.stop(), Ended::Stopped);
+}
+
+/// A server ended while its watch is still being set up indexes nothing.
+#[test]
+fn a_stop_while_the_watch_is_set_up_starts_no_index() {
+    let (fs, open, _sink, steps, live) = gated_start();
+    let stopper = live.stopper();
+    stopper.stop();
+    open.send(()).unwrap();
+    assert_eq!(live.join(), Ended::Stopped);
+    assert_eq!(steps.try_iter().collect::<Vec<_>>(), Vec::<&str>::new(), "no step ran");
+    assert!(fs.symlink_metadata(&generated_dir(&root()).join(domain::graph::GRAPH_FILE)).is_err(), "nothing written");
+}
