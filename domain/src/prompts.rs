@@ -236,8 +236,7 @@ const RULES: &str = "## Rules against invention\n\n\
 - Do not invent or embellish employers, titles, dates, numbers, technologies, degrees, awards or outcomes. Copy names, dates and figures exactly.\n\
 - Never turn a goal, a target role, a wish or a skill the person is learning into claimed experience.\n\
 - Where something you need is missing or unclear, do not fill the gap: add it to a list of questions for the person.\n\
-- If the supplied material contradicts the packet, say so and prefer the packet, which the person curated.\n\
-- A VitaeGraph record marked private (`visibility: private` in its front matter, `\"visibility\": \"private\"` in search results) may inform your advice, but never name it, quote it or use its facts in anything written for publication (a CV, a profile, a post, a README).\n";
+- If the supplied material contradicts the packet, say so and prefer the packet, which the person curated.\n";
 
 fn grounding(out: &mut String, g: &Grounding, surface: Surface) {
     match g {
@@ -369,7 +368,9 @@ fn graph_section(out: &mut String, prompt: PromptName, d: &Digest) {
          records you will use with the resource `vitaegraph://record/{{id}}`, to take numbers, dates and outcomes from the \
          record itself. Records are the person's own facts and count as evidence like the packet; cite the record id of \
          each fact in your gap list and questions (\"project:cachewarden\"). After writing, call `check_claims` on your \
-         draft and fix every contradicted or unsupported claim.\n",
+         draft and fix every contradicted or unsupported claim. A record marked private (`visibility: private` in its \
+         front matter, `\"visibility\": \"private\"` in search results) may inform your advice, but never name it, \
+         quote it or use its facts in anything written for publication (a CV, a profile, a post, a README).\n",
         types.join(", ")
     );
     if d.records.is_empty() {
