@@ -85,6 +85,12 @@ pub struct Searcher {
     /// Each lower-cased tag's documents, in order, made at the first search filtered by a tag
     /// ([`Searcher::tag_docs`]).
     tag_docs: std::sync::OnceLock<HashMap<Box<[u8]>, Vec<u32>>>,
+    /// The average document length the weights were computed with; 0 when unknown (a
+    /// sidecar holding something else there). Only pending documents need it.
+    avg_len: f64,
+    /// The documents in byte order of their paths, made at the first search with pending
+    /// records ([`Searcher::documents_at`]).
+    by_path: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// A query's filters, resolved once: its type's number (`Some(None)`: a type no document has)
@@ -968,7 +974,7 @@ impl SearcherBuilder {
             haystack.extend(lower(field(i, 3)).bytes());
             haystack.push(0);
         }
-        Layout { docs, vocab, order, lists, terms, starts, haystack }
+        Layout { docs, vocab, order, lists, terms, starts, haystack, avg_len: avg_len as f32 }
     }
 }
 
@@ -986,12 +992,14 @@ pub struct Layout {
     terms: Vec<u32>,
     starts: Vec<u32>,
     haystack: Vec<u8>,
+    /// The average document length the weights were computed with.
+    avg_len: f32,
 }
 
 impl Layout {
     /// The length of what [`Layout::write`] writes, from the parts' sizes alone.
     pub fn len(&self, strings: &DocStrings<'_>) -> usize {
-        let Layout { docs, vocab, order, lists, terms, starts, haystack } = self;
+        let Layout { docs, vocab, order, lists, terms, starts, haystack, .. } = self;
         let (n, n_tags, n_terms) = (order.len(), docs.tag_kind.len(), terms.len());
         let doc_strings: usize =
             (0..n).flat_map(|i| (0..4).map(move |f| (i, f))).map(|(i, f)| docs.field(strings, i, f).len()).sum();
@@ -1031,14 +1039,15 @@ impl Layout {
     /// Writes the flat layout to `out` in pieces; it is never held whole. `strings` as given
     /// to [`SearcherBuilder::layout`].
     pub fn write(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
-        let Layout { docs, vocab, order, lists, terms, starts, haystack } = self;
+        let Layout { docs, vocab, order, lists, terms, starts, haystack, avg_len } = self;
         let n = order.len();
         let field = |i: usize, f: usize| docs.field(strings, i, f);
         let n_postings: usize = lists.iter().map(Vec::len).sum();
         let mut out = Sink::new(out);
-        for count in [n, docs.tag_kind.len(), terms.len(), 0] {
+        for count in [n, docs.tag_kind.len(), terms.len()] {
             out.put(&(count as u32).to_le_bytes())?;
         }
+        out.put(&avg_len.to_bits().to_le_bytes())?;
         out.put(&(n_postings as u64).to_le_bytes())?;
         write_table(&mut out, order.iter().flat_map(|&i| (0..4).map(move |f| field(i, f))))?;
         let mut end = 0u64;
@@ -1150,9 +1159,10 @@ impl Searcher {
         let n = r.u32("document count")? as usize;
         let n_tags = r.u32("tag count")? as usize;
         let n_terms = r.u32("term count")? as usize;
-        if r.u32("reserved")? != 0 {
-            return Err(Corrupt("reserved"));
-        }
+        // The average document length as an f32. Anything but a length is taken as unknown:
+        // only pending documents' weights use it.
+        let avg_len = f64::from(f32::from_bits(r.u32("average length")?));
+        let avg_len = if avg_len.is_finite() && avg_len >= 1.0 { avg_len } else { 0.0 };
         let n_postings = usize::try_from(r.u64("posting count")?).map_err(|_| Corrupt("posting count"))?;
         let docs = r.table(n.checked_mul(4).ok_or(Corrupt("documents"))?, "documents")?;
         let text_ends = r.bounds(n + 1, 8, texts.len(), "text offsets")?;
@@ -1232,6 +1242,8 @@ impl Searcher {
             scratch,
             grams,
             tag_docs: std::sync::OnceLock::new(),
+            avg_len,
+            by_path: std::sync::OnceLock::new(),
         })
     }
 
@@ -1405,15 +1417,48 @@ impl Searcher {
     }
 
     pub fn search(&self, q: &Query<'_>) -> Results {
+        self.search_with(q, &Pending::default())
+    }
+
+    /// The index's documents at record path `path` (one, unless the index is of an invalid
+    /// graph written by hand).
+    fn documents_at<'a>(&'a self, path: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let by_path = self.by_path.get_or_init(|| {
+            let mut order: Vec<u32> = (0..self.n as u32).collect();
+            order.sort_by(|&a, &b| self.field(a as usize, 3).cmp(self.field(b as usize, 3)));
+            order
+        });
+        let first = by_path.partition_point(|&i| self.field(i as usize, 3) < path);
+        by_path[first..].iter().map(|&i| i as usize).take_while(move |&i| self.field(i, 3) == path)
+    }
+
+    /// [`Searcher::search`] over the documents as `pending` says they now are: its paths'
+    /// documents in the index hidden, its documents searched beside the index's.
+    pub fn search_with(&self, q: &Query<'_>, pending: &Pending) -> Results {
         let tag = q.tag.map(str::to_lowercase);
         let tag = tag.as_deref();
         let filter = self.filter(q, tag);
+        let mut late = pending::Late::new(self, pending, q.kind, tag);
         let text = q.text.map(str::trim).filter(|t| !t.is_empty());
         let Some(text) = text else {
-            let matching: Vec<usize> = (0..self.n).filter(|&i| self.passes(i, &filter)).collect();
+            let matching: Vec<usize> = (0..self.n).filter(|&i| !late.hides(i) && self.passes(i, &filter)).collect();
+            // Both lists are in id order: merged, the first MAX_RESULTS.
+            let mut listed: Vec<(&str, Option<usize>, usize)> =
+                matching.iter().take(MAX_RESULTS).map(|&i| (self.field(i, 0), None, i)).collect();
+            let pending: Vec<usize> = late.passing().map(|(j, _)| j).collect();
+            listed.extend(pending.iter().map(|&j| (late.id(j), Some(j), j)));
+            listed.sort_by(|a, b| a.0.cmp(b.0));
+            let none = Needles::none();
             return Results {
-                match_count: matching.len(),
-                records: matching.iter().take(MAX_RESULTS).map(|&i| self.hit(i, 0.0, &Needles::none())).collect(),
+                match_count: matching.len() + pending.len(),
+                records: listed
+                    .iter()
+                    .take(MAX_RESULTS)
+                    .map(|&(_, from, i)| match from {
+                        Some(j) => late.hit(j, 0.0, &none),
+                        None => self.hit(i, 0.0, &none),
+                    })
+                    .collect(),
             };
         };
         let mut terms = tokens(text);
@@ -1428,7 +1473,15 @@ impl Searcher {
         scores.resize(self.n, 0.0);
         let scores = &mut scores[..];
         for term in &terms {
-            if let Some((idf, entries)) = self.postings(term) {
+            let postings = self.postings(term);
+            // With records pending, the idf is counted again over the documents as they are.
+            let idf = match postings {
+                Some((idf, _)) if late.is_empty() => Some(idf),
+                _ => late.idf(term, postings.map_or(&[][..], |(_, p)| p)),
+            };
+            let Some(idf) = idf else { continue };
+            late.score(term, idf);
+            if let Some((_, entries)) = postings {
                 for e in entries.chunks_exact(8) {
                     let (d, w) = (le_u32(e, 0), f32::from_bits(le_u32(e, 4)));
                     if let Some(s) = scores.get_mut(d as usize) {
@@ -1442,6 +1495,7 @@ impl Searcher {
         let lower = text.to_lowercase();
         let needles: Vec<&str> =
             if terms.is_empty() { vec![lower.as_str()] } else { terms.iter().map(String::as_str).collect() };
+        late.needles(&needles);
         last_needle.clear();
         last_needle.resize(if needles.is_empty() { 0 } else { self.n }, u16::MAX);
         let haystack = self.blob.get(self.haystack.clone()).unwrap_or_default();
@@ -1467,12 +1521,12 @@ impl Searcher {
         // pass over the dense scores. Documents come in id order, so once the list is full a
         // score at or under its last one ranks after it: most are refused by that comparison.
         let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let filtered = filter.is_some();
+        let filtered = filter.is_some() || !late.is_empty();
         let mut match_count = 0;
         let mut ranked: Vec<(u32, f64)> = Vec::with_capacity(MAX_RESULTS + 1);
         let mut floor = 0.0;
         for (d, &s) in scores.iter().enumerate() {
-            if s.is_nan() || s <= 0.0 || (filtered && !self.passes(d, &filter)) {
+            if s.is_nan() || s <= 0.0 || (filtered && (late.hides(d) || !self.passes(d, &filter))) {
                 continue;
             }
             match_count += 1;
@@ -1488,7 +1542,24 @@ impl Searcher {
             }
         }
         let finder = Needles::new(&needles);
-        let records = ranked.iter().map(|&(i, s)| self.hit(i as usize, s, &finder)).collect();
+        // The pending documents ranked in, by score then id.
+        let mut all: Vec<(&str, f64, Option<usize>, usize)> =
+            ranked.iter().map(|&(i, s)| (self.field(i as usize, 0), s, None, i as usize)).collect();
+        for (j, s) in late.passing().filter(|&(_, s)| !s.is_nan() && s > 0.0) {
+            match_count += 1;
+            all.push((late.id(j), s, Some(j), j));
+        }
+        if all.len() > ranked.len() {
+            all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        }
+        let records = all
+            .iter()
+            .take(MAX_RESULTS)
+            .map(|&(_, s, from, i)| match from {
+                Some(j) => late.hit(j, s, &finder),
+                None => self.hit(i, s, &finder),
+            })
+            .collect();
         Results { match_count, records }
     }
 
@@ -1599,6 +1670,10 @@ fn excerpt_with(text: &str, needles: &Needles, work: &mut usize) -> String {
     }
     out
 }
+
+#[path = "search_pending.rs"]
+mod pending;
+pub use pending::Pending;
 
 #[cfg(test)]
 #[path = "search_reference.rs"]
@@ -1969,6 +2044,113 @@ mod tests {
         let big = Entry::new(1, u32::MAX, false, true);
         assert_eq!((big.tf(), big.in_title(), big.in_tag()), ((1 << 30) - 1, false, true));
         assert_eq!(Entry::new(1, 16 << 20, true, false).tf(), 16 << 20, "a 16 MiB record's count");
+    }
+
+    fn searcher_of(docs: &[Document]) -> Searcher {
+        Searcher::new(SearchIndex { version: "2.0.0".into(), algorithm: "x".into(), documents: docs.to_vec() })
+    }
+
+    /// Pending records answer exactly as an index of the records as they now are, when the
+    /// average length is unchanged (a record edited into one of the same length, a new one
+    /// in place of a removed one of the same length): idf counted again, weights as the index
+    /// computes them, ranks merged by score then id, filters, listing and excerpts alike.
+    #[test]
+    fn pending_records_answer_as_an_index_of_them_would() {
+        let base = vec![
+            doc("project:a", "Build cache", &["rust"], "rust build-cache for ci pipelines"),
+            doc("project:b", "Go service", &["go"], "go service with a cache layer"),
+            doc("project:c", "Node tools", &["node"], "node.js tools and rust bindings"),
+            doc("award:d", "Rust prize", &["rust"], "prize for rust work in ci"),
+        ];
+        // b edited (as many terms as before), d removed, e new (as many terms as d had).
+        let b2 = doc("project:b", "Go service", &["go"], "go rust service cache layer now");
+        let e = doc("project:e", "Rust prize", &["rust"], "prize for rust work in go");
+        let now = vec![base[0].clone(), b2.clone(), base[2].clone(), e.clone()];
+        let pending = Pending::new([
+            ("project/b.md".to_owned(), Some(b2)),
+            ("award/d.md".to_owned(), None),
+            ("project/e.md".to_owned(), Some(e)),
+        ]);
+        let (before, after) = (searcher_of(&base), searcher_of(&now));
+        assert_eq!(before.avg_len, after.avg_len, "the test's premise");
+        for q in queries() {
+            assert_eq!(before.search_with(&q, &pending), after.search(&q), "{q:?}");
+        }
+        let q = Query { text: Some("rust"), ..Default::default() };
+        assert!(before.search_with(&q, &pending).records.iter().any(|h| h.id == "project:b"), "the edit is found");
+        assert_eq!(before.search_with(&q, &Pending::default()), before.search(&q), "nothing pending");
+    }
+
+    /// A sidecar records the average length (pending documents' weights need it); one of an
+    /// earlier build, with 0 there, still loads and answers.
+    #[test]
+    fn a_sidecar_keeps_the_average_length() {
+        let docs = vec![doc("project:a", "A", &[], "one two three"), doc("project:b", "B", &[], "one")];
+        let mut b = crate::graph::sidecar::SidecarBuilder::default();
+        for d in &docs {
+            b.add(d);
+        }
+        let source = crate::graph::sidecar::Source { json_len: 1, json_sum: 2, json_stamp: 3 };
+        let (decoded, _) = crate::graph::sidecar::decode(b.finish(source)).expect("decodes");
+        assert_eq!(decoded.avg_len, searcher_of(&docs).avg_len);
+        assert!(decoded.avg_len >= 1.0);
+        let pending = Pending::new([("project/c.md".to_owned(), Some(doc("project:c", "C", &[], "one")))]);
+        let q = Query { text: Some("one"), ..Default::default() };
+        assert_eq!(decoded.search_with(&q, &pending).match_count, 3);
+        let unknown = Searcher { avg_len: 0.0, ..searcher_of(&docs) };
+        assert_eq!(unknown.search_with(&q, &pending).match_count, 3, "an unknown average still ranks them");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Whatever changed, pending records match the records an index of the graph as it now
+        /// is would match (the same count, and the same records listed without a query); only
+        /// scores may differ, by the average length the index's weights were computed with.
+        #[test]
+        fn pending_records_match_what_a_new_index_would(
+            base in arb_documents(),
+            changed in arb_documents(),
+            removed in proptest::collection::vec(proptest::bool::ANY, 12),
+        ) {
+            let unique = |docs: Vec<Document>| {
+                let mut seen = std::collections::HashSet::new();
+                docs.into_iter().filter(|d| seen.insert(d.path.clone())).collect::<Vec<_>>()
+            };
+            let (base, changed) = (unique(base), unique(changed));
+            let mut pending = Vec::new();
+            let mut now: Vec<Document> = Vec::new();
+            for (k, d) in base.iter().enumerate() {
+                if changed.iter().any(|c| c.path == d.path) {
+                    continue;
+                }
+                if removed[k] {
+                    pending.push((d.path.clone(), None));
+                } else {
+                    now.push(d.clone());
+                }
+            }
+            for c in &changed {
+                pending.push((c.path.clone(), Some(c.clone())));
+                now.push(c.clone());
+            }
+            let pending = Pending::new(pending);
+            let (before, after) = (searcher_of(&base), searcher_of(&now));
+            for q in queries() {
+                let (got, want) = (before.search_with(&q, &pending), after.search(&q));
+                proptest::prop_assert_eq!(got.match_count, want.match_count, "{:?}", q);
+                let ids = |r: &Results| {
+                    let mut v: Vec<String> = r.records.iter().map(|h| h.id.clone()).collect();
+                    v.sort();
+                    v
+                };
+                if want.match_count <= MAX_RESULTS {
+                    proptest::prop_assert_eq!(ids(&got), ids(&want), "{:?}", q);
+                }
+                if q.text.is_none() {
+                    proptest::prop_assert_eq!(&got, &want, "{:?}", q);
+                }
+            }
+        }
     }
 
     proptest::proptest! {

@@ -13,12 +13,12 @@
 //! SHA-256 0.12 s of CPU in every `graph index` and in the server's check; the checksum takes
 //! a tenth of that.
 //!
-//! Format, version 6, every integer little-endian:
+//! Format, version 7, every integer little-endian:
 //!
 //! | bytes | field |
 //! | --- | --- |
 //! | 8 | magic `VCSIDX\r\n` (the CR LF catches a text-mode copy) |
-//! | 4 | format version, `5` |
+//! | 4 | format version, `7` |
 //! | 4 | reserved, `0` |
 //! | 8 | byte length of the `search-index.json` it was built from |
 //! | 8 | [`checksum`] of that `search-index.json` |
@@ -39,7 +39,9 @@
 //! records: a text is read when a hit's excerpt or a grounding look-up needs it, and checked
 //! then against its own checksum, which the body holds.
 //!
-//! The body: u32 document count `n`, u32 tag count, u32 term count, u32 `0`, u64 posting count;
+//! The body: u32 document count `n`, u32 tag count, u32 term count, the f32 average document
+//! length the weights were computed with (version 7; version 6 had the field reserved), u64
+//! posting count;
 //! then a string table of the documents (four strings each: id, type, title, path; in id
 //! order); `n + 1` u64 offsets of their texts in the text area (from 0 to its length); a u64
 //! [`checksum`] of each text; `n + 1` u32 tag ranges; a kind byte per tag (0 string, 1 boolean, 2 null); a string
@@ -55,7 +57,7 @@ use super::index::{Document, DocumentView};
 use super::search::{Corrupt, DocStrings, Layout, Prepared, ReadAt, Searcher, SearcherBuilder, Texts};
 
 pub const MAGIC: [u8; 8] = *b"VCSIDX\r\n";
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The fixed header before the body.
 pub const HEADER_LEN: usize = 56;
 /// The checksum after the body.
@@ -250,6 +252,7 @@ mod tests {
     /// more in all: 3 offsets and 2 checksums (40 bytes), 2 string offsets fewer (16). Format 5
     /// names the JSON by an 8-byte checksum, not a 32-byte SHA-256: a header 24 bytes shorter.
     /// Format 6 sums the header with the body: the same bytes but the version and the checksum.
+    /// Format 7 writes the average document length where format 6 had a reserved `0`.
     #[test]
     fn the_layout_is_pinned() {
         let mut b = SidecarBuilder::default();
@@ -262,8 +265,8 @@ mod tests {
         let bytes = b.finish(Source { json_len: 5, json_sum: 7, json_stamp: 3 });
         let body = &bytes[HEADER_LEN..body_end(&bytes, bytes.len() as u64).unwrap() as usize];
         assert_eq!(bytes.len() - body.len(), HEADER_LEN + TRAILER_LEN + 48, "the texts follow the checksum");
-        assert_eq!((bytes.len(), checksum(body)), (1338, 9_421_437_060_226_270_832));
-        assert_eq!(checksum(&bytes), 9_462_440_651_367_342_021);
+        assert_eq!((bytes.len(), checksum(body)), (1338, 6_709_528_591_657_396_860));
+        assert_eq!(checksum(&bytes), 13_317_878_337_665_098_557);
         let texts = &bytes[HEADER_LEN + body.len() + TRAILER_LEN..];
         assert_eq!(texts, "naïve café CIAudits caches. node.js, Ünïcode".as_bytes(), "in id order");
     }
@@ -335,7 +338,9 @@ mod tests {
             "version 4 named its JSON by SHA-256"
         );
         version[8] = 5;
-        assert_eq!(decode(version).err(), Some(SidecarError::Version(5)), "version 5 summed the body alone");
+        assert_eq!(decode(version.clone()).err(), Some(SidecarError::Version(5)), "version 5 summed the body alone");
+        version[8] = 6;
+        assert_eq!(decode(version).err(), Some(SidecarError::Version(6)), "version 6 had no average length");
         assert_eq!(decode(good[..HEADER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
         let end = body_end(&good, good.len() as u64).unwrap() as usize;
         assert_eq!(decode(good[..end + TRAILER_LEN - 1].to_vec()).err(), Some(SidecarError::Length));
@@ -353,10 +358,17 @@ mod tests {
         }
         // Absurd counts with a valid checksum: refused by the structure checks, with nothing
         // allocated by the count.
-        for (at, value) in [(0usize, u32::MAX), (4, u32::MAX), (8, u32::MAX), (12, 1)] {
+        for (at, value) in [(0usize, u32::MAX), (4, u32::MAX), (8, u32::MAX)] {
             let mut absurd = good.clone();
             absurd[HEADER_LEN + at..HEADER_LEN + at + 4].copy_from_slice(&value.to_le_bytes());
             assert!(matches!(decode(resum(absurd)), Err(SidecarError::Corrupt(_))), "count at {at}");
+        }
+        // The average length is a hint for pending records' weights: what is not a length
+        // (NaN, negative, 0) is taken as unknown, not as damage.
+        for value in [f32::NAN.to_bits(), (-3.0f32).to_bits(), 0, 1] {
+            let mut odd = good.clone();
+            odd[HEADER_LEN + 12..HEADER_LEN + 16].copy_from_slice(&value.to_le_bytes());
+            assert!(decode(resum(odd)).is_ok(), "average length bits {value:#x}");
         }
         let mut postings = good.clone();
         postings[HEADER_LEN + 16..HEADER_LEN + 24].copy_from_slice(&u64::MAX.to_le_bytes());
