@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use domain::graph::confine::{self, ConfinedPath, Deny};
-use domain::graph::index::Graph;
-use domain::graph::search::Searcher;
+use domain::graph::index::{Document, Graph};
+use domain::graph::search::{Pending, Searcher};
 use domain::graph::set::{self, Piece, SET_FILE};
 use domain::graph::{
     DIAGNOSTICS_FILE, GRAPH_FILE, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE, generated_path,
@@ -206,6 +206,81 @@ pub struct GraphStore {
     graph: Mutex<Slot<LoadedGraph>>,
     search: Mutex<SearchSlot>,
     verdict: Mutex<Option<Verdict>>,
+    pending: Arc<PendingRecords>,
+}
+
+/// The most records pending at once: past it, a change is found once its index run lands (a
+/// burst of thousands is one index run anyway), and what the server holds stays bounded.
+pub const MAX_PENDING: usize = 1024;
+
+/// Records changed since the index on disk (`mcp --watch`): read as soon as their change is
+/// reported and searched beside the index ([`Searcher::search_with`]) until an index run that
+/// read them has landed. Each put is numbered: an index run started after put `n` has read
+/// what it read ([`PendingRecords::mark`], [`PendingRecords::settle`]).
+#[derive(Debug, Default)]
+pub struct PendingRecords {
+    state: Mutex<PendingState>,
+}
+
+#[derive(Debug, Default)]
+struct PendingState {
+    puts: u64,
+    by_path: std::collections::BTreeMap<String, (u64, Option<Document>)>,
+    snapshot: Arc<Pending>,
+}
+
+impl PendingState {
+    fn snap(&mut self) {
+        self.snapshot = Arc::new(Pending::new(self.by_path.iter().map(|(p, (_, d))| (p.clone(), d.clone()))));
+    }
+}
+
+impl PendingRecords {
+    /// What is pending now, for one search.
+    pub fn snapshot(&self) -> Arc<Pending> {
+        Arc::clone(&lock(&self.state).snapshot)
+    }
+
+    /// Records as read now, each path's document (`None`: removed, or not a record search
+    /// lists); a path new past [`MAX_PENDING`] is left to the index run. How many were taken.
+    pub fn put(&self, changes: Vec<(String, Option<Document>)>) -> usize {
+        let mut st = lock(&self.state);
+        st.puts += 1;
+        let put = st.puts;
+        let mut taken = 0;
+        for (path, doc) in changes {
+            if st.by_path.len() >= MAX_PENDING && !st.by_path.contains_key(&path) {
+                continue;
+            }
+            st.by_path.insert(path, (put, doc));
+            taken += 1;
+        }
+        if taken > 0 {
+            st.snap();
+        }
+        taken
+    }
+
+    /// Where an index run that starts now stands: every record put until now, it reads as
+    /// it is now or later.
+    pub fn mark(&self) -> u64 {
+        lock(&self.state).puts
+    }
+
+    /// An index run that started at `mark` has landed: what was put by then is in the files.
+    pub fn settle(&self, mark: u64) {
+        let mut st = lock(&self.state);
+        let before = st.by_path.len();
+        st.by_path.retain(|_, (put, _)| *put > mark);
+        if st.by_path.len() != before {
+            st.snap();
+        }
+    }
+
+    /// How many records are pending.
+    pub fn count(&self) -> usize {
+        lock(&self.state).by_path.len()
+    }
 }
 
 /// What [`GraphStore::invalid_errors`] last found, and the stamp and length of the
@@ -242,7 +317,18 @@ impl GraphStore {
             graph: Mutex::default(),
             search: Mutex::default(),
             verdict: Mutex::new(None),
+            pending: Arc::default(),
         }
+    }
+
+    /// The records changed since the index, which `mcp --watch` reads as they change.
+    pub fn pending_records(&self) -> &Arc<PendingRecords> {
+        &self.pending
+    }
+
+    /// What is pending now ([`PendingRecords::snapshot`]).
+    pub fn pending(&self) -> Arc<Pending> {
+        self.pending.snapshot()
     }
 
     /// The root with every symlink resolved, computed once (a symlinked root works).

@@ -325,6 +325,7 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
             root,
             args.debounce.timings(),
             check_now,
+            Arc::clone(methods.pending_records()),
         ),
     };
     // SIGINT or SIGTERM stops serving as the end of input does: the re-index under way (with

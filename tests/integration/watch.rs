@@ -209,6 +209,88 @@ fn mcp_watch_makes_an_edit_searchable_within_a_second() {
     assert_generated_is_clean(&root);
 }
 
+/// With `--watch`, a changed record is searchable before the index run that writes it: read
+/// at once and searched beside the index (the debounce is stretched here to 8 s, so every
+/// answer below comes before that run). A new record in a new folder, an edit (its old words
+/// no longer find it), a removal and a folder moved away; the new record is readable by its
+/// id too. Then the run
+/// lands and the answers stay.
+#[test]
+fn mcp_watch_searches_changed_records_before_their_index_run() {
+    let (_tmp, root) = graph();
+    let mut s = Server::mcp(&[
+        "--watch",
+        "--root",
+        root.to_str().unwrap(),
+        "--log-level",
+        "info",
+        "--watch-quiet-ms",
+        "8000",
+        "--watch-max-wait-ms",
+        "16000",
+    ]);
+    s.wait_until("it indexed at start", |s| s.stderr().contains("VitaeGraph indexed at start"));
+    let until_found = |s: &mut Server, query: &str, id: &str, want: bool| {
+        let deadline = Instant::now() + RESPONSE_TIMEOUT;
+        while found(&search(s, query), id) != want {
+            assert!(Instant::now() < deadline, "{query}: {id} never {want}; stderr:\n{}", s.stderr());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    let started = Instant::now();
+    let dir = root.join("projects/zebrafinch");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("project.md"),
+        "---\ntype: project\nid: project:zebrafinch\ntitle: Zebrafinch tracker\ntags: [birds]\n---\nCounted zebrafinches.\n",
+    )
+    .unwrap();
+    until_found(&mut s, "zebrafinch", "project:zebrafinch", true);
+    let record = root.join("experience/quayside-devex/experience.md");
+    let text = fs::read_to_string(&record).unwrap();
+    assert!(found(&search(&mut s, "onboarding"), "experience:quayside-devex"));
+    let edited =
+        text.replace("pre-commit checks and onboarding scripts. Onboarding went", "okapiglider migrations. It went");
+    assert_ne!(edited, text);
+    fs::write(&record, edited).unwrap();
+    until_found(&mut s, "okapiglider", "experience:quayside-devex", true);
+    until_found(&mut s, "onboarding", "experience:quayside-devex", false);
+    // A record no other record links to: the graph stays valid without it.
+    assert!(found(&search(&mut s, "booking"), "project:booking-api"));
+    fs::remove_dir_all(root.join("projects/booking-api")).unwrap();
+    until_found(&mut s, "booking", "project:booking-api", false);
+    // A folder moved out of the graph: its records go with it.
+    assert!(found(&search(&mut s, "devstack"), "project:devstack-cli"));
+    fs::rename(root.join("projects/devstack-cli"), _tmp.path().join("devstack-cli")).unwrap();
+    until_found(&mut s, "devstack", "project:devstack-cli", false);
+    assert!(
+        !s.stderr().contains("VitaeGraph indexed after") && started.elapsed() < Duration::from_secs(8),
+        "answered before the index run ({:?}); stderr:\n{}",
+        started.elapsed(),
+        s.stderr()
+    );
+    assert!(!search_index(&root).contains("zebrafinch"), "not yet in the files");
+    let read = s.ok("resources/read", json!({"uri": "vitaegraph://record/project:zebrafinch"}));
+    assert!(read["contents"][0]["text"].as_str().unwrap().contains("Counted zebrafinches."), "{read}");
+    let typed =
+        s.ok("tools/call", json!({"name": "search_vitaegraph", "arguments": {"type": "project", "tag": "birds"}}));
+    assert!(found(&typed, "project:zebrafinch"), "{typed}");
+    s.wait_until("the index run", |s| s.stderr().contains("VitaeGraph indexed after"));
+    assert!(search_index(&root).contains("zebrafinch"));
+    for (query, id, want) in [
+        ("zebrafinch", "project:zebrafinch", true),
+        ("okapiglider", "experience:quayside-devex", true),
+        ("onboarding", "experience:quayside-devex", false),
+        ("booking", "project:booking-api", false),
+        ("devstack", "project:devstack-cli", false),
+    ] {
+        assert_eq!(found(&search(&mut s, query), id), want, "{query} after the index run");
+    }
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    assert_generated_is_clean(&root);
+}
+
 #[test]
 fn mcp_watch_makes_a_removed_index_again() {
     let (_tmp, root) = graph();

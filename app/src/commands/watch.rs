@@ -64,7 +64,15 @@ pub fn index(
     };
     let live = usecase::start(
         watcher,
-        LiveIndex { fs, clock, root: root.clone(), timings, progress: Box::new(Skips), report: Box::new(report) },
+        LiveIndex {
+            fs,
+            clock,
+            root: root.clone(),
+            timings,
+            progress: Box::new(Skips),
+            report: Box::new(report),
+            pending: None,
+        },
     )
     .map_err(|e| {
         Failure::failed(match e.kind {

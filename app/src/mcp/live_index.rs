@@ -2,10 +2,12 @@
 //!
 //! Indexing runs on a thread of its own (never on the runtime's two workers, which answer
 //! requests) and reports through tracing on stderr only: stdout carries JSON-RPC frames. The
-//! `GraphStore` sees new generated files by their stamps on the next request, so search needs
-//! nothing from here; clients are told through the file poller, asked to look at once after
-//! each index, so `resources/updated` for `vitaegraph://index` (and `resources/list_changed`)
-//! are sent once, by the one component that decides what changed.
+//! `GraphStore` sees new generated files by their stamps on the next request; before that, a
+//! changed record is searched from the store's pending records, which a second thread fills as
+//! changes are reported (`usecase::watch::pending`). Clients are told through the file
+//! poller, asked to look at once after each index, so `resources/updated` for
+//! `vitaegraph://index` (and `resources/list_changed`) are sent once, by the one component
+//! that decides what changed.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,6 +16,7 @@ use std::time::Duration;
 use ports::watch::{WatchError, Watcher};
 
 use super::methods::{CheckNow, Taken};
+use crate::graph_store::PendingRecords;
 use crate::usecase::graph::{GraphError, Progress};
 use crate::usecase::watch::{self, Live, LiveIndex, Reindex, Timings, Trigger};
 
@@ -72,6 +75,7 @@ pub fn start(
     root: PathBuf,
     timings: Timings,
     check_now: Option<(CheckNow, Taken)>,
+    pending: Arc<PendingRecords>,
 ) -> Option<Live> {
     let (check_now, taken) = check_now.unzip();
     let report = move |r: Reindex| {
@@ -87,6 +91,7 @@ pub fn start(
         timings,
         progress: Box::new(Log),
         report: Box::new(report),
+        pending: Some(pending),
     };
     let warn = |e: &WatchError| tracing::warn!("--watch: the index will not follow changes: {e}");
     watch::start_in_background(

@@ -254,6 +254,11 @@ impl std::fmt::Debug for Methods {
 }
 
 impl Methods {
+    /// The records `mcp --watch` reads as they change, searched until their index lands.
+    pub fn pending_records(&self) -> &Arc<crate::graph_store::PendingRecords> {
+        self.served.graph().pending_records()
+    }
+
     pub fn new(fs: Arc<dyn FileSystem>, sources: Sources) -> Self {
         Self {
             served: Served::new(fs, sources),

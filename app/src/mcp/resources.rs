@@ -214,8 +214,15 @@ fn record(m: &Served, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
         tracing::warn!("record {id}: index unavailable: {e}");
         index_unavailable(m, uri, &e)
     })?;
-    let node = g.by_id.get(&id).map(|i| &g.graph.nodes[*i]).ok_or_else(not_found)?;
-    match m.graph().read_record(m.fs(), &node.path) {
+    // A record changed since the index (with --watch) is where it now is: search lists it
+    // before its index run lands.
+    let pending = m.graph().pending();
+    let path = match (pending.document(&id), g.by_id.get(&id)) {
+        (Some(d), _) => d.path.clone(),
+        (None, Some(i)) => g.graph.nodes[*i].path.clone(),
+        (None, None) => return Err(not_found()),
+    };
+    match m.graph().read_record(m.fs(), &path) {
         Ok(body) => {
             let private = domain::graph::frontmatter::is_private(&body);
             let mut v = text(uri, "text/markdown", body);

@@ -234,7 +234,10 @@ fn search_vitaegraph() -> Tool {
             let SearchArgs { query, kind, tag } = params::parse(args)?;
             let kind = kind.as_deref().map(parse_type).transpose().map_err(RpcError::invalid_params)?;
             let query = Query { text: query.as_deref(), kind: kind.as_deref(), tag: tag.as_deref() };
-            let (results, indexed) = match m.graph().with_searcher(m.fs(), |s| (s.search(&query), s.len())) {
+            // With --watch, records changed since the index are searched beside it.
+            let pending = m.graph().pending();
+            let (results, indexed) = match m.graph().with_searcher(m.fs(), |s| (s.search_with(&query, &pending), s.len()))
+            {
                 Ok(found) => found,
                 Err(e) => {
                     tracing::warn!("search index unavailable: {e}");
@@ -284,7 +287,7 @@ fn search_vitaegraph() -> Tool {
                     Ok(g) => results
                         .records
                         .iter()
-                        .find(|h| !g.by_id.contains_key(&h.id))
+                        .find(|h| !g.by_id.contains_key(&h.id) && pending.document(&h.id).is_none())
                         .map(|h| format!("{} is in search-index.json, not in graph.json", h.id)),
                     Err(e) if e.is_missing() => Some("graph.json is missing".to_owned()),
                     Err(_) => None,

@@ -21,6 +21,7 @@ use ports::fs::{FileKind, FileSystem, FsErrorKind};
 use ports::watch::{WatchError, WatchEvent, Watcher, Watching};
 
 use super::graph::{self, GraphError, Indexed, Progress};
+use crate::graph_store::PendingRecords;
 
 /// How long the debouncer waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -359,10 +360,9 @@ pub fn generated_dir(root: &Path) -> PathBuf {
     root.join(domain::graph::GENERATED_DIR)
 }
 
-/// Re-indexes `root` once per batch until told to stop, handing each outcome to `report`. The
-/// first full index is the caller's (it reports it its own way): `expected` is what it left,
-/// and `first_failed` whether it failed. A
-/// failed re-index (an invalid graph, an unreadable file) is reported and the watch goes on:
+/// Re-indexes `root` (with `index`) once per batch until told to stop, handing each outcome to
+/// `report`. The first full index is the caller's (it reports it its own way): `expected` is
+/// what it left, and `first_failed` whether it failed. A failed re-index (an invalid graph, an unreadable file) is reported and the watch goes on:
 /// the next edit may fix it. A removed index is made again once: if that fails, a removal
 /// starts nothing more until the outputs are otherwise than the failure left them (the folder
 /// in a file's place moved away, say), an index succeeds or a record changes. Any failed index
@@ -371,15 +371,14 @@ pub fn generated_dir(root: &Path) -> PathBuf {
 /// removal's case. A failed index writes nothing (a set lands whole or not at all), so a
 /// failure that keeps touching the outputs cannot become a loop.
 #[allow(clippy::too_many_arguments)]
-pub fn reindex_on_change(
+fn reindex_with(
     fs: &dyn FileSystem,
     clock: &dyn Clock,
     root: &Path,
     events: &mut dyn Events,
     timings: Timings,
-    mut expected: Expected,
-    first_failed: bool,
-    progress: &dyn Progress,
+    (mut expected, first_failed): (Expected, bool),
+    index: &mut dyn FnMut() -> Result<Indexed, GraphError>,
     report: &mut dyn FnMut(Reindex),
 ) -> Ended {
     let ignored = generated_dir(root);
@@ -413,7 +412,7 @@ pub fn reindex_on_change(
             return Ended::RootGone;
         }
         let start = clock.monotonic();
-        let result = graph::index(fs, clock, root, progress);
+        let result = index();
         let gone = matches!(result, Err(GraphError::NoRoot(_)));
         expected = expected.after(&result);
         failed_with = failed(result.is_err(), batch.remake.is_some(), expected);
@@ -512,6 +511,10 @@ pub struct LiveIndex {
     pub progress: Box<dyn Progress + Send>,
     /// Called after every index: the first ([`Trigger::Start`]), then one per batch.
     pub report: Box<dyn FnMut(Reindex) + Send>,
+    /// A server's records changed since the index: with it, each change is read into it at
+    /// once ([`pending::follow`], [`start_in_background`] only), and each index run that
+    /// lands settles what it read.
+    pub pending: Option<Arc<PendingRecords>>,
 }
 
 impl std::fmt::Debug for LiveIndex {
@@ -526,23 +529,36 @@ fn channel() -> (Stopper, mpsc::Receiver<Message>) {
     (Stopper { tx, stopped: Arc::new(AtomicBool::new(false)) }, rx)
 }
 
-/// The sink that hands the watcher's events to the loop.
-fn sink(stop: &Stopper) -> ports::watch::WatchSink {
+/// The sink that hands the watcher's events to the loop, and to `also` (the pending records'
+/// reader) when there is one.
+fn sink(stop: &Stopper, also: Option<mpsc::Sender<WatchEvent>>) -> ports::watch::WatchSink {
     let sink = stop.tx.clone();
     Box::new(move |event| {
-        // The loop has ended: nobody needs the event.
+        // A reader that has ended needs nothing more; neither does a loop that has.
+        if let Some(also) = &also {
+            let _ = also.send(event.clone());
+        }
         let _ = sink.send(Received::Event(event));
     })
 }
 
-/// The first index, then one per batch until stopped.
+/// The first index, then one per batch until stopped. Each index run that succeeds settles the
+/// pending records put before it started: it read them as they were then, or later.
 fn run(live: LiveIndex, mut rx: mpsc::Receiver<Message>) -> Ended {
-    let LiveIndex { fs, clock, root, timings, progress, mut report } = live;
+    let LiveIndex { fs, clock, root, timings, progress, mut report, pending } = live;
+    let mut index = || {
+        let mark = pending.as_ref().map(|p| p.mark());
+        let result = graph::index(&*fs, &*clock, &root, &*progress);
+        if let (Some(p), Some(mark), Ok(_)) = (&pending, mark, &result) {
+            p.settle(mark);
+        }
+        result
+    };
     let start = clock.monotonic();
-    let result = graph::index(&*fs, &*clock, &root, &*progress);
+    let result = index();
     let (expected, failed) = (Expected::default().after(&result), result.is_err());
     report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
-    reindex_on_change(&*fs, &*clock, &root, &mut rx, timings, expected, failed, &*progress, &mut *report)
+    reindex_with(&*fs, &*clock, &root, &mut rx, timings, (expected, failed), &mut index, &mut *report)
 }
 
 fn spawn(
@@ -562,7 +578,7 @@ fn spawn(
 /// `graph index --watch` says how to raise the system's limit).
 pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError> {
     let (stop, rx) = channel();
-    let watching = watcher.watch(&live.root, sink(&stop))?;
+    let watching = watcher.watch(&live.root, sink(&stop, None))?;
     let path = live.root.clone();
     let thread = spawn(&path, move || run(live, rx))?;
     Ok(Live { stop, thread, _watching: Some(watching) })
@@ -582,8 +598,27 @@ pub fn start_in_background(
 ) -> Result<Live, WatchError> {
     let (stop, rx) = channel();
     let (stopper, path) = (stop.clone(), live.root.clone());
+    // The pending records' reader, on a thread of its own: an edit is searchable while an
+    // index run is under way, not only once it has finished.
+    let also = match &live.pending {
+        Some(pending) => {
+            let (tx, events) = mpsc::channel();
+            let (fs, root, pending) = (Arc::clone(&live.fs), live.root.clone(), Arc::clone(pending));
+            let wait = pending::timings(live.timings);
+            std::thread::Builder::new()
+                .name("graph-pending".into())
+                .spawn(move || pending::follow(fs, root, events, pending, wait))
+                .map_err(|e| WatchError {
+                    path: path.clone(),
+                    message: format!("could not start a thread: {e}"),
+                    kind: ports::watch::WatchErrorKind::Other,
+                })?;
+            Some(tx)
+        }
+        None => None,
+    };
     let thread = spawn(&path, move || {
-        let watching = match watcher.watch(&live.root, sink(&stopper)) {
+        let watching = match watcher.watch(&live.root, sink(&stopper, also)) {
             Ok(w) => w,
             Err(e) => {
                 failed(e);
@@ -601,6 +636,8 @@ pub fn start_in_background(
     })?;
     Ok(Live { stop, thread, _watching: None })
 }
+
+pub mod pending;
 
 #[cfg(test)]
 mod tests;

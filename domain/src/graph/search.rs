@@ -1420,16 +1420,23 @@ impl Searcher {
         self.search_with(q, &Pending::default())
     }
 
-    /// The index's documents at record path `path` (one, unless the index is of an invalid
-    /// graph written by hand).
+    /// The index's documents at record path `path` or below it as a folder (`path/...`): one
+    /// for a record's path, unless the index is of an invalid graph written by hand.
     fn documents_at<'a>(&'a self, path: &'a str) -> impl Iterator<Item = usize> + 'a {
         let by_path = self.by_path.get_or_init(|| {
             let mut order: Vec<u32> = (0..self.n as u32).collect();
             order.sort_by(|&a, &b| self.field(a as usize, 3).cmp(self.field(b as usize, 3)));
             order
         });
+        // In byte order, the paths that start with `path` follow it in one run (`path`,
+        // `path-x`, `path/a`, `path0`...): those that are it or lie below it are picked out.
         let first = by_path.partition_point(|&i| self.field(i as usize, 3) < path);
-        by_path[first..].iter().map(|&i| i as usize).take_while(move |&i| self.field(i, 3) == path)
+        by_path[first..].iter().map(|&i| i as usize).take_while(move |&i| self.field(i, 3).starts_with(path)).filter(
+            move |&i| {
+                let p = self.field(i, 3);
+                p.len() == path.len() || p.as_bytes()[path.len()] == b'/'
+            },
+        )
     }
 
     /// [`Searcher::search`] over the documents as `pending` says they now are: its paths'
@@ -2079,6 +2086,24 @@ mod tests {
         let q = Query { text: Some("rust"), ..Default::default() };
         assert!(before.search_with(&q, &pending).records.iter().any(|h| h.id == "project:b"), "the edit is found");
         assert_eq!(before.search_with(&q, &Pending::default()), before.search(&q), "nothing pending");
+    }
+
+    /// A folder moved away hides every record below it, and only those (not `projects/a-b`
+    /// beside `projects/a`).
+    #[test]
+    fn a_pending_folder_hides_what_lies_below_it() {
+        let docs: Vec<Document> =
+            ["projects/a/p.md", "projects/a/q/r.md", "projects/a-b/p.md", "projects/a0.md", "projects/b.md"]
+                .iter()
+                .enumerate()
+                .map(|(k, path)| Document { path: (*path).into(), ..doc(&format!("project:d{k}"), "T", &[], "word") })
+                .collect();
+        let s = searcher_of(&docs);
+        let q = Query { text: Some("word"), ..Default::default() };
+        let ids = |p: &Pending| s.search_with(&q, p).records.into_iter().map(|h| h.id).collect::<Vec<_>>();
+        assert_eq!(ids(&Pending::new([("projects/a".to_owned(), None)])), ["project:d2", "project:d3", "project:d4"]);
+        assert_eq!(ids(&Pending::new([("projects/a/p.md".to_owned(), None)])).len(), 4);
+        assert_eq!(ids(&Pending::new([("projects".to_owned(), None)])), Vec::<String>::new());
     }
 
     /// A sidecar records the average length (pending documents' weights need it); one of an

@@ -13,7 +13,9 @@
 use super::{B, Document, Hit, ID_PATH_WEIGHT, K1, Needles, Prepared, Searcher, TAG_BOOST, TITLE_BOOST, excerpt_with};
 
 /// What changed since the index: per record path, its document now, or `None` for a record
-/// removed (or one search cannot list: no id). At most one entry per path, in path order.
+/// removed (or one search cannot list: no id). Each path hides the index's documents at it and
+/// below it as a folder (a folder moved away is one path, `projects/old`). At most one entry
+/// per path, in path order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pending {
     changes: Vec<(String, Option<Document>)>,

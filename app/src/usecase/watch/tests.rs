@@ -8,6 +8,23 @@ use fs_memory::MemoryFs;
 
 use super::*;
 
+/// [`reindex_with`] making each index with `graph::index`, as `graph index --watch` does.
+#[allow(clippy::too_many_arguments)]
+fn reindex_on_change(
+    fs: &dyn FileSystem,
+    clock: &dyn Clock,
+    root: &Path,
+    events: &mut dyn Events,
+    timings: Timings,
+    expected: Expected,
+    first_failed: bool,
+    progress: &dyn Progress,
+    report: &mut dyn FnMut(Reindex),
+) -> Ended {
+    let mut index = || graph::index(fs, clock, root, progress);
+    reindex_with(fs, clock, root, events, timings, (expected, first_failed), &mut index, report)
+}
+
 const MS: Duration = Duration::from_millis(1);
 
 /// A clock the event source moves: time passes only while the debouncer waits.
@@ -665,6 +682,15 @@ impl Watcher for Gated {
 #[allow(clippy::type_complexity, reason = "a test's setup, named at its one use")]
 fn gated_start()
 -> (Arc<MemoryFs>, mpsc::Sender<()>, Arc<Mutex<Option<ports::watch::WatchSink>>>, mpsc::Receiver<&'static str>, Live) {
+    gated_start_with(Timings { quiet: MS * 10, max_wait: MS * 50 }, None)
+}
+
+#[allow(clippy::type_complexity, reason = "a test's setup, named at its uses")]
+fn gated_start_with(
+    timings: Timings,
+    pending: Option<Arc<PendingRecords>>,
+) -> (Arc<MemoryFs>, mpsc::Sender<()>, Arc<Mutex<Option<ports::watch::WatchSink>>>, mpsc::Receiver<&'static str>, Live)
+{
     let (fs, _, root, _) = one_record(b"---\ntype: project\nid: project:a\ntitle: A\n---\nFirst.\n");
     let fs = Arc::new(fs);
     let (open, gate) = mpsc::channel();
@@ -676,7 +702,7 @@ fn gated_start()
         fs: Arc::clone(&fs) as Arc<dyn FileSystem>,
         clock: Arc::new(fs_std::SystemClock::default()),
         root,
-        timings: Timings { quiet: MS * 10, max_wait: MS * 50 },
+        timings,
         progress: Box::new(Quiet),
         report: Box::new(move |r| {
             let _ = tx.send(match r.trigger {
@@ -684,6 +710,7 @@ fn gated_start()
                 _ => "re-indexed",
             });
         }),
+        pending,
     };
     let live = start_in_background(
         watcher,
@@ -727,4 +754,32 @@ fn a_stop_while_the_watch_is_set_up_starts_no_index() {
     assert_eq!(live.join(), Ended::Stopped);
     assert_eq!(steps.try_iter().collect::<Vec<_>>(), Vec::<&str>::new(), "no step ran");
     assert!(fs.symlink_metadata(&generated_dir(&root()).join(domain::graph::GRAPH_FILE)).is_err(), "nothing written");
+}
+
+/// A server's watch reads a changed record at once, long before the debounced index run, and
+/// that run, once landed, settles it: a search meanwhile finds the record beside the index.
+#[test]
+fn a_changed_record_is_pending_until_its_index_run_lands() {
+    let pending = Arc::new(PendingRecords::default());
+    let (fs, open, sink, steps, live) =
+        gated_start_with(Timings { quiet: MS * 400, max_wait: MS * 2000 }, Some(Arc::clone(&pending)));
+    open.send(()).unwrap();
+    let next = || steps.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!((next(), next()), ("before the first index", "indexed at start"));
+    fs.write_atomic(&root().join("projects/b.md"), b"---\ntype: project\nid: project:b\ntitle: Bee\n---\nNew.\n")
+        .unwrap();
+    let reported = std::time::Instant::now();
+    (sink.lock().unwrap().as_ref().expect("the sink was kept"))(WatchEvent::Changed(vec![
+        root().join("projects/b.md"),
+    ]));
+    while pending.count() == 0 {
+        assert!(reported.elapsed() < Duration::from_secs(10), "read within the pending reader's wait");
+        std::thread::sleep(MS);
+    }
+    let found = reported.elapsed();
+    assert!(steps.try_recv().is_err(), "pending before the index run ({found:?})");
+    assert_eq!(pending.snapshot().document("project:b").map(|d| d.title.as_str()), Some("Bee"));
+    assert_eq!(next(), "re-indexed");
+    assert_eq!(pending.count(), 0, "settled by the run that read it");
+    assert_eq!(live.stop(), Ended::Stopped);
 }
