@@ -802,6 +802,10 @@ pub enum GraphCommand {
         /// fix it.
         #[arg(long, conflicts_with = "watch")]
         full: bool,
+        /// Print the outcome as one JSON line on stdout, for `mcp --watch`, which indexes in a
+        /// child process (hidden: not for people).
+        #[arg(long, hide = true, conflicts_with = "watch")]
+        summary_json: bool,
         #[command(flatten)]
         debounce: DebounceArgs,
     },

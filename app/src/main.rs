@@ -117,6 +117,10 @@ fn run(cli: Cli) -> Outcome {
                     },
                 ),
                 GraphCommand::Validate { root, json } => commands::graph::validate(&fs, &clock, &root_of(&root), json),
+                GraphCommand::Index { root, watch: false, full, summary_json: true, .. } => {
+                    return_freed_memory_after(0);
+                    commands::graph::index_summary(&fs, &clock, &root_of(&root), full)
+                }
                 GraphCommand::Index { root, watch: false, full, .. } => {
                     return_freed_memory_after(0);
                     commands::graph::index(&fs, &clock, &root_of(&root), full)

@@ -521,3 +521,45 @@ fn fill_in_records(root: &std::path::Path) {
         fs::write(&path, format!("{}\n# Mine\n\nWhat I did, with numbers.\n", &text[..end])).unwrap();
     }
 }
+
+/// `graph index --summary-json`, what `mcp --watch` runs in a child process: one JSON line on
+/// stdout saying how the run went (a valid graph, an invalid one with its findings, a root
+/// that is not there), and the same files as a plain run.
+#[test]
+fn index_summary_json_says_how_the_run_went() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("g");
+    copy_dir(&example("vitaegraph"), &root);
+    let committed = fs::read(root.join(".generated/search-index.json")).unwrap();
+    fs::remove_dir_all(root.join(".generated")).unwrap();
+    let summary = |root: &std::path::Path| {
+        let (st, out, err) = Cmd::new(["graph", "index", "--summary-json", "--root", root.to_str().unwrap()]).output();
+        assert_eq!(out.lines().count(), 1, "one line: {out}");
+        (st, serde_json::from_str::<Value>(&out).unwrap_or_else(|e| panic!("{e}: {out}")), err)
+    };
+    let (st, v, err) = summary(&root);
+    assert!(st.success(), "{err}");
+    let done = &v["indexed"];
+    assert_eq!(
+        (done["valid"].as_bool(), done["nodes"].as_u64(), done["written"].as_bool()),
+        (Some(true), Some(21), Some(true)),
+        "{v}"
+    );
+    assert_eq!(fs::read(root.join(".generated/search-index.json")).unwrap(), committed);
+    let (_, again, _) = summary(&root);
+    assert_eq!(again["indexed"]["written"], false, "nothing changed: {again}");
+    // Invalid: a run that succeeded, with its findings.
+    let bad = tmp.path().join("bad");
+    copy_dir(&fixture(), &bad);
+    let (st, v, _) = summary(&bad);
+    assert!(st.success());
+    assert_eq!(v["indexed"]["valid"], false, "{v}");
+    assert!(
+        v["indexed"]["errors"]
+            .as_array()
+            .is_some_and(|e| e.iter().all(|d| d["code"].is_string() && d["path"].is_string()))
+    );
+    let (st, v, _) = summary(&tmp.path().join("missing"));
+    assert!(!st.success());
+    assert!(v["failed"]["noRoot"].as_str().is_some_and(|p| p.ends_with("missing")), "{v}");
+}

@@ -70,7 +70,8 @@ pub(super) fn graph_failure(e: GraphError) -> Failure {
         | GraphError::OutputIsFolder(_)
         | GraphError::DuplicateId { .. }
         | GraphError::NoParent { .. }
-        | GraphError::Fs(_) => Failure::failed(miette!("{e}")),
+        | GraphError::Fs(_)
+        | GraphError::Reported(_) => Failure::failed(miette!("{e}")),
     }
 }
 
@@ -227,6 +228,19 @@ pub fn validate(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, json:
         }
     }
     Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `graph index --summary-json`: the outcome as one JSON line on stdout for the server that
+/// started the run (`mcp --watch`), which says what it needs of it in its own log; progress
+/// and skipped files go to stderr as ever. Exits 1 when the run failed (an invalid graph is a
+/// run that succeeded: the server serves no records until it is fixed).
+pub fn index_summary(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, full: bool) -> Outcome {
+    let root = root(sources)?;
+    let caches = if full { usecase::Caches::Ignore } else { usecase::Caches::Use };
+    let result = usecase::index_with(fs, clock, &root, &Stderr::default(), caches);
+    let line = serde_json::to_string(&usecase::Summary::of(&result)).expect("a summary serialises");
+    out(&format!("{line}\n"));
+    Ok(if result.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 pub fn index(fs: &dyn FileSystem, clock: &dyn Clock, sources: &Sources, full: bool) -> Outcome {

@@ -72,6 +72,7 @@ pub fn index(
             progress: Box::new(Skips),
             report: Box::new(report),
             pending: None,
+            index: None,
         },
     )
     .map_err(|e| {

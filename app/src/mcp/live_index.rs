@@ -9,7 +9,9 @@
 //! `vitaegraph://index` (and `resources/list_changed`) are sent once, by the one component
 //! that decides what changed.
 
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,8 +19,8 @@ use ports::watch::{WatchError, Watcher};
 
 use super::methods::{CheckNow, Taken};
 use crate::graph_store::PendingRecords;
-use crate::usecase::graph::{GraphError, Progress};
-use crate::usecase::watch::{self, Live, LiveIndex, Reindex, Timings, Trigger};
+use crate::usecase::graph::{self, GraphError, Indexed, Progress, Summary};
+use crate::usecase::watch::{self, Indexer, Live, LiveIndex, Reindex, Timings, Trigger};
 
 /// Skipped files go to the log; progress does not.
 struct Log;
@@ -64,6 +66,78 @@ fn log(r: &Reindex) {
     }
 }
 
+/// The program to run `graph index` with: this very binary (Linux's `/proc/self/exe` still
+/// names it when an upgrade has replaced the file at its path, whose caches' formats may
+/// differ), else its path.
+fn this_program() -> Option<PathBuf> {
+    let proc = Path::new("/proc/self/exe");
+    if proc.exists() {
+        return Some(proc.to_path_buf());
+    }
+    std::env::current_exe().ok()
+}
+
+/// Makes each index in a child process, `vitaecontext graph index --summary-json`: the run's
+/// memory (its peak is hundreds of MB at 100,000 records, and an allocator keeps much of it
+/// once freed) is the child's and goes back to the system when it ends, and a crash in it is
+/// not the server's. The child has a process group of its own, so a Ctrl-C at the terminal
+/// reaches the server, which lets the run finish, and not the run itself; its stdout is the
+/// summary (never the server's stdout, which carries JSON-RPC only), its stderr goes to the
+/// server's log. Where no child can be started, the index is made in this process.
+fn in_child(root: PathBuf) -> Indexer {
+    let program = this_program();
+    Box::new(move || {
+        let Some(program) = &program else { return in_process(&root) };
+        let mut command = std::process::Command::new(program);
+        command
+            .args(["graph", "index", "--summary-json", "--root"])
+            .arg(&root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                tracing::warn!("could not start {} to index ({e}): indexing in the server", program.display());
+                return in_process(&root);
+            }
+        };
+        tracing::debug!(pid = child.id(), "graph index: running in a child process");
+        let forward = child.stderr.take().map(|stderr| {
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if line.contains("skipped") || line.contains("waiting") {
+                        tracing::warn!("graph index: {}", line.trim_start_matches("graph: "));
+                    } else {
+                        tracing::debug!("graph index: {}", line.trim_start_matches("graph: "));
+                    }
+                }
+            })
+        });
+        let mut said = String::new();
+        if let Some(mut stdout) = child.stdout.take() {
+            let _ = stdout.read_to_string(&mut said);
+        }
+        let status = child.wait();
+        if let Some(forward) = forward {
+            let _ = forward.join();
+        }
+        match said.lines().last().map(serde_json::from_str::<Summary>) {
+            Some(Ok(summary)) => summary.into_result(),
+            _ => Err(GraphError::Reported(format!(
+                "the index process ended ({}) without saying how the run went",
+                status.map_or_else(|e| e.to_string(), |s| s.to_string())
+            ))),
+        }
+    })
+}
+
+fn in_process(root: &Path) -> Result<Indexed, GraphError> {
+    graph::index(&fs_std::StdFs::new(), &fs_std::SystemClock::default(), root, &Log)
+}
+
 /// Starts live indexing of `root` in the background and returns at once: `initialize` is not
 /// held up by the watch being set up, nor by the first index (requests meanwhile are served
 /// from the index on disk). That index waits for `taken` (the poller's look at graph.json
@@ -78,6 +152,7 @@ pub fn start(
     pending: Arc<PendingRecords>,
 ) -> Option<Live> {
     let (check_now, taken) = check_now.unzip();
+    let root_for_child = root.clone();
     let report = move |r: Reindex| {
         log(&r);
         if let Some(check) = &check_now {
@@ -92,6 +167,7 @@ pub fn start(
         progress: Box::new(Log),
         report: Box::new(report),
         pending: Some(pending),
+        index: Some(in_child(root_for_child)),
     };
     let warn = |e: &WatchError| tracing::warn!("--watch: the index will not follow changes: {e}");
     watch::start_in_background(

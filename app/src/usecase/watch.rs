@@ -515,7 +515,13 @@ pub struct LiveIndex {
     /// once ([`pending::follow`], [`start_in_background`] only), and each index run that
     /// lands settles what it read.
     pub pending: Option<Arc<PendingRecords>>,
+    /// What makes each index, when not `graph::index` in this process (the server runs it in
+    /// a child process).
+    pub index: Option<Indexer>,
 }
+
+/// Makes one index of the watched root.
+pub type Indexer = Box<dyn Fn() -> Result<Indexed, GraphError> + Send>;
 
 impl std::fmt::Debug for LiveIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -545,10 +551,13 @@ fn sink(stop: &Stopper, also: Option<mpsc::Sender<WatchEvent>>) -> ports::watch:
 /// The first index, then one per batch until stopped. Each index run that succeeds settles the
 /// pending records put before it started: it read them as they were then, or later.
 fn run(live: LiveIndex, mut rx: mpsc::Receiver<Message>) -> Ended {
-    let LiveIndex { fs, clock, root, timings, progress, mut report, pending } = live;
+    let LiveIndex { fs, clock, root, timings, progress, mut report, pending, index: indexer } = live;
     let mut index = || {
         let mark = pending.as_ref().map(|p| p.mark());
-        let result = graph::index(&*fs, &*clock, &root, &*progress);
+        let result = match &indexer {
+            Some(made) => made(),
+            None => graph::index(&*fs, &*clock, &root, &*progress),
+        };
         if let (Some(p), Some(mark), Ok(_)) = (&pending, mark, &result) {
             p.settle(mark);
         }

@@ -61,6 +61,17 @@ impl serde::Serialize for GraphCode {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for GraphCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        GraphCode::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown graph diagnostic code {name:?}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState
 type HashSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
 use std::path::{Component, Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::code::GraphCode;
 use super::frontmatter::FmValue;
@@ -24,7 +24,7 @@ pub fn is_valid_id(id: &str) -> bool {
         && s.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GraphDiagnostic {
     pub code: GraphCode,
     pub path: String,

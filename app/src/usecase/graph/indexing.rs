@@ -49,6 +49,85 @@ pub struct Indexed {
     pub written: bool,
 }
 
+/// What an index run reports to the process that started it: `graph index --summary-json`
+/// prints it as one JSON line for `mcp --watch`, which indexes in a child process so that the
+/// run's memory (hundreds of MB at 100,000 records) is never the server's.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Summary {
+    Indexed {
+        valid: bool,
+        record_count: usize,
+        errors: Vec<domain::graph::validate::GraphDiagnostic>,
+        warnings: Vec<domain::graph::validate::GraphDiagnostic>,
+        nodes: usize,
+        generated: PathBuf,
+        parsed: usize,
+        files: usize,
+        copied: usize,
+        written: bool,
+    },
+    Failed {
+        message: String,
+        /// The root is gone: live indexing ends there.
+        no_root: Option<PathBuf>,
+    },
+}
+
+impl Summary {
+    pub fn of(result: &Result<Indexed, GraphError>) -> Summary {
+        match result {
+            Ok(done) => Summary::Indexed {
+                valid: done.validation.valid,
+                record_count: done.validation.record_count,
+                errors: done.validation.errors.clone(),
+                warnings: done.validation.warnings.clone(),
+                nodes: done.nodes,
+                generated: done.generated.clone(),
+                parsed: done.parsed,
+                files: done.files,
+                copied: done.copied,
+                written: done.written,
+            },
+            Err(e) => Summary::Failed {
+                message: e.to_string(),
+                no_root: match e {
+                    GraphError::NoRoot(root) => Some(root.clone()),
+                    _ => None,
+                },
+            },
+        }
+    }
+
+    /// The run's outcome as the process that started it reports it.
+    pub fn into_result(self) -> Result<Indexed, GraphError> {
+        match self {
+            Summary::Indexed {
+                valid,
+                record_count,
+                errors,
+                warnings,
+                nodes,
+                generated,
+                parsed,
+                files,
+                copied,
+                written,
+            } => Ok(Indexed {
+                validation: GraphValidation { valid, record_count, errors, warnings },
+                nodes,
+                generated,
+                parsed,
+                files,
+                copied,
+                written,
+            }),
+            Summary::Failed { no_root: Some(root), .. } => Err(GraphError::NoRoot(root)),
+            Summary::Failed { message, .. } => Err(GraphError::Reported(message)),
+        }
+    }
+}
+
 /// What `index` writes, in `.generated/` (the manifest aside, which is a cache). The sidecar
 /// is written after the others, so that its mtime is never older than the JSON's (the server
 /// checks that).

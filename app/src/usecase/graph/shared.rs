@@ -46,6 +46,10 @@ pub enum GraphError {
     NoParent { parent: String },
     #[error("{0}")]
     Fs(#[from] FsError),
+    /// An index run in another process (`mcp --watch` indexes in a child) failed, saying
+    /// this, or could not be run.
+    #[error("{0}")]
+    Reported(String),
 }
 
 /// Checks that the folder `dir` (below `root`) and every folder between them that exists is a

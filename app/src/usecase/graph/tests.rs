@@ -1166,3 +1166,24 @@ fn init_creates_only_what_is_missing_and_force_keeps_a_backup() {
     assert_eq!(read(&fs, &root.join("index.md")).unwrap(), INDEX_MD.as_bytes());
     assert!(init(&fs, &FixedClock, root, true).unwrap().replaced.is_empty(), "a starter file is not backed up");
 }
+
+/// What a child's run says, read back by the server, is the run: findings, counts and the
+/// root gone (which ends live indexing) included.
+#[test]
+fn a_summary_reads_back_as_the_run() {
+    let fs = MemoryFs::new();
+    let root = Path::new("/g");
+    graph(&fs, root);
+    let done = index(&fs, &FixedClock, root, &Quiet);
+    let json = serde_json::to_string(&Summary::of(&done)).unwrap();
+    let back = serde_json::from_str::<Summary>(&json).unwrap().into_result().unwrap();
+    let done = done.unwrap();
+    assert_eq!(back.validation, done.validation);
+    assert_eq!(
+        (back.nodes, back.parsed, back.files, back.copied, back.written, &back.generated),
+        (done.nodes, done.parsed, done.files, done.copied, done.written, &done.generated)
+    );
+    let gone = Summary::of(&index(&fs, &FixedClock, Path::new("/nowhere"), &Quiet));
+    let back = serde_json::from_str::<Summary>(&serde_json::to_string(&gone).unwrap()).unwrap().into_result();
+    assert!(matches!(back, Err(GraphError::NoRoot(p)) if p == Path::new("/nowhere")));
+}

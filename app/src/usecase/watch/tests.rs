@@ -711,6 +711,7 @@ fn gated_start_with(
             });
         }),
         pending,
+        index: None,
     };
     let live = start_in_background(
         watcher,
