@@ -177,7 +177,7 @@ pub fn index_with(
     let files = pages.len();
     let generated = root.join(GENERATED_DIR);
     plain_folders(fs, root, &generated)?;
-    fs.create_dir_all(&generated)?;
+    make_generated(fs, root, &generated)?;
     // Every write and removal below goes through this handle on the folder checked above: a
     // `.generated` renamed or swapped for a symlink from now on cannot redirect them.
     let out = fs.open_dir_beneath(root, Path::new(GENERATED_DIR))?;
@@ -522,6 +522,22 @@ fn remove_leftovers(generated: &dyn HeldDir) {
 /// (`graph index` beside `mcp --watch`, or two of either): two runs at once would interleave
 /// their writes of `.generated/`, one run's `graph.json` beside the other's search index. Where
 /// the filesystem cannot lock, the run goes on without (a missing root is reported by the read).
+/// Makes `.generated/` when it is not there, never the root: a root removed while its
+/// records were read (a watch then ends) is not made again by the run, with only an index in
+/// it (found when `mcp --watch` indexed in a child process: the root a test deleted came back).
+/// The root is looked at just before `.generated/` is made; a root removed in between is the
+/// one case left.
+pub(super) fn make_generated(fs: &dyn FileSystem, root: &Path, generated: &Path) -> Result<(), GraphError> {
+    match fs.symlink_metadata(generated) {
+        Err(e) if e.kind == FsErrorKind::NotFound => {}
+        _ => return Ok(()),
+    }
+    match fs.symlink_metadata(root) {
+        Err(e) if e.kind == FsErrorKind::NotFound => Err(GraphError::NoRoot(root.to_path_buf())),
+        _ => Ok(fs.create_dir_all(generated)?),
+    }
+}
+
 fn take_turn(fs: &dyn FileSystem, root: &Path, progress: &dyn Progress) -> Option<ports::fs::DirLock> {
     // A server asking whether an index is under way (`dir_locked`) holds the lock for an
     // instant: a few quick tries tell that from another index, before saying it waits.

@@ -14,6 +14,7 @@ use fs_memory::MemoryFs;
 use ports::Clock;
 use ports::fs::{Change, FileKind, FileSystem};
 
+use super::indexing::make_generated;
 use super::init::INDEX_MD;
 use super::search_index::{MAX_DOCUMENT_BYTES, readable};
 use super::*;
@@ -1186,4 +1187,20 @@ fn a_summary_reads_back_as_the_run() {
     let gone = Summary::of(&index(&fs, &FixedClock, Path::new("/nowhere"), &Quiet));
     let back = serde_json::from_str::<Summary>(&serde_json::to_string(&gone).unwrap()).unwrap().into_result();
     assert!(matches!(back, Err(GraphError::NoRoot(p)) if p == Path::new("/nowhere")));
+}
+
+/// A run whose root is gone by the time it writes makes nothing at the root's path: the run
+/// says the root is gone (a watch then ends) rather than make it again with only an index.
+#[test]
+fn a_root_removed_before_the_write_is_not_made_again() {
+    let fs = MemoryFs::new();
+    let root = Path::new("/g");
+    graph(&fs, root);
+    assert!(matches!(
+        make_generated(&fs, Path::new("/gone"), Path::new("/gone/.generated")),
+        Err(GraphError::NoRoot(_))
+    ));
+    assert!(fs.symlink_metadata(Path::new("/gone")).is_err(), "nothing made");
+    make_generated(&fs, root, &root.join(GENERATED_DIR)).unwrap();
+    assert!(fs.symlink_metadata(&root.join(GENERATED_DIR)).is_ok_and(|m| m.kind == ports::fs::FileKind::Dir));
 }
