@@ -977,11 +977,14 @@ pub struct McpArgs {
     pub prompt_tools: bool,
 
     /// Keep the VitaeGraph's index current while serving: index at start and again after every
-    /// batch of changes to the records, as `graph index --watch` does, so an edit is searchable
-    /// within about a second on a graph of thousands of records (several on one of 100,000).
-    /// The server answers at once: the watch is set up and the first index runs in the
-    /// background, and until then searches are served from the index already on disk. Off by
-    /// default because it writes: it replaces the files in the graph's .generated/ folder.
+    /// batch of changes to the records, as `graph index --watch` does. An edited, new or
+    /// removed record is searchable at once (a few tens of milliseconds, whatever the graph's
+    /// size): the server reads the changed records as soon as they change and searches them
+    /// beside the index on disk until the index run that writes them lands. Each index run is
+    /// a child process, so its memory is never the server's. The server answers at once: the
+    /// watch is set up and the first index runs in the background, and until then searches are
+    /// served from the index already on disk. Off by default because it writes: it replaces the
+    /// files in the graph's .generated/ folder.
     #[arg(long)]
     pub watch: bool,
 

@@ -209,14 +209,18 @@ pub struct GraphStore {
     pending: Arc<PendingRecords>,
 }
 
-/// The most records pending at once: past it, a change is found once its index run lands (a
-/// burst of thousands is one index run anyway), and what the server holds stays bounded.
+/// The most records pending at once, and the most text they may hold: past either, a change
+/// is found once its index run lands (a burst of thousands is one index run anyway), and what
+/// the server holds stays bounded.
 pub const MAX_PENDING: usize = 1024;
+pub const MAX_PENDING_BYTES: usize = 64 << 20;
 
 /// Records changed since the index on disk (`mcp --watch`): read as soon as their change is
 /// reported and searched beside the index ([`Searcher::search_with`]) until an index run that
-/// read them has landed. Each put is numbered: an index run started after put `n` has read
-/// what it read ([`PendingRecords::mark`], [`PendingRecords::settle`]).
+/// read them has landed. Each read is numbered before it starts ([`PendingRecords::reserve`]):
+/// an index run marked after number `n` was taken reads the files no earlier than read `n`
+/// began, so it settles it ([`PendingRecords::mark`], [`PendingRecords::settle`]); a read
+/// that a run settled before it was put is dropped.
 #[derive(Debug, Default)]
 pub struct PendingRecords {
     state: Mutex<PendingState>,
@@ -224,14 +228,24 @@ pub struct PendingRecords {
 
 #[derive(Debug, Default)]
 struct PendingState {
-    puts: u64,
-    by_path: std::collections::BTreeMap<String, (u64, Option<Document>)>,
+    /// The last number handed out.
+    reserved: u64,
+    /// The mark of the last index run that settled.
+    settled: u64,
+    by_path: std::collections::BTreeMap<String, (u64, Option<Arc<Document>>)>,
+    /// The texts' bytes of the documents in `by_path`.
+    bytes: usize,
+    /// Changes of `by_path`, so that a snapshot made outside the lock is kept only if none
+    /// came after it.
+    version: u64,
     snapshot: Arc<Pending>,
 }
 
 impl PendingState {
-    fn snap(&mut self) {
-        self.snapshot = Arc::new(Pending::new(self.by_path.iter().map(|(p, (_, d))| (p.clone(), d.clone()))));
+    fn remove(&mut self, path: &str) {
+        if let Some((_, Some(d))) = self.by_path.remove(path) {
+            self.bytes -= d.text.len();
+        }
     }
 }
 
@@ -241,40 +255,97 @@ impl PendingRecords {
         Arc::clone(&lock(&self.state).snapshot)
     }
 
-    /// Records as read now, each path's document (`None`: removed, or not a record search
-    /// lists); a path new past [`MAX_PENDING`] is left to the index run. How many were taken.
-    pub fn put(&self, changes: Vec<(String, Option<Document>)>) -> usize {
+    /// The number of a read about to start.
+    pub fn reserve(&self) -> u64 {
         let mut st = lock(&self.state);
-        st.puts += 1;
-        let put = st.puts;
+        st.reserved += 1;
+        st.reserved
+    }
+
+    /// The records read `read` (numbered by [`PendingRecords::reserve`]) found, each path's
+    /// document (`None`: removed, or not a record search lists; for a folder, every record
+    /// below it is gone). A path new past [`MAX_PENDING`], or a document past
+    /// [`MAX_PENDING_BYTES`], is left to the index run; so is the whole read when a run that
+    /// started after it began has settled already. How many were taken.
+    pub fn put(&self, read: u64, changes: Vec<(String, Option<Document>)>) -> usize {
+        let mut st = lock(&self.state);
+        if read <= st.settled {
+            return 0;
+        }
         let mut taken = 0;
         for (path, doc) in changes {
-            if st.by_path.len() >= MAX_PENDING && !st.by_path.contains_key(&path) {
+            // A later read of a path replaces an earlier one, never the other way round.
+            if st.by_path.get(&path).is_some_and(|(n, _)| *n > read) {
                 continue;
             }
-            st.by_path.insert(path, (put, doc));
+            let size = doc.as_ref().map_or(0, |d| d.text.len());
+            let new = !st.by_path.contains_key(&path);
+            if (new && st.by_path.len() >= MAX_PENDING) || st.bytes + size > MAX_PENDING_BYTES {
+                continue;
+            }
+            if doc.is_none() {
+                // Gone as a folder: what was read below it before is gone with it.
+                let below = format!("{path}/");
+                let under: Vec<String> = st
+                    .by_path
+                    .range(below.clone()..)
+                    .take_while(|(p, _)| p.starts_with(&below))
+                    .filter(|(_, (n, _))| *n <= read)
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                under.iter().for_each(|p| st.remove(p));
+            }
+            st.remove(&path);
+            st.bytes += size;
+            st.by_path.insert(path, (read, doc.map(Arc::new)));
             taken += 1;
         }
         if taken > 0 {
-            st.snap();
+            self.publish(st);
         }
         taken
     }
 
-    /// Where an index run that starts now stands: every record put until now, it reads as
-    /// it is now or later.
-    pub fn mark(&self) -> u64 {
-        lock(&self.state).puts
+    /// Makes the snapshot of `st` outside the lock (preparing a thousand documents' terms is
+    /// not done while searches wait for the lock), kept unless another change came meanwhile.
+    fn publish(&self, mut st: std::sync::MutexGuard<'_, PendingState>) {
+        st.version += 1;
+        let (version, entries): (u64, Vec<(String, Option<Arc<Document>>)>) =
+            (st.version, st.by_path.iter().map(|(p, (_, d))| (p.clone(), d.clone())).collect());
+        drop(st);
+        let made = Arc::new(Pending::new(entries));
+        let mut st = lock(&self.state);
+        if st.version == version {
+            st.snapshot = made;
+        }
     }
 
-    /// An index run that started at `mark` has landed: what was put by then is in the files.
+    /// Where an index run that starts now stands: every read numbered until now, it reads the
+    /// files no earlier than that read began.
+    pub fn mark(&self) -> u64 {
+        lock(&self.state).reserved
+    }
+
+    /// An index run marked `mark` has landed: what was read by then is in the files.
     pub fn settle(&self, mark: u64) {
         let mut st = lock(&self.state);
+        st.settled = st.settled.max(mark);
         let before = st.by_path.len();
-        st.by_path.retain(|_, (put, _)| *put > mark);
+        let gone: Vec<String> = st.by_path.iter().filter(|(_, (n, _))| *n <= mark).map(|(p, _)| p.clone()).collect();
+        gone.iter().for_each(|p| st.remove(p));
         if st.by_path.len() != before {
-            st.snap();
+            self.publish(st);
         }
+    }
+
+    /// Live indexing has ended: nothing is pending (the folder at the root's path may be
+    /// another now).
+    pub fn clear(&self) {
+        let mut st = lock(&self.state);
+        st.settled = st.reserved;
+        st.by_path.clear();
+        st.bytes = 0;
+        self.publish(st);
     }
 
     /// How many records are pending.

@@ -105,17 +105,7 @@ fn in_child(root: PathBuf) -> Indexer {
             }
         };
         tracing::debug!(pid = child.id(), "graph index: running in a child process");
-        let forward = child.stderr.take().map(|stderr| {
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    if line.contains("skipped") || line.contains("waiting") {
-                        tracing::warn!("graph index: {}", line.trim_start_matches("graph: "));
-                    } else {
-                        tracing::debug!("graph index: {}", line.trim_start_matches("graph: "));
-                    }
-                }
-            })
-        });
+        let forward = child.stderr.take().map(|stderr| std::thread::spawn(move || forward_log(stderr)));
         let mut said = String::new();
         if let Some(mut stdout) = child.stdout.take() {
             let _ = stdout.read_to_string(&mut said);
@@ -125,13 +115,45 @@ fn in_child(root: PathBuf) -> Indexer {
             let _ = forward.join();
         }
         match said.lines().last().map(serde_json::from_str::<Summary>) {
-            Some(Ok(summary)) => summary.into_result(),
+            Some(Ok(summary)) => summary.into_result(&root),
             _ => Err(GraphError::Reported(format!(
                 "the index process ended ({}) without saying how the run went",
                 status.map_or_else(|e| e.to_string(), |s| s.to_string())
             ))),
         }
     })
+}
+
+/// The child's stderr into the server's log, line by line: its progress at debug, anything
+/// else (a skipped file, a warning of its own) as a warning, as if the server had said it.
+/// Read as bytes to its end whatever they hold, so the child never blocks on a full pipe.
+fn forward_log(stderr: impl Read) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim_end();
+                if text.is_empty() {
+                    continue;
+                }
+                let text = text.strip_prefix("graph: ").unwrap_or(text);
+                if text.contains(" files read (") {
+                    tracing::debug!("graph index: {text}");
+                } else {
+                    tracing::warn!("graph index: {text}");
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => {
+                let _ = std::io::copy(&mut reader, &mut std::io::sink());
+                return;
+            }
+        }
+    }
 }
 
 fn in_process(root: &Path) -> Result<Indexed, GraphError> {

@@ -219,8 +219,9 @@ fn record(m: &Served, uri: &str, raw_id: &str) -> Result<Value, RpcError> {
     let pending = m.graph().pending();
     let path = match (pending.document(&id), g.by_id.get(&id)) {
         (Some(d), _) => d.path.clone(),
-        (None, Some(i)) => g.graph.nodes[*i].path.clone(),
-        (None, None) => return Err(not_found()),
+        // Not if its file is pending as another record (its id edited) or gone.
+        (None, Some(i)) if !pending.hides(&g.graph.nodes[*i].path) => g.graph.nodes[*i].path.clone(),
+        (None, _) => return Err(not_found()),
     };
     match m.graph().read_record(m.fs(), &path) {
         Ok(body) => {

@@ -567,7 +567,13 @@ fn run(live: LiveIndex, mut rx: mpsc::Receiver<Message>) -> Ended {
     let result = index();
     let (expected, failed) = (Expected::default().after(&result), result.is_err());
     report(Reindex { trigger: Trigger::Start, result, took: clock.monotonic().saturating_sub(start) });
-    reindex_with(&*fs, &*clock, &root, &mut rx, timings, (expected, failed), &mut index, &mut *report)
+    let ended = reindex_with(&*fs, &*clock, &root, &mut rx, timings, (expected, failed), &mut index, &mut *report);
+    // What was read from the folder watched is no one's now: the folder at the root's path
+    // may be another.
+    if let Some(p) = &pending {
+        p.clear();
+    }
+    ended
 }
 
 fn spawn(

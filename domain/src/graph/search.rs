@@ -2101,9 +2101,14 @@ mod tests {
         let s = searcher_of(&docs);
         let q = Query { text: Some("word"), ..Default::default() };
         let ids = |p: &Pending| s.search_with(&q, p).records.into_iter().map(|h| h.id).collect::<Vec<_>>();
-        assert_eq!(ids(&Pending::new([("projects/a".to_owned(), None)])), ["project:d2", "project:d3", "project:d4"]);
-        assert_eq!(ids(&Pending::new([("projects/a/p.md".to_owned(), None)])).len(), 4);
-        assert_eq!(ids(&Pending::new([("projects".to_owned(), None)])), Vec::<String>::new());
+        assert_eq!(
+            ids(&Pending::new([("projects/a".to_owned(), None::<Document>)])),
+            ["project:d2", "project:d3", "project:d4"]
+        );
+        assert_eq!(ids(&Pending::new([("projects/a/p.md".to_owned(), None::<Document>)])).len(), 4);
+        assert_eq!(ids(&Pending::new([("projects".to_owned(), None::<Document>)])), Vec::<String>::new());
+        let p = Pending::new([("projects/a".to_owned(), None::<Document>)]);
+        assert!(p.hides("projects/a/q/r.md") && p.hides("projects/a") && !p.hides("projects/a-b/p.md"));
     }
 
     /// A sidecar records the average length (pending documents' weights need it); one of an

@@ -10,27 +10,53 @@
 //! documents use it, so a pending document's weight uses it too. The index run that follows
 //! replaces the whole answer, so a score may move in its last digits then.
 
+use std::sync::Arc;
+
 use super::{B, Document, Hit, ID_PATH_WEIGHT, K1, Needles, Prepared, Searcher, TAG_BOOST, TITLE_BOOST, excerpt_with};
 
 /// What changed since the index: per record path, its document now, or `None` for a record
 /// removed (or one search cannot list: no id). Each path hides the index's documents at it and
 /// below it as a folder (a folder moved away is one path, `projects/old`). At most one entry
-/// per path, in path order.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// per path, in path order. The documents' terms are prepared once, when it is made, not at
+/// every search.
+#[derive(Debug, Default)]
 pub struct Pending {
-    changes: Vec<(String, Option<Document>)>,
+    changes: Vec<(String, Option<Arc<Document>>)>,
+    /// The documents of `changes`, in that order.
+    docs: Vec<Arc<Document>>,
+    /// Their terms, prepared as the index prepares them.
+    prepared: Prepared,
+    /// Where each document's prepared terms start (the last entry ends them all).
+    starts: Vec<usize>,
+    /// Where each prepared term starts in `prepared.term_bytes`.
+    term_starts: Vec<usize>,
 }
 
 impl Pending {
     /// From `changes`, one per path (a path given twice keeps its last).
-    pub fn new(changes: impl IntoIterator<Item = (String, Option<Document>)>) -> Pending {
-        let mut changes: Vec<(String, Option<Document>)> = changes.into_iter().collect();
+    pub fn new<D: Into<Arc<Document>>>(changes: impl IntoIterator<Item = (String, Option<D>)>) -> Pending {
+        let mut changes: Vec<(String, Option<Arc<Document>>)> =
+            changes.into_iter().map(|(p, d)| (p, d.map(Into::into))).collect();
         // Stable: of two entries for one path, the later stays last, and is kept.
         changes.sort_by(|a, b| a.0.cmp(&b.0));
         changes.reverse();
         changes.dedup_by(|later, kept| later.0 == kept.0);
         changes.reverse();
-        Pending { changes }
+        let docs: Vec<Arc<Document>> = changes.iter().filter_map(|(_, d)| d.clone()).collect();
+        let mut prepared = Prepared::default();
+        let mut starts = Vec::with_capacity(docs.len() + 1);
+        for d in &docs {
+            starts.push(prepared.terms.len());
+            prepared.add(&d.view(), d.terms.iter());
+        }
+        starts.push(prepared.terms.len());
+        let mut term_starts = Vec::with_capacity(prepared.terms.len());
+        let mut at = 0;
+        for t in &prepared.terms {
+            term_starts.push(at);
+            at = t.end;
+        }
+        Pending { changes, docs, prepared, starts, term_starts }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -43,27 +69,29 @@ impl Pending {
 
     /// The pending documents.
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
-        self.changes.iter().filter_map(|(_, d)| d.as_ref())
+        self.docs.iter().map(|d| &**d)
     }
 
     /// The pending document with id `id`.
     pub fn document(&self, id: &str) -> Option<&Document> {
         self.documents().find(|d| d.id == id)
     }
+
+    /// Whether the index's document at record path `path` is hidden: a path pending is it, or
+    /// a folder above it.
+    pub fn hides(&self, path: &str) -> bool {
+        self.changes
+            .iter()
+            .any(|(p, _)| path.strip_prefix(p.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
+    }
 }
 
 /// A [`Pending`] resolved against one searcher for one query's filters.
 pub(super) struct Late<'p> {
+    pending: &'p Pending,
     /// One bit per document of the searcher: hidden by a pending path.
     hidden: Vec<u64>,
     hidden_count: usize,
-    docs: Vec<&'p Document>,
-    /// The pending documents' terms, prepared as the index prepares them.
-    prepared: Prepared,
-    /// Where each pending document's prepared terms start (the last entry ends them all).
-    starts: Vec<usize>,
-    /// Where each prepared term starts in `prepared.term_bytes`.
-    term_starts: Vec<usize>,
     passes: Vec<bool>,
     pub(super) scores: Vec<f64>,
     /// Documents searched: the index's, less the hidden, plus the pending.
@@ -86,45 +114,21 @@ impl<'p> Late<'p> {
                 }
             }
         }
-        let docs: Vec<&Document> = pending.documents().collect();
-        let mut prepared = Prepared::default();
-        let mut starts = Vec::with_capacity(docs.len() + 1);
-        for d in &docs {
-            starts.push(prepared.terms.len());
-            prepared.add(&d.view(), d.terms.iter());
-        }
-        starts.push(prepared.terms.len());
-        let mut term_starts = Vec::with_capacity(prepared.terms.len());
-        let mut at = 0;
-        for t in &prepared.terms {
-            term_starts.push(at);
-            at = t.end;
-        }
-        let passes = docs
+        let passes = pending
+            .docs
             .iter()
             .map(|d| {
                 kind.is_none_or(|k| d.kind == k)
                     && tag.is_none_or(|t| d.tags.iter().any(|g| g.text().to_lowercase() == t))
             })
             .collect();
-        let n = (s.n - hidden_count + docs.len()) as f64;
-        Late {
-            hidden,
-            hidden_count,
-            scores: vec![0.0; docs.len()],
-            docs,
-            prepared,
-            starts,
-            term_starts,
-            passes,
-            n,
-            avg_len: s.avg_len,
-        }
+        let n = (s.n - hidden_count + pending.docs.len()) as f64;
+        Late { pending, hidden, hidden_count, scores: vec![0.0; pending.docs.len()], passes, n, avg_len: s.avg_len }
     }
 
     /// Whether nothing is pending: the index's own idf applies.
     pub(super) fn is_empty(&self) -> bool {
-        self.docs.is_empty() && self.hidden_count == 0
+        self.pending.docs.is_empty() && self.hidden_count == 0
     }
 
     pub(super) fn hides(&self, i: usize) -> bool {
@@ -134,10 +138,11 @@ impl<'p> Late<'p> {
     /// Pending document `j`'s prepared term `term`, if it has it (a document's prepared terms
     /// are in byte order).
     fn term(&self, j: usize, term: &str) -> Option<usize> {
-        let (mut lo, mut hi) = (self.starts[j], self.starts[j + 1]);
+        let p = self.pending;
+        let (mut lo, mut hi) = (p.starts[j], p.starts[j + 1]);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.prepared.term_bytes[self.term_starts[mid]..self.prepared.terms[mid].end].cmp(term.as_bytes()) {
+            match p.prepared.term_bytes[p.term_starts[mid]..p.prepared.terms[mid].end].cmp(term.as_bytes()) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Some(mid),
@@ -155,7 +160,7 @@ impl<'p> Late<'p> {
         } else {
             postings.chunks_exact(8).filter(|p| self.hides(super::le_u32(p, 0) as usize)).count()
         };
-        let pending = (0..self.docs.len()).filter(|&j| self.term(j, term).is_some()).count();
+        let pending = (0..self.pending.docs.len()).filter(|&j| self.term(j, term).is_some()).count();
         let df = (in_index - hidden + pending) as f64;
         (df > 0.0).then(|| (1.0 + (self.n - df + 0.5) / (df + 0.5)).ln())
     }
@@ -163,10 +168,10 @@ impl<'p> Late<'p> {
     /// Adds `idf` times each pending document's weight for `term`: the weight the index
     /// would have precomputed for it (stored as an `f32`).
     pub(super) fn score(&mut self, term: &str, idf: f64) {
-        for j in 0..self.docs.len() {
+        for j in 0..self.pending.docs.len() {
             let Some(k) = self.term(j, term) else { continue };
-            let t = self.prepared.terms[k];
-            let len = self.prepared.docs[j].1;
+            let t = self.pending.prepared.terms[k];
+            let len = self.pending.prepared.docs[j].1;
             // A sidecar that did not say its average length: the document is taken as being
             // of average length.
             let avg = if self.avg_len > 0.0 { self.avg_len } else { len.max(1.0) };
@@ -185,7 +190,7 @@ impl<'p> Late<'p> {
     /// Adds the id and path weight once per needle found in a pending document's id or path,
     /// as the index's haystack scan does.
     pub(super) fn needles(&mut self, needles: &[&str]) {
-        for (j, d) in self.docs.iter().enumerate() {
+        for (j, d) in self.pending.docs.iter().enumerate() {
             let (id, path) = (d.id.to_lowercase(), d.path.to_lowercase());
             for n in needles.iter().filter(|n| !n.is_empty() && !n.contains('\0')) {
                 if id.contains(n) || path.contains(n) {
@@ -197,15 +202,15 @@ impl<'p> Late<'p> {
 
     /// The pending documents that pass the query's filters, with their scores.
     pub(super) fn passing(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        (0..self.docs.len()).filter(|&j| self.passes[j]).map(|j| (j, self.scores[j]))
+        (0..self.pending.docs.len()).filter(|&j| self.passes[j]).map(|j| (j, self.scores[j]))
     }
 
-    pub(super) fn id(&self, j: usize) -> &str {
-        &self.docs[j].id
+    pub(super) fn id(&self, j: usize) -> &'p str {
+        &self.pending.docs[j].id
     }
 
     pub(super) fn hit(&self, j: usize, score: f64, needles: &Needles) -> Hit {
-        let d = self.docs[j];
+        let d = &self.pending.docs[j];
         Hit {
             id: d.id.clone(),
             kind: d.kind.clone(),

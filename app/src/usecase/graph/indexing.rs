@@ -51,7 +51,8 @@ pub struct Indexed {
 
 /// What an index run reports to the process that started it: `graph index --summary-json`
 /// prints it as one JSON line for `mcp --watch`, which indexes in a child process so that the
-/// run's memory (hundreds of MB at 100,000 records) is never the server's.
+/// run's memory (hundreds of MB at 100,000 records) is never the server's. It names no path
+/// (a root's need not be UTF-8): the server knows the root it asked for.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Summary {
@@ -61,7 +62,6 @@ pub enum Summary {
         errors: Vec<domain::graph::validate::GraphDiagnostic>,
         warnings: Vec<domain::graph::validate::GraphDiagnostic>,
         nodes: usize,
-        generated: PathBuf,
         parsed: usize,
         files: usize,
         copied: usize,
@@ -70,7 +70,7 @@ pub enum Summary {
     Failed {
         message: String,
         /// The root is gone: live indexing ends there.
-        no_root: Option<PathBuf>,
+        no_root: bool,
     },
 }
 
@@ -83,46 +83,30 @@ impl Summary {
                 errors: done.validation.errors.clone(),
                 warnings: done.validation.warnings.clone(),
                 nodes: done.nodes,
-                generated: done.generated.clone(),
                 parsed: done.parsed,
                 files: done.files,
                 copied: done.copied,
                 written: done.written,
             },
-            Err(e) => Summary::Failed {
-                message: e.to_string(),
-                no_root: match e {
-                    GraphError::NoRoot(root) => Some(root.clone()),
-                    _ => None,
-                },
-            },
+            Err(e) => Summary::Failed { message: e.to_string(), no_root: matches!(e, GraphError::NoRoot(_)) },
         }
     }
 
-    /// The run's outcome as the process that started it reports it.
-    pub fn into_result(self) -> Result<Indexed, GraphError> {
+    /// The outcome of the run of `root` this summary reports.
+    pub fn into_result(self, root: &Path) -> Result<Indexed, GraphError> {
         match self {
-            Summary::Indexed {
-                valid,
-                record_count,
-                errors,
-                warnings,
-                nodes,
-                generated,
-                parsed,
-                files,
-                copied,
-                written,
-            } => Ok(Indexed {
-                validation: GraphValidation { valid, record_count, errors, warnings },
-                nodes,
-                generated,
-                parsed,
-                files,
-                copied,
-                written,
-            }),
-            Summary::Failed { no_root: Some(root), .. } => Err(GraphError::NoRoot(root)),
+            Summary::Indexed { valid, record_count, errors, warnings, nodes, parsed, files, copied, written } => {
+                Ok(Indexed {
+                    validation: GraphValidation { valid, record_count, errors, warnings },
+                    nodes,
+                    generated: root.join(GENERATED_DIR),
+                    parsed,
+                    files,
+                    copied,
+                    written,
+                })
+            }
+            Summary::Failed { no_root: true, .. } => Err(GraphError::NoRoot(root.to_path_buf())),
             Summary::Failed { message, .. } => Err(GraphError::Reported(message)),
         }
     }

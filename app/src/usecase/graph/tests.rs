@@ -1177,7 +1177,7 @@ fn a_summary_reads_back_as_the_run() {
     graph(&fs, root);
     let done = index(&fs, &FixedClock, root, &Quiet);
     let json = serde_json::to_string(&Summary::of(&done)).unwrap();
-    let back = serde_json::from_str::<Summary>(&json).unwrap().into_result().unwrap();
+    let back = serde_json::from_str::<Summary>(&json).unwrap().into_result(root).unwrap();
     let done = done.unwrap();
     assert_eq!(back.validation, done.validation);
     assert_eq!(
@@ -1185,7 +1185,9 @@ fn a_summary_reads_back_as_the_run() {
         (done.nodes, done.parsed, done.files, done.copied, done.written, &done.generated)
     );
     let gone = Summary::of(&index(&fs, &FixedClock, Path::new("/nowhere"), &Quiet));
-    let back = serde_json::from_str::<Summary>(&serde_json::to_string(&gone).unwrap()).unwrap().into_result();
+    let back = serde_json::from_str::<Summary>(&serde_json::to_string(&gone).unwrap())
+        .unwrap()
+        .into_result(Path::new("/nowhere"));
     assert!(matches!(back, Err(GraphError::NoRoot(p)) if p == Path::new("/nowhere")));
 }
 

@@ -82,16 +82,28 @@ pub fn read_changes<'p>(
     out
 }
 
-/// Adds to `paths` the files in the folders among them: a folder made (or moved in) is watched
-/// only once its event has arrived, and the record written into it just after it was made is
-/// often reported by nothing else (one record per folder is the canonical layout). Symlinks
-/// are not followed, `.generated/` is not entered. `false` once past [`MAX_BURST`] files.
-fn add_folders(fs: &dyn FileSystem, paths: &mut HashSet<PathBuf>) -> bool {
-    let mut folders: Vec<PathBuf> =
-        paths.iter().filter(|p| fs.symlink_metadata(p).is_ok_and(|m| m.kind == FileKind::Dir)).cloned().collect();
+/// Adds to `paths` the files in the folders among them (below `root`, not the root itself): a
+/// folder made (or moved in) is watched only once its event has arrived, and the record
+/// written into it just after it was made is often reported by nothing else (one record per
+/// folder is the canonical layout). Symlinks are not followed, `.generated/` is not entered.
+/// `false` once past [`MAX_BURST`] entries of any kind. A folder swapped for a symlink while
+/// it is listed may have the link's target listed: only names, since each record is then read
+/// with `read_beneath`, which refuses a path through a symlink.
+fn add_folders(fs: &dyn FileSystem, root: &Path, paths: &mut HashSet<PathBuf>) -> bool {
+    let mut folders: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| record_path(root, p).is_some())
+        .filter(|p| fs.symlink_metadata(p).is_ok_and(|m| m.kind == FileKind::Dir))
+        .cloned()
+        .collect();
+    let mut entries_seen = 0;
     while let Some(dir) = folders.pop() {
         let Ok(entries) = fs.read_dir(&dir) else { continue };
         for e in entries {
+            entries_seen += 1;
+            if entries_seen > MAX_BURST {
+                return false;
+            }
             match e.kind {
                 FileKind::Dir if e.name != GENERATED_DIR => folders.push(dir.join(&e.name)),
                 FileKind::File => {
@@ -138,12 +150,18 @@ pub fn follow(
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             }
         }
-        if paths.is_empty() || paths.len() > MAX_BURST || !add_folders(&*fs, &mut paths) {
+        if paths.is_empty() || paths.len() > MAX_BURST {
+            continue;
+        }
+        // Numbered before anything is looked at: an index run marked after this reads no
+        // earlier than this read.
+        let number = pending.reserve();
+        if !add_folders(&*fs, &root, &mut paths) {
             continue;
         }
         let read = Instant::now();
         let changes = read_changes(&*fs, &root, paths.iter().map(PathBuf::as_path));
-        let (count, taken) = (changes.len(), pending.put(changes));
+        let (count, taken) = (changes.len(), pending.put(number, changes));
         tracing::debug!(
             records = count,
             taken,
@@ -225,7 +243,7 @@ mod tests {
         write(&fs, "/g/projects/new/deeper/x.md", "---\nid: project:x\n---\n");
         write(&fs, "/g/projects/new/.generated/y.md", "---\nid: project:y\n---\n");
         let mut paths: HashSet<PathBuf> = [PathBuf::from("/g/projects/new")].into();
-        assert!(add_folders(&fs, &mut paths));
+        assert!(add_folders(&fs, Path::new("/g"), &mut paths));
         let mut got: Vec<_> = paths.iter().filter(|p| p.extension().is_some()).cloned().collect();
         got.sort();
         assert_eq!(got, [PathBuf::from("/g/projects/new/deeper/x.md"), PathBuf::from("/g/projects/new/project.md")]);
@@ -233,25 +251,59 @@ mod tests {
             write(&fs, &format!("/g/many/{k}.md"), "x");
         }
         let mut paths: HashSet<PathBuf> = [PathBuf::from("/g/many"), PathBuf::from("/g/other.md")].into();
-        assert!(!add_folders(&fs, &mut paths), "past the cap");
+        assert!(!add_folders(&fs, Path::new("/g"), &mut paths), "past the cap");
+        // Empty folders count too; the root itself is not walked.
+        for k in 0..=MAX_BURST {
+            fs.create_dir_all(Path::new(&format!("/g/empty/{k}"))).unwrap();
+        }
+        let mut paths: HashSet<PathBuf> = [PathBuf::from("/g/empty")].into();
+        assert!(!add_folders(&fs, Path::new("/g"), &mut paths), "folders count");
+        let mut paths: HashSet<PathBuf> = [PathBuf::from("/g")].into();
+        assert!(add_folders(&fs, Path::new("/g"), &mut paths) && paths.len() == 1, "the root is not walked");
     }
 
-    /// Puts are settled by the index run that started after them, never by one that started
-    /// before; a path past the cap is left to the index.
+    /// Reads are settled by the index run marked after they began, never by one marked
+    /// before; a read put after a later run settled is dropped (that run read the files no
+    /// earlier); a later read of a path wins over an earlier one put after it; a folder gone
+    /// drops what was read below it; paths past the cap are left to the index; ending live
+    /// indexing clears everything.
     #[test]
-    fn an_index_run_settles_what_was_put_before_it_started() {
+    fn an_index_run_settles_what_was_read_before_it_was_marked() {
+        use crate::graph_store::MAX_PENDING;
+        let doc = |id: &str| {
+            let record = Record::parse("p/x.md", &format!("---\nid: {id}\n---\nText.\n"));
+            Some(Plan::new(std::slice::from_ref(&record)).document(0))
+        };
         let pending = PendingRecords::default();
-        pending.put(vec![("a.md".into(), None)]);
+        let a = pending.reserve();
+        pending.put(a, vec![("a.md".into(), None)]);
         let mark = pending.mark();
-        pending.put(vec![("b.md".into(), None)]);
+        let b = pending.reserve();
+        pending.put(b, vec![("b.md".into(), None)]);
         pending.settle(mark);
-        assert_eq!(pending.count(), 1, "b was put after the run started");
+        assert_eq!(pending.count(), 1, "b began after the run was marked");
         assert_eq!(pending.snapshot().len(), 1);
-        pending.settle(pending.mark());
+        let late = pending.reserve();
+        let mark = pending.mark();
+        pending.settle(mark);
+        assert_eq!(pending.put(late, vec![("c.md".into(), None)]), 0, "settled before it was put");
+        assert_eq!(pending.count(), 0);
+        assert!(pending.snapshot().is_empty());
+        let (older, newer) = (pending.reserve(), pending.reserve());
+        pending.put(newer, vec![("p/x.md".into(), doc("project:new"))]);
+        pending.put(older, vec![("p/x.md".into(), doc("project:old"))]);
+        assert!(pending.snapshot().document("project:new").is_some(), "the later read stays");
+        let gone = pending.reserve();
+        pending.put(gone, vec![("p".into(), None)]);
+        assert_eq!(pending.count(), 1, "the folder's records went with it");
+        assert!(pending.snapshot().hides("p/x.md"));
+        let n = pending.reserve();
+        let many: Vec<(String, Option<Document>)> = (0..MAX_PENDING + 5).map(|k| (format!("{k}.md"), None)).collect();
+        assert_eq!(pending.put(n, many), MAX_PENDING - 1);
+        let n = pending.reserve();
+        assert_eq!(pending.put(n, vec![("0.md".into(), None)]), 1, "a path already pending is updated");
+        pending.clear();
         assert!(pending.count() == 0 && pending.snapshot().is_empty());
-        let many: Vec<(String, Option<Document>)> =
-            (0..crate::graph_store::MAX_PENDING + 5).map(|k| (format!("{k}.md"), None)).collect();
-        assert_eq!(pending.put(many), crate::graph_store::MAX_PENDING);
-        assert_eq!(pending.put(vec![("0.md".into(), None)]), 1, "a path already pending is updated");
+        assert_eq!(pending.put(n, vec![("0.md".into(), None)]), 0, "a read from before the end is dropped");
     }
 }
