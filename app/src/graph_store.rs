@@ -310,8 +310,9 @@ impl PendingRecords {
     /// not done while searches wait for the lock), kept unless another change came meanwhile.
     fn publish(&self, mut st: std::sync::MutexGuard<'_, PendingState>) {
         st.version += 1;
-        let (version, entries): (u64, Vec<(String, Option<Arc<Document>>)>) =
-            (st.version, st.by_path.iter().map(|(p, (_, d))| (p.clone(), d.clone())).collect());
+        let version = st.version;
+        let entries: Vec<(String, Option<Arc<Document>>)> =
+            st.by_path.iter().map(|(p, (_, d))| (p.clone(), d.clone())).collect();
         drop(st);
         let made = Arc::new(Pending::new(entries));
         let mut st = lock(&self.state);
