@@ -453,6 +453,9 @@ impl GraphStore {
             return Ok(value);
         }
         tracing::info!(file = stored, bytes = bytes.len(), "loading the VitaeGraph index");
+        // The value it replaces goes first (a request under way keeps its own): at 100,000
+        // records, `mcp --watch` held both while loading each new index.
+        c.loaded = None;
         match parse(bytes) {
             Ok(value) => {
                 let value = Arc::new(value);
@@ -552,6 +555,12 @@ impl GraphStore {
             return Err(Unavailable::Remembered(Arc::clone(&failed.error)));
         }
         let (mut json, mut meta) = fs.open_beneath(&root, path.relative())?;
+        // The searcher it replaces goes first (a search under way keeps its own), unless an
+        // index run is writing, when it may be served below: at 100,000 records, `mcp --watch`
+        // held both while loading each new index (a peak 70 MB higher).
+        if !indexing(fs, &root) {
+            c.loaded = None;
+        }
         if c.distrusted != Some((meta.stamp, meta.len)) {
             match self.sidecar_searcher(fs, &meta) {
                 // The JSON the sidecar was written beside, untouched since: answered from at
