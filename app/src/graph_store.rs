@@ -111,8 +111,6 @@ impl Unavailable {
 }
 
 pub struct LoadedGraph {
-    /// The file's text, served as `vitaegraph://index`.
-    pub raw: String,
     pub graph: Graph,
     pub by_id: HashMap<String, usize>,
     /// Ids in byte order, for completion.
@@ -525,8 +523,30 @@ impl GraphStore {
             let mut sorted_ids: Vec<String> = graph.nodes.iter().map(|n| n.id.clone()).collect();
             sorted_ids.sort();
             let piece = Piece::of(raw.as_bytes());
-            Ok(LoadedGraph { raw, graph, by_id, sorted_ids, piece })
+            Ok(LoadedGraph { graph, by_id, sorted_ids, piece })
         })
+    }
+
+    /// The text of `graph.json`, for `vitaegraph://index`: read when asked rather than held (at
+    /// 100,000 records, tens of MB a server kept for a resource rarely read), and served only
+    /// as the file the loaded graph was parsed from (same length and checksum), so it is
+    /// always a graph that parsed; a file replaced in between is loaded, then read again.
+    pub fn graph_text(&self, fs: &dyn FileSystem) -> Result<String, Unavailable> {
+        for _ in 0..3 {
+            let loaded = self.graph(fs)?;
+            let (root, path) = self.confined(fs, &generated_path(GRAPH_FILE))?;
+            let (bytes, _) = fs.read_beneath(&root, path.relative(), MAX_INDEX_BYTES)?;
+            if Piece::of(&bytes) == loaded.piece {
+                return String::from_utf8(bytes).map_err(|e| {
+                    Unavailable::Json(serde::de::Error::custom(format!("{GRAPH_FILE} is not UTF-8: {e}")))
+                });
+            }
+        }
+        Err(Unavailable::Fs(FsError::new(
+            FsErrorKind::Other,
+            std::path::Path::new(GRAPH_FILE),
+            "it kept changing while it was read; ask again",
+        )))
     }
 
     /// The searcher for `search-index.json`: from its sidecar when the sidecar names the

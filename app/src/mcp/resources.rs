@@ -177,8 +177,8 @@ fn index_unavailable(m: &Served, uri: &str, e: &Unavailable) -> RpcError {
 }
 
 fn graph_index(m: &Served, uri: &str) -> Result<Value, RpcError> {
-    match m.graph().graph(m.fs()) {
-        Ok(g) => Ok(text(uri, "application/json", g.raw.clone())),
+    match m.graph().graph_text(m.fs()) {
+        Ok(raw) => Ok(text(uri, "application/json", raw)),
         Err(e) => {
             tracing::warn!("vitaegraph://index unavailable: {e}");
             Err(index_unavailable(m, uri, &e))

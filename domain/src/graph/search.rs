@@ -1577,8 +1577,29 @@ impl Searcher {
             title: self.field(i, 2).to_owned(),
             path: self.field(i, 3).to_owned(),
             tags: self.tags_of(i),
-            score: (score * 10_000.0).round() / 10_000.0,
+            score: Hit::rounded(score),
             excerpt: self.text(i).map_or_else(String::new, |t| excerpt_with(&t, needles, &mut 0)),
+        }
+    }
+}
+
+impl Hit {
+    /// A score as answers give it: four decimals.
+    fn rounded(score: f64) -> f64 {
+        (score * 10_000.0).round() / 10_000.0
+    }
+
+    /// The hit of document `d`, held as a value (a pending record's, or the reference
+    /// searcher's).
+    fn of(d: DocumentView<'_>, score: f64, needles: &Needles) -> Hit {
+        Hit {
+            id: d.id.to_owned(),
+            kind: d.kind.to_owned(),
+            title: d.title.to_owned(),
+            path: d.path.to_owned(),
+            tags: d.tags.to_vec(),
+            score: Hit::rounded(score),
+            excerpt: excerpt_with(d.text, needles, &mut 0),
         }
     }
 }

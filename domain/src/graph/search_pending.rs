@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use super::{B, Document, Hit, ID_PATH_WEIGHT, K1, Needles, Prepared, Searcher, TAG_BOOST, TITLE_BOOST, excerpt_with};
+use super::{B, Document, Hit, ID_PATH_WEIGHT, K1, Needles, Prepared, Searcher, TAG_BOOST, TITLE_BOOST};
 
 /// What changed since the index: per record path, its document now, or `None` for a record
 /// removed (or one search cannot list: no id). Each path hides the index's documents at it and
@@ -210,15 +210,6 @@ impl<'p> Late<'p> {
     }
 
     pub(super) fn hit(&self, j: usize, score: f64, needles: &Needles) -> Hit {
-        let d = &self.pending.docs[j];
-        Hit {
-            id: d.id.clone(),
-            kind: d.kind.clone(),
-            title: d.title.clone(),
-            path: d.path.clone(),
-            tags: d.tags.clone(),
-            score: (score * 10_000.0).round() / 10_000.0,
-            excerpt: excerpt_with(&d.text, needles, &mut 0),
-        }
+        Hit::of(self.pending.docs[j].view(), score, needles)
     }
 }

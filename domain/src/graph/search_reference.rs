@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use super::super::index::{Document, Tag, tokens};
+use super::super::index::{Document, DocumentView, Tag, tokens};
 use super::{
-    B, Hit, ID_PATH_WEIGHT, K1, MAX_QUERY_TERMS, MAX_RESULTS, Needles, Query, Results, TAG_BOOST, TITLE_BOOST,
-    excerpt_with, expand, expand_all,
+    B, Hit, ID_PATH_WEIGHT, K1, MAX_QUERY_TERMS, MAX_RESULTS, Needles, Query, Results, TAG_BOOST, TITLE_BOOST, expand,
+    expand_all,
 };
 
 /// One document's weight inputs for one term (unpacked: the flat builder packs its own).
@@ -220,14 +220,8 @@ impl Searcher {
 
     fn hit(&self, i: usize, score: f64, needles: &Needles) -> Hit {
         let d = &self.docs[i];
-        Hit {
-            id: d.id.clone(),
-            kind: d.kind.clone(),
-            title: d.title.clone(),
-            path: d.path.clone(),
-            tags: d.tags.clone(),
-            score: (score * 10_000.0).round() / 10_000.0,
-            excerpt: excerpt_with(&d.text, needles, &mut 0),
-        }
+        let view =
+            DocumentView { id: &d.id, kind: &d.kind, title: &d.title, path: &d.path, text: &d.text, tags: &d.tags };
+        Hit::of(view, score, needles)
     }
 }
