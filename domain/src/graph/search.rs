@@ -950,15 +950,7 @@ impl SearcherBuilder {
             }
             for k in bounds[old]..bounds[old + 1] {
                 let e = entries.get(k);
-                let tf = f64::from(e.tf());
-                let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
-                if e.in_title() {
-                    w += TITLE_BOOST;
-                }
-                if e.in_tag() {
-                    w += TAG_BOOST;
-                }
-                lists[e.term as usize].push((i as u32, w as f32));
+                lists[e.term as usize].push((i as u32, weight(e.tf(), len, avg_len, e.in_title(), e.in_tag())));
             }
         }
         drop(entries);
@@ -976,6 +968,20 @@ impl SearcherBuilder {
         }
         Layout { docs, vocab, order, lists, terms, starts, haystack, avg_len: avg_len as f32 }
     }
+}
+
+/// A posting's weight: the BM25 term-frequency part of a term counted `tf` times in a document
+/// of `len` terms (the average being `avg_len`), plus the title and tag boosts; held as an f32.
+fn weight(tf: u32, len: f64, avg_len: f64, in_title: bool, in_tag: bool) -> f32 {
+    let tf = f64::from(tf);
+    let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len));
+    if in_title {
+        w += TITLE_BOOST;
+    }
+    if in_tag {
+        w += TAG_BOOST;
+    }
+    w as f32
 }
 
 /// A [`SearcherBuilder`] laid out but for the documents' strings of a borrowing builder: the

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use super::{B, Document, Hit, ID_PATH_WEIGHT, K1, Needles, Prepared, Searcher, TAG_BOOST, TITLE_BOOST};
+use super::{Document, Hit, ID_PATH_WEIGHT, Needles, Prepared, Searcher, weight};
 
 /// What changed since the index: per record path, its document now, or `None` for a record
 /// removed (or one search cannot list: no id). Each path hides the index's documents at it and
@@ -175,15 +175,7 @@ impl<'p> Late<'p> {
             // A sidecar that did not say its average length: the document is taken as being
             // of average length.
             let avg = if self.avg_len > 0.0 { self.avg_len } else { len.max(1.0) };
-            let tf = f64::from(t.tf);
-            let mut w = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg));
-            if t.in_title {
-                w += TITLE_BOOST;
-            }
-            if t.in_tag {
-                w += TAG_BOOST;
-            }
-            self.scores[j] += idf * f64::from(w as f32);
+            self.scores[j] += idf * f64::from(weight(t.tf, len, avg, t.in_title, t.in_tag));
         }
     }
 
