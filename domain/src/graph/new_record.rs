@@ -141,10 +141,21 @@ pub fn template_text_in(text: &str) -> Option<&'static str> {
             // Its guidance, not its headings (`## Context`, which a filled record keeps).
             .filter(|l| l.len() > 24 && !l.starts_with('#'))
             .collect();
-        let automaton = aho_corasick::AhoCorasick::new(&lines).expect("the guidance lines make an automaton");
+        // A DFA: every text is scanned whole (almost none holds any guidance), and a DFA scans
+        // about three times faster than the default NFA (found profiling an index after one
+        // edit at 100,000 records, where the NFA's scan was 8 % of the run's CPU).
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(&lines)
+            .expect("the guidance lines make an automaton");
         (lines, automaton)
     });
     let (lines, automaton) = &*GUIDANCE;
+    // Nothing found, the usual case, is told by one scan that stops at the first match; only a
+    // text that holds some guidance is scanned again for every line it holds.
+    if !automaton.is_match(text) {
+        return None;
+    }
     automaton.find_overlapping_iter(text).map(|m| m.pattern().as_usize()).min().map(|i| lines[i])
 }
 
