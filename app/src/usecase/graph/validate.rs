@@ -21,18 +21,34 @@ pub fn template_errors<'a>(
     mut v: GraphValidation,
     records: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> GraphValidation {
-    for (path, text) in records {
-        if let Some(line) = domain::graph::new_record::template_text_in(text) {
-            v.errors.push(domain::graph::GraphDiagnostic {
-                code: domain::graph::GraphCode::TemplateText,
-                path: path.to_owned(),
-                message: format!("Template text from `graph add` not replaced: {line:?}"),
-                line: None,
-                other: None,
-                note: None,
-            });
-            v.valid = false;
-        }
+    // Every text is scanned, on every core: at 100,000 records the scan on one thread was
+    // 0.15 s of an index after one edit, on its critical path.
+    let records: Vec<(&str, &str)> = records.collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let chunk = records.len().div_ceil(threads).max(1024);
+    let found: Vec<(&str, &'static str)> = std::thread::scope(|s| {
+        let scan = |part: &[(&'a str, &'a str)]| -> Vec<(&'a str, &'static str)> {
+            part.iter()
+                .filter_map(|&(path, text)| Some((path, domain::graph::new_record::template_text_in(text)?)))
+                .collect()
+        };
+        let mut parts = records.chunks(chunk);
+        let first = parts.next();
+        let others: Vec<_> = parts.map(|part| s.spawn(move || scan(part))).collect();
+        let mut found = first.map(scan).unwrap_or_default();
+        found.extend(others.into_iter().flat_map(|h| h.join().expect("a template scan panicked")));
+        found
+    });
+    for (path, line) in found {
+        v.errors.push(domain::graph::GraphDiagnostic {
+            code: domain::graph::GraphCode::TemplateText,
+            path: path.to_owned(),
+            message: format!("Template text from `graph add` not replaced: {line:?}"),
+            line: None,
+            other: None,
+            note: None,
+        });
+        v.valid = false;
     }
     v
 }
@@ -53,4 +69,31 @@ pub fn validate_pages<P: std::borrow::Borrow<Page>>(fs: &dyn FileSystem, root: &
     let exists =
         |p: &Path| p.strip_prefix(root).ok().and_then(Path::to_str).is_some_and(read) || fs.metadata(p).is_ok();
     domain::graph::validate(root, pages, &exists)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Scanned in parts on several threads, the findings still come one per templated record,
+    /// in the records' order, wherever they fall among the parts.
+    #[test]
+    fn template_findings_keep_the_records_order_across_threads() {
+        let left = "Outcomes with numbers and dates (before -> after, users, time saved).";
+        let paths: Vec<String> = (0..5000).map(|i| format!("projects/p-{i:05}.md")).collect();
+        let templated = [3, 1024, 2500, 4999];
+        let texts: Vec<String> = (0..5000)
+            .map(|i| if templated.contains(&i) { format!("Results {left}") } else { format!("Shipped {i} things.") })
+            .collect();
+        let clean = GraphValidation { valid: true, record_count: 5000, errors: vec![], warnings: vec![] };
+        let records = || paths.iter().map(String::as_str).zip(texts.iter().map(String::as_str));
+        let v = template_errors(clean.clone(), records());
+        assert!(!v.valid);
+        let found: Vec<&str> = v.errors.iter().map(|e| e.path.as_str()).collect();
+        let expected: Vec<&str> = templated.iter().map(|&i| paths[i].as_str()).collect();
+        assert_eq!(found, expected);
+        assert!(v.errors.iter().all(|e| e.code == domain::graph::GraphCode::TemplateText && e.message.contains(left)));
+        let untouched = template_errors(clean.clone(), records().filter(|(_, t)| !t.contains(left)));
+        assert_eq!(untouched, clean);
+    }
 }
