@@ -344,6 +344,10 @@ pub struct Record {
     pub page: Page,
     /// [`plain_text`] of the body.
     pub text: String,
+    /// The line of the guidance `graph add` writes that the text still holds
+    /// ([`super::new_record::template_line_in`]): found once, when the record is parsed, and
+    /// kept with it in the manifest, so an index run scans only the texts it parsed.
+    pub template: Option<u16>,
 }
 
 impl Record {
@@ -353,12 +357,13 @@ impl Record {
         let mut text = plain_text(body);
         // Kept for the whole run (100,000 of them at scale): no spare capacity.
         text.shrink_to_fit();
-        Record { page, text }
+        let template = super::new_record::template_line_in(&text);
+        Record { page, text, template }
     }
 
     /// A file over [`super::MAX_RECORD_BYTES`], which was not read.
     pub fn oversized(path: &str) -> Record {
-        Record { page: Page::oversized(path), text: String::new() }
+        Record { page: Page::oversized(path), text: String::new(), template: None }
     }
 }
 

@@ -12,8 +12,9 @@
 //! checks are what hold against a crafted one. It costs a tenth of a SHA-256 (120 MB at
 //! 100,000 records is summed on every incremental run, read and written).
 //!
-//! Layout, little-endian: `MAGIC`, then per entry its fields in the order of [`Entry`], then the
-//! checksum. Strings are a `u32` length and UTF-8 bytes; a front-matter value is a tag byte
+//! Layout, little-endian: `MAGIC`, the parser's version, the guidance's fingerprint
+//! ([`guidance_fingerprint`]), the root and the entry count, then per entry its fields in the
+//! order of [`Seen`] and [`Record`], then the checksum. Strings are a `u32` length and UTF-8 bytes; a front-matter value is a tag byte
 //! (0 string, 1 boolean, 2 null, 3 list) and its payload.
 
 use std::borrow::Borrow;
@@ -21,12 +22,13 @@ use std::borrow::Borrow;
 use super::checksum::Checksum;
 use super::frontmatter::{Attributes, FmValue};
 use super::index::Record;
+use super::new_record::{guidance_fingerprint, template_line};
 use super::page::Page;
 
 /// The file's name in `.generated/`.
 pub const MANIFEST_FILE: &str = "manifest.bin";
 /// Names the format and its layout version; another layout is ignored, not misread.
-const MAGIC: &[u8; 16] = b"vitaecontext-mf4";
+const MAGIC: &[u8; 16] = b"vitaecontext-mf5";
 /// The checksum after the entries.
 const TRAILER_LEN: u64 = 8;
 /// The version of what a manifest caches: the parsed page and its plain text. Bump it with
@@ -35,8 +37,9 @@ const TRAILER_LEN: u64 = 8;
 pub const PARSE_VERSION: u32 = 2;
 
 /// The fewest bytes an entry takes: its length, stamp, time flag and digest, then a record
-/// with an empty path, no front matter, no key lines, no links, flags and an empty text.
-const MIN_ENTRY_BYTES: u64 = 8 + 16 + 1 + 32 + 4 + 1 + 4 + 4 + 1 + 4;
+/// with an empty path, no front matter, no key lines, no links, flags, an empty text and its
+/// guidance line.
+const MIN_ENTRY_BYTES: u64 = 8 + 16 + 1 + 32 + 4 + 1 + 4 + 4 + 1 + 4 + 2;
 /// The most entries [`decode_from`] has room made for at once (more are still decoded).
 pub const MAX_RESERVED: usize = 1 << 20;
 
@@ -97,12 +100,13 @@ pub struct Manifest {
     pub entries: Vec<(Seen, Record)>,
 }
 
-/// The manifest of `root`, with `entries` in path order: what was seen of each file, its
-/// page and the page's plain text (a [`Record`]'s two parts, which `graph index` holds apart).
-pub fn encode<'a, P: Borrow<Page>>(
-    root: &str,
-    entries: impl ExactSizeIterator<Item = (&'a Seen, P, &'a str)>,
-) -> Vec<u8> {
+/// One file's entry as given to [`write`]: what was seen of it, its page, the page's plain
+/// text and the guidance line the text holds (a [`Record`]'s parts, which `graph index`
+/// holds apart).
+pub type EntryParts<'a, P> = (&'a Seen, P, &'a str, Option<u16>);
+
+/// The manifest of `root`, with `entries` in path order.
+pub fn encode<'a, P: Borrow<Page>>(root: &str, entries: impl ExactSizeIterator<Item = EntryParts<'a, P>>) -> Vec<u8> {
     let mut out = Vec::new();
     write(root, entries.len(), entries, &mut out).expect("writing to memory cannot fail");
     out
@@ -115,7 +119,7 @@ pub fn encode<'a, P: Borrow<Page>>(
 pub fn write<'a, P: Borrow<Page>>(
     root: &str,
     count: usize,
-    entries: impl Iterator<Item = (&'a Seen, P, &'a str)>,
+    entries: impl Iterator<Item = EntryParts<'a, P>>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     const PIECE: usize = 1 << 20;
@@ -129,10 +133,11 @@ pub fn write<'a, P: Borrow<Page>>(
     };
     buf.extend_from_slice(MAGIC);
     buf.extend_from_slice(&PARSE_VERSION.to_le_bytes());
+    buf.extend_from_slice(&guidance_fingerprint().to_le_bytes());
     put_str(&mut buf, root);
     put_u32(&mut buf, count);
     let mut written = 0;
-    for (e, page, text) in entries {
+    for (e, page, text, template) in entries {
         written += 1;
         buf.extend_from_slice(&e.len.to_le_bytes());
         buf.extend_from_slice(&e.stamp.to_le_bytes());
@@ -144,7 +149,7 @@ pub fn write<'a, P: Borrow<Page>>(
             None => buf.push(0),
         }
         buf.extend_from_slice(&e.sha256);
-        put_record(&mut buf, page.borrow(), text);
+        put_record(&mut buf, page.borrow(), text, template);
         if buf.len() >= PIECE {
             flush(&mut buf, out)?;
         }
@@ -201,9 +206,12 @@ pub fn decode_from(input: &mut dyn std::io::Read, len: u64, into: &mut impl Entr
         .next(|r| {
             r.0 = r.0.strip_prefix(MAGIC.as_slice())?;
             let version = u32::from_le_bytes(r.array()?);
-            Some((version, r.str()?, r.len()?))
+            let guidance = u64::from_le_bytes(r.array()?);
+            Some((version, guidance, r.str()?, r.len()?))
         })
-        .and_then(|(version, root, n)| (version == PARSE_VERSION).then_some((root, n)))?;
+        .and_then(|(version, guidance, root, n)| {
+            (version == PARSE_VERSION && guidance == guidance_fingerprint()).then_some((root, n))
+        })?;
     let fits = usize::try_from(body_len / MIN_ENTRY_BYTES).unwrap_or(usize::MAX);
     into.reserve(n.min(fits).min(MAX_RESERVED));
     for _ in 0..n {
@@ -312,7 +320,7 @@ fn put_value(out: &mut Vec<u8>, v: &FmValue) {
     }
 }
 
-fn put_record(out: &mut Vec<u8>, p: &Page, text: &str) {
+fn put_record(out: &mut Vec<u8>, p: &Page, text: &str, template: Option<u16>) {
     put_str(out, &p.path);
     match &p.attributes {
         Some(a) => {
@@ -335,6 +343,8 @@ fn put_record(out: &mut Vec<u8>, p: &Page, text: &str) {
     }
     out.push(u8::from(p.too_large) | u8::from(p.unclosed_front_matter) << 1);
     put_str(out, text);
+    // 0 for none, else the line's number plus one.
+    out.extend_from_slice(&template.map_or(0, |line| line.saturating_add(1)).to_le_bytes());
 }
 
 /// A cursor over the manifest's bytes; every read is bounds-checked.
@@ -425,6 +435,14 @@ impl<'a> Reader<'a> {
             return None;
         }
         let text = self.str()?;
+        let template = match u16::from_le_bytes(self.array()?) {
+            0 => None,
+            // A number that names no line of this build's guidance is damage.
+            n => {
+                template_line(n - 1)?;
+                Some(n - 1)
+            }
+        };
         let page = Page {
             path,
             attributes,
@@ -433,7 +451,7 @@ impl<'a> Reader<'a> {
             too_large: flags & 1 != 0,
             unclosed_front_matter: flags & 2 != 0,
         };
-        Some(Record { page, text })
+        Some(Record { page, text, template })
     }
 }
 
@@ -499,14 +517,15 @@ mod tests {
         let seen = Seen { len: 0, stamp: 0, modified_ns: None, sha256: [0; 32] };
         let empty = Page { path: String::new(), ..Page::parse("", "") };
         let mut one = Vec::new();
-        write("/g", 1, std::iter::once((&seen, &empty, "")), &mut one).unwrap();
+        write("/g", 1, std::iter::once((&seen, &empty, "", None)), &mut one).unwrap();
         let mut none = Vec::new();
-        write("/g", 0, std::iter::empty::<(&Seen, &Page, &str)>(), &mut none).unwrap();
+        write("/g", 0, std::iter::empty::<EntryParts<'_, &Page>>(), &mut none).unwrap();
         assert_eq!((one.len() - none.len()) as u64, MIN_ENTRY_BYTES);
 
-        // The count field follows the magic, the parser version and the root ("/g"). A count
-        // over the bytes after it is refused as it is read; this one is as large as passes.
-        let at = MAGIC.len() + 4 + 4 + 2;
+        // The count field follows the magic, the parser version, the guidance's fingerprint
+        // and the root ("/g"). A count over the bytes after it is refused as it is read; this
+        // one is as large as passes.
+        let at = MAGIC.len() + 4 + 8 + 4 + 2;
         let mut crafted = one.clone();
         let most = u32::try_from(one.len() - at - 4 - TRAILER_LEN as usize).unwrap();
         crafted[at..at + 4].copy_from_slice(&most.to_le_bytes());
@@ -523,7 +542,7 @@ mod tests {
     #[test]
     fn a_miscounted_write_fails_and_leaves_no_manifest() {
         let m = sample();
-        let entries = || m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str()));
+        let entries = || m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str(), r.template));
         for count in [m.entries.len() - 1, m.entries.len() + 1] {
             let mut out = Vec::new();
             assert!(write(&m.root, count, entries(), &mut out).is_err(), "{count} announced");
@@ -535,7 +554,7 @@ mod tests {
     }
 
     fn encoded(m: &Manifest) -> Vec<u8> {
-        encode(&m.root, m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str())))
+        encode(&m.root, m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str(), r.template)))
     }
 
     fn sample() -> Manifest {
@@ -550,6 +569,10 @@ mod tests {
                 ),
                 entry("index.md", "# Index\n"),
                 entry("awards/b.md", "---\nid: award:b\n"),
+                entry(
+                    "projects/c/project.md",
+                    "---\nid: project:c\n---\nThe decisions and the work that were yours.\n",
+                ),
                 none,
             ],
         }
@@ -558,6 +581,7 @@ mod tests {
     #[test]
     fn entries_round_trip() {
         let m = sample();
+        assert!(m.entries.iter().any(|(_, r)| r.template.is_some()), "a record left as `graph add` wrote it");
         assert_eq!(decode(&encoded(&m)), Some(m));
         let empty = Manifest { root: String::new(), entries: Vec::new() };
         assert_eq!(decode(&encoded(&empty)), Some(empty));
@@ -598,6 +622,29 @@ mod tests {
         assert_eq!(decode(&bytes), None);
     }
 
+    /// The guidance lines are kept by number: a manifest written with other guidance (another
+    /// build's `graph add`) is not read, and a number that names no line is damage.
+    #[test]
+    fn other_guidance_or_a_line_it_lacks_is_ignored() {
+        let resummed = |mut bytes: Vec<u8>| {
+            bytes.truncate(bytes.len() - 8);
+            let sum = checksum(&bytes);
+            bytes.extend_from_slice(&sum.to_le_bytes());
+            bytes
+        };
+        let mut other = encoded(&sample());
+        other[20..28].copy_from_slice(&(guidance_fingerprint() ^ 1).to_le_bytes());
+        assert_eq!(decode(&resummed(other)), None, "another guidance");
+        let last =
+            Manifest { root: "/g".into(), entries: vec![entry("a.md", "The decisions and the work that were yours.")] };
+        assert!(last.entries[0].1.template.is_some());
+        let mut bytes = encoded(&last);
+        // The entry's guidance line is its last two bytes, before the checksum.
+        let at = bytes.len() - 8 - 2;
+        bytes[at..at + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+        assert_eq!(decode(&resummed(bytes)), None, "a line the guidance does not have");
+    }
+
     /// Any byte changed, any truncation, another version: ignored, never misread or a panic.
     #[test]
     fn an_altered_manifest_is_ignored() {
@@ -611,7 +658,7 @@ mod tests {
             assert_eq!(decode(&bytes[..n]), None, "truncated to {n}");
         }
         let mut other = bytes[..bytes.len() - 8].to_vec();
-        other[15] = b'3';
+        other[15] = b'4';
         other.extend_from_slice(&checksum(&other).to_le_bytes());
         assert_eq!(decode(&other), None, "the previous layout, correctly summed");
     }

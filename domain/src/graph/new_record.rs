@@ -126,14 +126,21 @@ fn front_matter_string(s: &str) -> std::borrow::Cow<'_, str> {
 /// The first sentence of the guidance `graph add` writes that `text` still holds: a record
 /// left as written is no fact about the person (found in review: "TL;DR: What it is and the
 /// result that matters most..." was validated, indexed and served as the person's facts).
-///
-/// Every record is looked at on every `graph index`: the guidance is one automaton, built once,
-/// and a text is scanned once for all of it (a `contains` per guidance line, about 30 lines,
-/// was a third of the CPU of an index after one edit at 100,000 records). The line returned
-/// is the first of the guidance, in its order, that the text holds.
+/// [`template_line_in`], as the line itself.
 pub fn template_text_in(text: &str) -> Option<&'static str> {
+    template_line_in(text).and_then(template_line)
+}
+
+/// The guidance `graph add` writes, line by line, and one automaton over all of it.
+struct Guidance {
+    lines: Vec<&'static str>,
+    automaton: aho_corasick::AhoCorasick,
+    fingerprint: u64,
+}
+
+fn guidance() -> &'static Guidance {
     use std::sync::LazyLock;
-    static GUIDANCE: LazyLock<(Vec<&'static str>, aho_corasick::AhoCorasick)> = LazyLock::new(|| {
+    static GUIDANCE: LazyLock<Guidance> = LazyLock::new(|| {
         let lines: Vec<&'static str> = RecordType::ALL
             .iter()
             .flat_map(|k| skeleton(*k).lines())
@@ -148,15 +155,38 @@ pub fn template_text_in(text: &str) -> Option<&'static str> {
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(&lines)
             .expect("the guidance lines make an automaton");
-        (lines, automaton)
+        let fingerprint = super::checksum::checksum(lines.join("\n").as_bytes());
+        Guidance { lines, automaton, fingerprint }
     });
-    let (lines, automaton) = &*GUIDANCE;
+    &GUIDANCE
+}
+
+/// Which line of the guidance `graph add` writes `text` still holds, by its number in the
+/// guidance (see [`template_line`]): the first line, in the guidance's order, that the text
+/// holds. Found once per record, when it is parsed ([`super::index::Record::parse`]), and kept
+/// with it in the manifest: an index after one edit at 100,000 records scanned every text
+/// again, 7 % of its CPU.
+pub fn template_line_in(text: &str) -> Option<u16> {
+    let Guidance { automaton, .. } = guidance();
     // Nothing found, the usual case, is told by one scan that stops at the first match; only a
     // text that holds some guidance is scanned again for every line it holds.
     if !automaton.is_match(text) {
         return None;
     }
-    automaton.find_overlapping_iter(text).map(|m| m.pattern().as_usize()).min().map(|i| lines[i])
+    let first = automaton.find_overlapping_iter(text).map(|m| m.pattern().as_usize()).min()?;
+    u16::try_from(first).ok()
+}
+
+/// The guidance line numbered `line` by [`template_line_in`]; `None` for a number that names
+/// no line.
+pub fn template_line(line: u16) -> Option<&'static str> {
+    guidance().lines.get(usize::from(line)).copied()
+}
+
+/// Names the guidance, and so what [`template_line_in`]'s numbers mean: a manifest written by
+/// a build whose guidance differs is not read ([`super::manifest`]).
+pub fn guidance_fingerprint() -> u64 {
+    guidance().fingerprint
 }
 
 /// What a good record of each type says; every line is meant to be replaced.

@@ -155,7 +155,7 @@ pub fn index_with(
     // The canonical root names the graph the manifest describes (a manifest copied beside
     // another graph is ignored).
     let identity = fs.canonicalize(root).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-    let Reading { pages, texts, seen, parsed, unchanged, records_as_before } =
+    let Reading { pages, texts, templates, seen, parsed, unchanged, records_as_before } =
         read(fs, clock, root, progress, caches, || trusted.then(|| previous_manifest(fs, root, &identity)).flatten())?;
     let t1 = clock.monotonic();
     let files = pages.len();
@@ -185,7 +185,7 @@ pub fn index_with(
         Some(kept) => {
             let validation = template_errors(
                 validate_pages(fs, root, &pages),
-                pages.iter().map(|p| p.path.as_str()).zip(texts.iter().map(String::as_str)),
+                pages.iter().map(|p| p.path.as_str()).zip(templates.iter().copied()),
             );
             let diagnostics = json_bytes(&Diagnostics::of(&validation));
             if validation.valid && <[u8; 32]>::from(Sha256::digest(&diagnostics)) == kept.diagnostics_sha256 {
@@ -193,7 +193,7 @@ pub fn index_with(
                 if !unchanged {
                     // Until the new list is in place, the one there names the old manifest:
                     // a run stopped between the two writes everything next time.
-                    match write_manifest(out, &identity, &seen, pages, &texts) {
+                    match write_manifest(out, &identity, &seen, pages, &texts, &templates) {
                         Ok(()) => list_outputs(out, naming_the_new_manifest(fs, root, kept)),
                         Err(e) => tracing::warn!(
                             "the index manifest was not written ({e}); the next `graph index` reads again the files it checked"
@@ -217,7 +217,7 @@ pub fn index_with(
         validated.unwrap_or_else(|| {
             template_errors(
                 validate_pages(fs, root, &pages),
-                pages.iter().map(|p| p.path.as_str()).zip(texts.iter().map(String::as_str)),
+                pages.iter().map(|p| p.path.as_str()).zip(templates.iter().copied()),
             )
         })
     });
@@ -235,10 +235,10 @@ pub fn index_with(
             drop(pages);
             None
         } else {
-            let (seen, texts, identity) = (&seen, &texts, &identity);
+            let (seen, texts, templates, identity) = (&seen, &texts, &templates, &identity);
             // Said once the JSON set is written: a run that fails says why, once (found in
             // review: a folder the user may not write in gave this warning, then the error).
-            Some(s.spawn(move || write_manifest(out, identity, seen, pages, texts)))
+            Some(s.spawn(move || write_manifest(out, identity, seen, pages, texts, templates)))
         };
         let diagnostics = json_bytes(&Diagnostics::of(&validation));
         let done = |nodes, copied| Indexed {
@@ -347,14 +347,16 @@ fn write_manifest(
     seen: &[Option<Seen>],
     pages: Vec<Page>,
     texts: &[String],
+    templates: &[Option<u16>],
 ) -> Result<(), FsError> {
     let pages = Mutex::new(Some(pages));
     let manifest = |out: &mut dyn Write| {
         let pages = pages.lock().unwrap_or_else(|p| p.into_inner()).take();
         let pages = pages.ok_or_else(|| std::io::Error::other("the manifest is written once"))?;
         let count = seen.iter().flatten().count();
-        let entries = seen.iter().zip(pages).zip(texts);
-        let entries = entries.filter_map(|((s, page), text)| Some((s.as_ref()?, page, text.as_str())));
+        let entries = seen.iter().zip(pages).zip(texts).zip(templates);
+        let entries =
+            entries.filter_map(|(((s, page), text), &template)| Some((s.as_ref()?, page, text.as_str(), template)));
         manifest::write(identity, count, entries, out)
     };
     out.write_atomic_set(&[Change::Cache(Path::new(MANIFEST_FILE), &manifest)])

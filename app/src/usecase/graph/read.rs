@@ -30,8 +30,9 @@ pub fn read_records(
     root: &Path,
     progress: &dyn Progress,
 ) -> Result<Vec<Record>, GraphError> {
-    let Reading { pages, texts, .. } = read(fs, clock, root, progress, Caches::Ignore, || None)?;
-    Ok(pages.into_iter().zip(texts).map(|(page, text)| Record { page, text }).collect())
+    let Reading { pages, texts, templates, .. } = read(fs, clock, root, progress, Caches::Ignore, || None)?;
+    let records = pages.into_iter().zip(texts).zip(templates);
+    Ok(records.map(|((page, text), template)| Record { page, text, template }).collect())
 }
 
 /// The records of a run, each in two parts (its page and its plain text: `graph index` drops
@@ -41,6 +42,8 @@ pub fn read_records(
 pub struct Reading {
     pub pages: Vec<Page>,
     pub texts: Vec<String>,
+    /// The guidance line each text holds ([`Record::template`]).
+    pub templates: Vec<Option<u16>>,
     pub seen: Vec<Option<Seen>>,
     /// Files parsed in this run; the others came from the manifest.
     pub parsed: usize,
@@ -294,11 +297,13 @@ pub(super) fn read(
     tracing::debug!(files = total, parsed = parsed.load(Ordering::Relaxed), read = ?took, "graph: read the files");
     let mut pages = Vec::with_capacity(total);
     let mut texts = Vec::with_capacity(total);
+    let mut templates = Vec::with_capacity(total);
     let mut seen = Vec::with_capacity(total);
     for r in results {
         if let Some((record, s)) = r? {
             pages.push(record.page);
             texts.push(record.text);
+            templates.push(record.template);
             seen.push(s);
         }
     }
@@ -307,7 +312,7 @@ pub(super) fn read(
     let all_of = |n: usize| previous.is_some_and(|p| p.entries.len() == pages.len() && n == pages.len());
     let unchanged = all_of(same_as_before.into_inner());
     let records_as_before = all_of(from_before.into_inner());
-    Ok(Reading { pages, texts, seen, parsed: parsed.into_inner(), unchanged, records_as_before })
+    Ok(Reading { pages, texts, templates, seen, parsed: parsed.into_inner(), unchanged, records_as_before })
 }
 
 /// The threads work is spread over: every core, at most 8.

@@ -483,6 +483,11 @@ fn variant(slug: usize, v: usize) -> Vec<u8> {
         5 => format!("---\ntype: project\nid: {id}\ntitle: P{slug}\ntags: [rust, x0]\n---\n# P\nGo and Make.\n"),
         // A link to a file that is not a record: valid only while it is there (`Edit::Asset`).
         6 => format!("---\ntype: project\nid: {id}\ntitle: P{slug}\n---\nSee [the CV](../../cv.pdf).\n"),
+        // Guidance `graph add` wrote, left in: a `template_text` error while it stays, found
+        // when the record is parsed and kept in the manifest for the runs after.
+        8 => format!(
+            "---\ntype: project\nid: {id}\ntitle: P{slug}\ntags: [rust, x0]\n---\n# P\n\n- The decisions and the work that were yours.\n"
+        ),
         _ => {
             let mut big = format!("---\ntype: project\nid: {id}\ntitle: Big\n---\n").into_bytes();
             big.resize(usize::try_from(MAX_RECORD_BYTES).unwrap() + 1, b'x');
@@ -577,7 +582,7 @@ fn apply(fs: &MemoryFs, root: &Path, edit: &Edit) {
 fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
     use proptest::prelude::*;
     prop_oneof![
-        6 => (0usize..5, 0usize..8).prop_map(|(s, v)| Edit::Write(s, v)),
+        6 => (0usize..5, 0usize..9).prop_map(|(s, v)| Edit::Write(s, v)),
         2 => (0usize..5).prop_map(Edit::Touch),
         2 => (0usize..5).prop_map(Edit::Delete),
         1 => Just(Edit::DropManifest),
@@ -635,6 +640,34 @@ fn stamps(fs: &MemoryFs, root: &Path) -> Vec<(String, u128, u64)> {
         .collect();
     all.sort();
     all
+}
+
+/// Guidance left in a record is found when it is parsed and kept in the manifest: a run that
+/// takes the record from there, not parsing it, still reports it, and filling it in clears it.
+#[test]
+fn guidance_left_in_a_record_is_reported_by_every_run_until_filled_in() {
+    let fs = MemoryFs::new();
+    let root = Path::new("/g");
+    graph_of(&fs, root, 3);
+    apply(&fs, root, &Edit::Write(2, 8));
+    let template_errors = |done: &Indexed| {
+        let e = &done.validation.errors;
+        e.iter()
+            .filter(|e| e.code == domain::graph::GraphCode::TemplateText)
+            .map(|e| e.path.clone())
+            .collect::<Vec<_>>()
+    };
+    let first = index(&fs, &FixedClock, root, &Quiet).unwrap();
+    assert_eq!(template_errors(&first), ["projects/p2/project.md"]);
+    // Another record changed: p2 comes from the manifest, unparsed.
+    apply(&fs, root, &Edit::Write(0, 5));
+    let second = index(&fs, &FixedClock, root, &Quiet).unwrap();
+    assert_eq!(second.parsed, 1, "only the edited record is parsed");
+    assert_eq!(template_errors(&second), ["projects/p2/project.md"]);
+    assert!(!second.validation.valid);
+    apply(&fs, root, &Edit::Write(2, 0));
+    let filled = index(&fs, &FixedClock, root, &Quiet).unwrap();
+    assert!(filled.validation.valid && template_errors(&filled).is_empty(), "{:?}", filled.validation);
 }
 
 /// A rerun with nothing changed writes nothing (at 100,000 records it rewrote 530 MB of
@@ -884,7 +917,7 @@ fn a_full_run_trusts_no_cache() {
     let (_, record) = m.entries.iter_mut().find(|(_, r)| r.page.path == "projects/p1/project.md").unwrap();
     let forged = String::from_utf8(variant(1, 0)).unwrap().replace("title: P1", "title: Forged");
     *record = Record::parse("projects/p1/project.md", &forged);
-    let bytes = manifest::encode(&m.root, m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str())));
+    let bytes = manifest::encode(&m.root, m.entries.iter().map(|(s, r)| (s, &r.page, r.text.as_str(), r.template)));
     fs.write_atomic(&manifest_path, &bytes).unwrap();
     let trusted = index(&fs, &FixedClock, root, &Quiet).unwrap();
     assert_eq!(trusted.parsed, 0, "the manifest vouches for every record");

@@ -11,35 +11,20 @@ use ports::fs::FileSystem;
 /// and nobody replaced reported as an error (see [`template_errors`]).
 pub fn validate_records(fs: &dyn FileSystem, root: &Path, records: &[Record]) -> GraphValidation {
     let v = validate_pages(fs, root, records);
-    template_errors(v, records.iter().map(|r| (r.page.path.as_str(), r.text.as_str())))
+    template_errors(v, records.iter().map(|r| (r.page.path.as_str(), r.template)))
 }
 
 /// `v` with a `template_text` error for each record whose text still holds the guidance that
 /// `graph add` writes (found in review: it was validated, indexed and served as the person's
-/// facts): like a Career Context placeholder, it makes the graph invalid until replaced.
+/// facts): like a Career Context placeholder, it makes the graph invalid until replaced. Each
+/// record comes with the guidance line its text holds, found when it was parsed
+/// ([`Record::template`]): no text is scanned here.
 pub fn template_errors<'a>(
     mut v: GraphValidation,
-    records: impl Iterator<Item = (&'a str, &'a str)>,
+    records: impl Iterator<Item = (&'a str, Option<u16>)>,
 ) -> GraphValidation {
-    // Every text is scanned, on every core: at 100,000 records the scan on one thread was
-    // 0.15 s of an index after one edit, on its critical path.
-    let records: Vec<(&str, &str)> = records.collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let chunk = records.len().div_ceil(threads).max(1024);
-    let found: Vec<(&str, &'static str)> = std::thread::scope(|s| {
-        let scan = |part: &[(&'a str, &'a str)]| -> Vec<(&'a str, &'static str)> {
-            part.iter()
-                .filter_map(|&(path, text)| Some((path, domain::graph::new_record::template_text_in(text)?)))
-                .collect()
-        };
-        let mut parts = records.chunks(chunk);
-        let first = parts.next();
-        let others: Vec<_> = parts.map(|part| s.spawn(move || scan(part))).collect();
-        let mut found = first.map(scan).unwrap_or_default();
-        found.extend(others.into_iter().flat_map(|h| h.join().expect("a template scan panicked")));
-        found
-    });
-    for (path, line) in found {
+    for (path, line) in records {
+        let Some(line) = line.and_then(domain::graph::new_record::template_line) else { continue };
         v.errors.push(domain::graph::GraphDiagnostic {
             code: domain::graph::GraphCode::TemplateText,
             path: path.to_owned(),
@@ -75,25 +60,30 @@ pub fn validate_pages<P: std::borrow::Borrow<Page>>(fs: &dyn FileSystem, root: &
 mod tests {
     use super::*;
 
-    /// Scanned in parts on several threads, the findings still come one per templated record,
-    /// in the records' order, wherever they fall among the parts.
+    /// A record parsed with guidance left in it is reported, in the records' order, with the
+    /// guidance line; one filled in is not.
     #[test]
-    fn template_findings_keep_the_records_order_across_threads() {
-        let left = "Outcomes with numbers and dates (before -> after, users, time saved).";
-        let paths: Vec<String> = (0..5000).map(|i| format!("projects/p-{i:05}.md")).collect();
+    fn records_left_as_written_are_reported_in_order() {
+        let left = "The decisions and the work that were yours.";
         let templated = [3, 1024, 2500, 4999];
-        let texts: Vec<String> = (0..5000)
-            .map(|i| if templated.contains(&i) { format!("Results {left}") } else { format!("Shipped {i} things.") })
+        let records: Vec<Record> = (0..5000)
+            .map(|i| {
+                let text = if templated.contains(&i) {
+                    format!("## Results\n\n- {left}\n")
+                } else {
+                    format!("Shipped {i} things.\n")
+                };
+                Record::parse(&format!("projects/p-{i:05}.md"), &text)
+            })
             .collect();
         let clean = GraphValidation { valid: true, record_count: 5000, errors: vec![], warnings: vec![] };
-        let records = || paths.iter().map(String::as_str).zip(texts.iter().map(String::as_str));
-        let v = template_errors(clean.clone(), records());
+        let v = template_errors(clean.clone(), records.iter().map(|r| (r.page.path.as_str(), r.template)));
         assert!(!v.valid);
         let found: Vec<&str> = v.errors.iter().map(|e| e.path.as_str()).collect();
-        let expected: Vec<&str> = templated.iter().map(|&i| paths[i].as_str()).collect();
+        let expected: Vec<String> = templated.iter().map(|i| format!("projects/p-{i:05}.md")).collect();
         assert_eq!(found, expected);
         assert!(v.errors.iter().all(|e| e.code == domain::graph::GraphCode::TemplateText && e.message.contains(left)));
-        let untouched = template_errors(clean.clone(), records().filter(|(_, t)| !t.contains(left)));
-        assert_eq!(untouched, clean);
+        let filled = records.iter().filter(|r| !r.text.contains(left)).map(|r| (r.page.path.as_str(), r.template));
+        assert_eq!(template_errors(clean.clone(), filled), clean);
     }
 }
