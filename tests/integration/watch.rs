@@ -439,6 +439,60 @@ fn mcp_watch_answers_before_its_first_index_and_serves_the_index_on_disk() {
     assert_generated_is_clean(&root);
 }
 
+/// A process's or thread's name and nice value, from its `stat` file (Linux `/proc`): the
+/// fields after the name's closing parenthesis start with the state (field 3); the parent's
+/// pid is field 4, the nice value field 19.
+fn stat_fields(stat_file: &Path) -> Option<(i64, i64)> {
+    let stat = fs::read_to_string(stat_file).ok()?;
+    let after: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
+    Some((after.get(1)?.parse().ok()?, after.get(16)?.parse().ok()?))
+}
+
+/// `mcp --watch` does its background work at a lower priority than its answers: the watch's
+/// thread (which sets the watch up: 50,000 folders at 100,000 records), the poller's (which
+/// hashes graph.json first) and each index run's child process run 10 nice levels lower, the
+/// threads that answer as the server was started (found measuring: `initialize` took 10-18 ms
+/// instead of 4 in about one start in twelve on two cores).
+#[test]
+#[cfg(target_os = "linux")]
+fn mcp_watch_runs_its_background_work_at_a_lower_priority() {
+    let (_tmp, root) = graph();
+    // Another indexer holds the graph: the first index run's child stays, waiting for it.
+    let held = fs::File::open(&root).unwrap();
+    held.lock().unwrap();
+    let mut s = Server::mcp(&["--watch", "--log-level", "info", "--root", root.to_str().unwrap()]);
+    s.wait_until("the first index waits for the other indexer", |s| s.stderr().contains("waiting for another index"));
+    let pid = s.child.id();
+    let (_, started_at) = stat_fields(Path::new(&format!("/proc/{pid}/stat"))).unwrap();
+    let lowered = (started_at + 10).min(19);
+    let threads: Vec<(String, i64)> = fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|t| {
+            let dir = t.ok()?.path();
+            let name = fs::read_to_string(dir.join("comm")).ok()?.trim().to_owned();
+            Some((name, stat_fields(&dir.join("stat"))?.1))
+        })
+        .collect();
+    let nice_of = |name: &str| threads.iter().find(|(n, _)| n == name).map(|&(_, nice)| nice);
+    assert_eq!(nice_of("graph-watch"), Some(lowered), "{threads:?}");
+    assert_eq!(nice_of("watch-files"), Some(lowered), "{threads:?}");
+    assert_eq!(nice_of("graph-pending"), Some(started_at), "edits are read at once: {threads:?}");
+    let answering: Vec<_> = threads.iter().filter(|(n, _)| n.starts_with("tokio") || n == "vitaecontext").collect();
+    assert!(!answering.is_empty() && answering.iter().all(|&&(_, nice)| nice == started_at), "{threads:?}");
+    let children: Vec<i64> = fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|p| stat_fields(&p.ok()?.path().join("stat")))
+        .filter(|&(parent, _)| parent == i64::from(pid))
+        .map(|(_, nice)| nice)
+        .collect();
+    assert_eq!(children, [lowered], "the index run's child");
+    assert_eq!(s.ok("ping", json!({})), json!({}));
+    held.unlock().unwrap();
+    s.wait_until("the first index is done", |s| s.stderr().contains("VitaeGraph indexed at start"));
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+}
+
 /// The outputs a full index writes, by name.
 fn outputs(root: &Path) -> Vec<(&'static str, Vec<u8>)> {
     ["graph.json", "search-index.json", "diagnostics.json"]

@@ -195,6 +195,7 @@ pub fn start(
     watch::start_in_background(
         watcher,
         live,
+        fs_std::priority::lower_this_thread,
         Box::new(move || taken.into_iter().for_each(Taken::wait)),
         Box::new(move |e| warn(&e)),
     )

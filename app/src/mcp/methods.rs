@@ -346,6 +346,9 @@ impl Methods {
         let keep_open = check_now.clone();
         let (taken_tx, taken) = std::sync::mpsc::sync_channel::<()>(1);
         std::thread::Builder::new().name("watch-files".into()).spawn(move || {
+            // Background work (with `--watch`, graph.json read and hashed first thing): it
+            // yields the cores to the answers (see `fs_std::priority`).
+            fs_std::priority::lower_this_thread();
             // Held so the channel stays open (a timeout, never a disconnect) when nobody else
             // holds a `CheckNow`.
             let _keep_open = keep_open;

@@ -605,9 +605,15 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
 /// set up, requests are served from the index on disk. A watch that cannot be set up is
 /// handed to `failed` on the thread, and nothing is indexed, as when [`start`] fails; a stop
 /// asked meanwhile starts no index.
+///
+/// `background` runs first on that thread, before the watch is set up: the server lowers the
+/// thread's scheduling priority there, which the watcher's own threads and each index run's
+/// child process inherit, so that answers to requests come first. The pending records'
+/// reader is not lowered: it is what makes an edit searchable within a fraction of a second.
 pub fn start_in_background(
     watcher: Arc<dyn Watcher>,
     live: LiveIndex,
+    background: fn(),
     before_first: Box<dyn FnOnce() + Send>,
     failed: Box<dyn FnOnce(WatchError) + Send>,
 ) -> Result<Live, WatchError> {
@@ -633,6 +639,7 @@ pub fn start_in_background(
         None => None,
     };
     let thread = spawn(&path, move || {
+        background();
         let watching = match watcher.watch(&live.root, sink(&stopper, also)) {
             Ok(w) => w,
             Err(e) => {

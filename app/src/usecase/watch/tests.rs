@@ -716,6 +716,7 @@ fn gated_start_with(
     let live = start_in_background(
         watcher,
         live,
+        || {},
         Box::new(move || {
             let _ = before.send("before the first index");
         }),
