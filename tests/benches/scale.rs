@@ -5,6 +5,11 @@
 //! written to a temp dir, then each figure is the median of `RUNS` runs with the spread
 //! (min-max), wall time, measured around the release binary as a child process:
 //! - read floor: every record file read once in-process (walk + `std::fs::read`), nothing else;
+//! - walk floor: every record file's metadata taken once (walk + `symlink_metadata`), nothing
+//!   read: the least an incremental run does to learn what changed;
+//! - write floor: the files this build's full run left in `.generated/`, held in memory, written
+//!   again to new files in a folder beside the graph, the JSON files synced as `graph index`
+//!   syncs them (its caches are not): the least a run that writes that output does;
 //! - `graph index`, full: no caches (`.generated/manifest.bin` and `documents.bin` removed
 //!   before each run: every record parsed, every search document rendered);
 //! - `graph index` after one edit: one record's body changed before each run (the caches of
@@ -23,7 +28,8 @@
 //!   peak RSS (`VmHWM`) after the edits;
 //! - spawn to `initialize` answered, with and without `--watch` (the server's input then
 //!   closed: with `--watch` it ends after the index at start);
-//! - the full index's median over the read floor's, warm.
+//! - the full index's median over the read floor's, and over the read and write floors' sum;
+//!   one edit's median over the walk and write floors' sum; all warm.
 //!
 //! "cold" runs drop the page cache first (`echo 3 > /proc/sys/vm/drop_caches`, root only; the
 //! column says "n/a" when it cannot be dropped), "warm" runs follow a run that read everything.
@@ -105,6 +111,38 @@ fn records(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The walk floor: every record's metadata taken once, nothing read.
+fn walk_floor(root: &Path) -> f64 {
+    let start = Instant::now();
+    let found = records(root).iter().filter(|p| std::fs::symlink_metadata(p).is_ok()).count();
+    std::hint::black_box(found);
+    start.elapsed().as_secs_f64()
+}
+
+/// The write floor: the files of `generated` (held in memory first) written to new files in
+/// `to`, the JSON ones synced, as `graph index` writes them (its caches unsynced).
+fn write_floor(generated: &Path, to: &Path) -> f64 {
+    use std::io::Write;
+    let files: Vec<(std::ffi::OsString, Vec<u8>)> = std::fs::read_dir(generated)
+        .expect("read .generated")
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| (e.file_name(), std::fs::read(e.path()).expect("read output")))
+        .collect();
+    std::fs::create_dir_all(to).expect("mkdir");
+    let start = Instant::now();
+    for (name, bytes) in &files {
+        let mut f = std::fs::File::create(to.join(name)).expect("create");
+        f.write_all(bytes).expect("write");
+        if Path::new(name).extension().is_some_and(|x| x == "json") {
+            f.sync_all().expect("sync");
+        }
+    }
+    let took = start.elapsed().as_secs_f64();
+    std::fs::remove_dir_all(to).expect("remove");
+    took
 }
 
 /// The floor: every record read once, and nothing else.
@@ -198,6 +236,8 @@ fn copy_records(from: &Path, to: &Path) {
 #[derive(Default)]
 struct Row {
     floor: [Figure; 2],
+    walk_floor: Figure,
+    write_floor: Figure,
     full: [Figure; 2],
     full_rss: Figure,
     edit: Figure,
@@ -254,6 +294,14 @@ fn bench(n: usize, baseline: Option<&Path>) -> (usize, Vec<Row>) {
     // manifest; it is not counted).
     for b in &builds {
         support::index_once_with(&b.bin, &b.root);
+    }
+    for _ in 0..RUNS {
+        let walked = walk_floor(&root);
+        let written = write_floor(&root.join(".generated"), &dir.path().join("floor-out"));
+        rows.iter_mut().for_each(|r| {
+            r.walk_floor.0.push(walked);
+            r.write_floor.0.push(written);
+        });
     }
     let files: Vec<PathBuf> =
         records(&root).into_iter().map(|f| f.strip_prefix(&root).expect("below").to_path_buf()).collect();
@@ -325,6 +373,8 @@ fn table(title: &str, rows: &[(usize, &Row)]) {
     };
     line("read floor, cold", &|r| r.floor[0].show("s"));
     line("read floor, warm", &|r| r.floor[1].show("s"));
+    line("walk floor (every record's metadata), warm", &|r| r.walk_floor.show("s"));
+    line("write floor (a full run's outputs, JSON synced), warm", &|r| r.write_floor.show("s"));
     line("`graph index` (full), cold", &|r| r.full[0].show("s"));
     line("`graph index` (full), warm", &|r| r.full[1].show("s"));
     line("`graph index` peak RSS, full", &|r| r.full_rss.show("MB"));
@@ -340,6 +390,13 @@ fn table(title: &str, rows: &[(usize, &Row)]) {
     line("spawn to `initialize` answered, warm", &|r| r.initialize.show("s"));
     line("spawn to `initialize` answered, `mcp --watch`, warm", &|r| r.initialize_watch.show("s"));
     line("`graph index` (full) / read floor, warm (medians)", &|r| r.full[1].ratio(&r.floor[1]));
+    let sum = |a: &Figure, b: &Figure| Figure(a.0.iter().zip(&b.0).map(|(x, y)| x + y).collect());
+    line("`graph index` (full) / (read + write floors), warm (medians)", &|r| {
+        r.full[1].ratio(&sum(&r.floor[1], &r.write_floor))
+    });
+    line("`graph index` after one edit / (walk + write floors), warm (medians)", &|r| {
+        r.edit.ratio(&sum(&r.walk_floor, &r.write_floor))
+    });
 }
 
 fn main() {
