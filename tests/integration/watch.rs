@@ -242,7 +242,7 @@ fn mcp_watch_searches_changed_records_before_their_index_run() {
     fs::create_dir_all(&dir).unwrap();
     fs::write(
         dir.join("project.md"),
-        "---\ntype: project\nid: project:zebrafinch\ntitle: Zebrafinch tracker\ntags: [birds]\n---\nCounted zebrafinches.\n",
+        "---\ntype: project\nid: project:zebrafinch\ntitle: Zebrafinch tracker\ntags: [birds]\n---\nCounted zebrafinches.\n\nTracked 4,812 zebrafinches across the estuary.\n",
     )
     .unwrap();
     until_found(&mut s, "zebrafinch", "project:zebrafinch", true);
@@ -270,6 +270,18 @@ fn mcp_watch_searches_changed_records_before_their_index_run() {
         s.stderr()
     );
     assert!(!search_index(&root).contains("zebrafinch"), "not yet in the files");
+    // `check_claims` reads the changed records as the search does: a number only the new
+    // record holds is supported before its index run.
+    let r = s.ok(
+        "tools/call",
+        json!({"name": "check_claims", "arguments": {"draft": "Tracked 4,812 zebrafinches across the estuary."}}),
+    );
+    assert!(tool_text(&r).contains("1 claim: 1 supported"), "{r}");
+    let r = s.ok(
+        "tools/call",
+        json!({"name": "check_claims", "arguments": {"draft": "Tracked 9,999 zebrafinches across the estuary."}}),
+    );
+    assert!(tool_text(&r).contains("1 contradicted"), "another number is the record's to contradict: {r}");
     let read = s.ok("resources/read", json!({"uri": "vitaegraph://record/project:zebrafinch"}));
     assert!(read["contents"][0]["text"].as_str().unwrap().contains("Counted zebrafinches."), "{read}");
     let typed =

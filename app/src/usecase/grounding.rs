@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use domain::career::Surface;
-use domain::graph::search::Searcher;
+use domain::graph::search::{Pending, Searcher};
 use domain::grounding::evidence::Origin;
 use domain::grounding::job::{self, Coverage, JobMatch, Level};
 use domain::grounding::typed::{Assertion, Verdict};
@@ -24,6 +24,9 @@ pub const MAX_DRAFT_BYTES: usize = 1024 * 1024;
 pub struct Files {
     pub context: Option<Arc<Loaded>>,
     pub searcher: Option<Arc<Searcher>>,
+    /// Records changed since the index (`mcp --watch` reads each change at once): read beside
+    /// it, as `search_vitaegraph` reads them, so a claim an edit just supports is supported.
+    pub pending: Option<Arc<Pending>>,
     /// Why a source is absent, in words (each a line of the answers).
     pub notes: Vec<String>,
     /// Why no Career Context was read, in a few words; `None` when one was.
@@ -60,7 +63,10 @@ impl Files {
             }
         };
         match graph.searcher(fs) {
-            Ok(s) => files.searcher = Some(s),
+            Ok(s) => {
+                files.searcher = Some(s);
+                files.pending = Some(graph.pending());
+            }
             Err(e) => tracing::debug!("no search index for grounding: {e}"),
         }
         files.notes.extend(match (context_missing.clone(), files.searcher.is_some()) {
@@ -93,6 +99,7 @@ impl Files {
         let sources = grounding::Sources {
             context,
             graph: self.searcher.as_deref(),
+            pending: self.pending.as_deref(),
             year_now: self.year_now,
             cancel: cancel.as_deref(),
         };
@@ -338,6 +345,7 @@ impl Files {
             grounding::Sources {
                 context,
                 graph: self.searcher.as_deref(),
+                pending: self.pending.as_deref(),
                 year_now: self.year_now,
                 cancel: crate::cancel::current().as_deref(),
             },
@@ -469,8 +477,13 @@ mod tests {
     #[test]
     fn the_match_report_never_has_two_blank_lines_in_a_row() {
         let context = include_str!("../../../examples/career-context.md");
-        let sources =
-            |c| grounding::Sources { context: Some(("cc.md", c)), graph: None, year_now: Some(2026), cancel: None };
+        let sources = |c| grounding::Sources {
+            context: Some(("cc.md", c)),
+            graph: None,
+            pending: None,
+            year_now: Some(2026),
+            cancel: None,
+        };
         for posting in ["We are a nice company.\n", "## Requirements\n\n- Rust\n- 20 years of COBOL\n"] {
             let m = domain::grounding::job::match_job(posting, sources(context), "");
             for notes in [vec![], vec!["a note".to_owned()]] {

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::claims::split;
 use super::text::{Number, fold, is_content, numbers, stem, words};
+use crate::graph::search::Pending;
 use crate::graph::search::{Query, Searcher};
 
 /// Where a passage comes from.
@@ -473,6 +474,9 @@ impl<'t> ContextPassages<'t> {
 #[derive(Debug)]
 pub struct GraphEvidence<'a> {
     searcher: &'a Searcher,
+    /// Records changed since the index (a server with `--watch`): searched beside it, and
+    /// read from here rather than from the index, as `search_vitaegraph` does.
+    pending: Option<&'a Pending>,
     cache: HashMap<String, Passage>,
 }
 
@@ -480,22 +484,34 @@ pub struct GraphEvidence<'a> {
 pub const RECORDS_PER_QUERY: usize = 8;
 
 impl<'a> GraphEvidence<'a> {
-    pub fn new(searcher: &'a Searcher) -> Self {
-        Self { searcher, cache: HashMap::new() }
+    pub fn new(searcher: &'a Searcher, pending: Option<&'a Pending>) -> Self {
+        Self { searcher, pending, cache: HashMap::new() }
     }
 
     /// The ids of the best records for `query`, their passages made ready.
     pub fn search(&mut self, query: &str, limit: usize) -> Vec<String> {
-        let hits = self.searcher.search(&Query { text: Some(query), ..Default::default() });
+        let query = Query { text: Some(query), ..Default::default() };
+        let hits = match self.pending {
+            Some(pending) => self.searcher.search_with(&query, pending),
+            None => self.searcher.search(&query),
+        };
         let ids: Vec<String> = hits.records.into_iter().take(limit).map(|h| h.id).collect();
         for id in &ids {
-            if !self.cache.contains_key(id)
-                && let Some(d) = self.searcher.document(id)
-            {
-                let origin = Origin::Record { id: d.id.to_owned(), path: d.path.to_owned() };
-                let p = Passage::new(origin, format!("{}\n{}", d.title, d.text), Vec::new(), d.title.len() + 1, true);
-                self.cache.insert(id.clone(), p);
+            if self.cache.contains_key(id) {
+                continue;
             }
+            // A hit is a pending record's when one has its id: the index's is hidden then.
+            let (origin, title, text) = match self.pending.and_then(|p| p.document(id)) {
+                Some(d) => {
+                    (Origin::Record { id: d.id.clone(), path: d.path.clone() }, d.title.as_str(), d.text.clone().into())
+                }
+                None => match self.searcher.document(id) {
+                    Some(d) => (Origin::Record { id: d.id.to_owned(), path: d.path.to_owned() }, d.title, d.text),
+                    None => continue,
+                },
+            };
+            let p = Passage::new(origin, format!("{title}\n{text}"), Vec::new(), title.len() + 1, true);
+            self.cache.insert(id.clone(), p);
         }
         ids
     }

@@ -1366,7 +1366,7 @@ pub fn match_job(posting: &str, sources: Sources<'_>, packet: &str) -> JobMatch 
         .partition(|p| !never_claimed(p).is_empty());
     let never: Vec<(Vec<String>, String, Evidence)> = never.iter().flat_map(never_claimed).collect();
     let context_first: Vec<HashMap<String, usize>> = context.iter().map(first_stems).collect();
-    let mut graph = sources.graph.map(GraphEvidence::new);
+    let mut graph = sources.graph.map(|s| GraphEvidence::new(s, sources.pending));
     let packet_stems: std::collections::HashSet<String> = words(packet).iter().map(|w| stem(w.text)).collect();
     let packet_words: Vec<String> = words(packet).iter().map(|w| fold(w.text)).collect();
     let held = levels::Held::new(&context, sources.year_now);
@@ -2083,7 +2083,13 @@ About us: we ship parcels.
         let context = include_str!("../../../examples/career-context.md");
         let m = match_job(
             POSTING,
-            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None, cancel: None },
+            Sources {
+                context: Some(("career-context.md", context)),
+                graph: Some(&s),
+                pending: None,
+                year_now: None,
+                cancel: None,
+            },
             "Rust",
         );
         let cov: Vec<(&str, Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
@@ -2118,7 +2124,13 @@ About us: we ship parcels.
         let context = include_str!("../../../examples/career-context.md");
         let m = match_job(
             posting,
-            Sources { context: Some(("career-context.md", context)), graph: Some(&s), year_now: None, cancel: None },
+            Sources {
+                context: Some(("career-context.md", context)),
+                graph: Some(&s),
+                pending: None,
+                year_now: None,
+                cancel: None,
+            },
             "",
         );
         let cov: Vec<(Coverage, &[String])> =
@@ -2214,8 +2226,12 @@ languages: [English (native), French (B2)]
 ";
 
     fn matched(posting: &str, context: &str) -> Vec<Requirement> {
-        match_job(posting, Sources { context: Some(("cc.md", context)), graph: None, year_now: None, cancel: None }, "")
-            .requirements
+        match_job(
+            posting,
+            Sources { context: Some(("cc.md", context)), graph: None, pending: None, year_now: None, cancel: None },
+            "",
+        )
+        .requirements
     }
 
     fn coverage(posting: &str, context: &str) -> Vec<(String, Coverage)> {
@@ -2324,14 +2340,26 @@ registration: \"Registered Nurse (Adult), registered in 2012\"
         let posting = "## Requirements\n- Registration as an adult nurse for at least 12 years\n";
         let m = match_job(
             posting,
-            Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), cancel: None },
+            Sources {
+                context: Some(("cc.md", context)),
+                graph: None,
+                pending: None,
+                year_now: Some(2026),
+                cancel: None,
+            },
             "",
         )
         .requirements;
         assert_eq!(m[0].coverage, Coverage::Covered, "{:#?}", m[0]);
         let m = match_job(
             &posting.replace("12", "16"),
-            Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), cancel: None },
+            Sources {
+                context: Some(("cc.md", context)),
+                graph: None,
+                pending: None,
+                year_now: Some(2026),
+                cancel: None,
+            },
             "",
         )
         .requirements;
@@ -2718,7 +2746,7 @@ registration: \"Registered Nurse (Adult), registered in 2012\"
         /// Requirement extraction and coverage never panic, whatever the posting.
         #[test]
         fn never_panics_on_any_posting(posting in "(?s)[ -~\n\t–—’é%#*•:-]{0,300}|\\PC{0,200}") {
-            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None, year_now: None, cancel: None }, &posting);
+            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None, pending: None, year_now: None, cancel: None }, &posting);
             for r in &m.requirements {
                 proptest::prop_assert!(r.line >= 1);
             }

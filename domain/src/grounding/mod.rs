@@ -142,6 +142,9 @@ pub struct Sources<'a> {
     /// The Career Context: file name and text.
     pub context: Option<(&'a str, &'a str)>,
     pub graph: Option<&'a Searcher>,
+    /// Records changed since the graph's index was made (a server with `--watch`), read
+    /// beside it.
+    pub pending: Option<&'a crate::graph::search::Pending>,
     /// The current year, for entries that run to the present; `None` reads it as the latest
     /// year the Career Context gives.
     pub year_now: Option<i32>,
@@ -266,7 +269,7 @@ pub fn check_with(draft: &str, sources: Sources<'_>, model: &facts::FactModel) -
         &sources,
     );
     let entries = sources.context.map(|(_, text)| EntryNames::new(text)).unwrap_or_default();
-    let mut graph = sources.graph.map(GraphEvidence::new);
+    let mut graph = sources.graph.map(|s| GraphEvidence::new(s, sources.pending));
     let year_now = sources.year_now.unwrap_or_else(|| {
         model.entities.iter().filter_map(|e| e.dates.start.max(e.dates.end_year(0))).max().unwrap_or(2000)
     });
