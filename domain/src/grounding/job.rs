@@ -2083,13 +2083,7 @@ About us: we ship parcels.
         let context = include_str!("../../../examples/career-context.md");
         let m = match_job(
             POSTING,
-            Sources {
-                context: Some(("career-context.md", context)),
-                graph: Some(&s),
-                pending: None,
-                year_now: None,
-                cancel: None,
-            },
+            Sources { context: Some(("career-context.md", context)), graph: Some(&s), ..Default::default() },
             "Rust",
         );
         let cov: Vec<(&str, Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
@@ -2124,13 +2118,7 @@ About us: we ship parcels.
         let context = include_str!("../../../examples/career-context.md");
         let m = match_job(
             posting,
-            Sources {
-                context: Some(("career-context.md", context)),
-                graph: Some(&s),
-                pending: None,
-                year_now: None,
-                cancel: None,
-            },
+            Sources { context: Some(("career-context.md", context)), graph: Some(&s), ..Default::default() },
             "",
         );
         let cov: Vec<(Coverage, &[String])> =
@@ -2226,12 +2214,8 @@ languages: [English (native), French (B2)]
 ";
 
     fn matched(posting: &str, context: &str) -> Vec<Requirement> {
-        match_job(
-            posting,
-            Sources { context: Some(("cc.md", context)), graph: None, pending: None, year_now: None, cancel: None },
-            "",
-        )
-        .requirements
+        match_job(posting, Sources { context: Some(("cc.md", context)), graph: None, ..Default::default() }, "")
+            .requirements
     }
 
     fn coverage(posting: &str, context: &str) -> Vec<(String, Coverage)> {
@@ -2340,26 +2324,14 @@ registration: \"Registered Nurse (Adult), registered in 2012\"
         let posting = "## Requirements\n- Registration as an adult nurse for at least 12 years\n";
         let m = match_job(
             posting,
-            Sources {
-                context: Some(("cc.md", context)),
-                graph: None,
-                pending: None,
-                year_now: Some(2026),
-                cancel: None,
-            },
+            Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), ..Default::default() },
             "",
         )
         .requirements;
         assert_eq!(m[0].coverage, Coverage::Covered, "{:#?}", m[0]);
         let m = match_job(
             &posting.replace("12", "16"),
-            Sources {
-                context: Some(("cc.md", context)),
-                graph: None,
-                pending: None,
-                year_now: Some(2026),
-                cancel: None,
-            },
+            Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), ..Default::default() },
             "",
         )
         .requirements;
@@ -2746,7 +2718,7 @@ registration: \"Registered Nurse (Adult), registered in 2012\"
         /// Requirement extraction and coverage never panic, whatever the posting.
         #[test]
         fn never_panics_on_any_posting(posting in "(?s)[ -~\n\t–—’é%#*•:-]{0,300}|\\PC{0,200}") {
-            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None, pending: None, year_now: None, cancel: None }, &posting);
+            let m = match_job(&posting, Sources { context: Some(("c.md", &posting)), graph: None, ..Default::default() }, &posting);
             for r in &m.requirements {
                 proptest::prop_assert!(r.line >= 1);
             }

@@ -43,16 +43,7 @@ pub(crate) fn example_searcher() -> Searcher {
 
 fn run(draft: &str) -> Vec<Claim> {
     let s = example_searcher();
-    check(
-        draft,
-        Sources {
-            context: Some(("career-context.md", CONTEXT)),
-            graph: Some(&s),
-            pending: None,
-            year_now: None,
-            cancel: None,
-        },
-    )
+    check(draft, Sources { context: Some(("career-context.md", CONTEXT)), graph: Some(&s), ..Default::default() })
 }
 
 fn statuses(claims: &[Claim]) -> Vec<(&str, ClaimStatus)> {
@@ -149,7 +140,7 @@ proptest::proptest! {
     /// boundaries, ranges never run backwards).
     #[test]
     fn never_panics_on_any_text(draft in "(?s)[ -~\n\t–—’éß%#*•-]{0,300}|\\PC{0,200}") {
-        let claims = check(&draft, Sources { context: Some(("c.md", &draft)), graph: None, pending: None, year_now: None, cancel: None });
+        let claims = check(&draft, Sources { context: Some(("c.md", &draft)), graph: None, ..Default::default() });
         for c in &claims {
             proptest::prop_assert!(draft.get(c.span.clone()).is_some());
             for f in &c.facts {
@@ -341,7 +332,7 @@ TL;DR: Built the HL7 pipeline.
 ";
     let claims = check(
         "- Senior Software Engineer, Brightwave Analytics (2018-2020).\n- Senior Software Engineer, Brightwave Health (2018-2020).\n",
-        Sources { context: Some(("cc.md", context)), graph: None, pending: None, year_now: None, cancel: None },
+        Sources { context: Some(("cc.md", context)), graph: None, ..Default::default() },
     );
     assert_eq!(contradicted(&claims[0]), ["2020-2024"], "{:#?}", claims[0]);
     assert_eq!(claims[1].status, ClaimStatus::Supported, "{:#?}", claims[1]);
@@ -387,10 +378,7 @@ target_roles:
 ";
 
 fn run_units_and_goals(draft: &str) -> Vec<Claim> {
-    check(
-        draft,
-        Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, pending: None, year_now: None, cancel: None },
-    )
+    check(draft, Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, ..Default::default() })
 }
 
 /// Found in review: `60ms` and `5x` were not read as numbers, so a changed value passed as
@@ -430,7 +418,7 @@ fn goals_support_only_claims_about_goals() {
     let posting = "## Requirements\n- Fintech experience\n- Flink in production\n";
     let m = job::match_job(
         posting,
-        Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, pending: None, year_now: None, cancel: None },
+        Sources { context: Some(("cc.md", UNITS_AND_GOALS)), graph: None, ..Default::default() },
         "",
     );
     let coverage: Vec<(&str, job::Coverage)> = m.requirements.iter().map(|r| (r.text.as_str(), r.coverage)).collect();
@@ -593,7 +581,7 @@ proptest::proptest! {
             }
             draft.push_str(&two);
         }
-        let claims = check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, pending: None, year_now: Some(2026), cancel: None });
+        let claims = check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026), ..Default::default() });
         proptest::prop_assert_eq!(claims.len(), 2 * p.roles.len(), "{}", draft);
         // The team size is the role's second claim.
         let target = 2 * k + usize::from(what == 4);
@@ -608,7 +596,7 @@ proptest::proptest! {
     fn a_draft_repeating_every_role_is_supported(p in person()) {
         let context = p.context();
         let draft: String = p.roles.iter().enumerate().map(|(i, r)| Person::claims(&p.title(i), r.3, r.4, r.5, r.6)).collect();
-        for c in check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, pending: None, year_now: Some(2026), cancel: None }) {
+        for c in check(&draft, Sources { context: Some(("cc.md", &context)), graph: None, year_now: Some(2026), ..Default::default() }) {
             proptest::prop_assert_eq!(c.status, ClaimStatus::Supported, "{:#?}", c);
         }
     }
@@ -641,10 +629,7 @@ TL;DR: Schools.
 ### Temporary Works Coordinator [CERT] - CITB (2016)
 ";
     let run = |d: &str| {
-        check(
-            d,
-            Sources { context: Some(("cc.md", CC)), graph: None, pending: None, year_now: Some(2026), cancel: None },
-        )
+        check(d, Sources { context: Some(("cc.md", CC)), graph: None, year_now: Some(2026), ..Default::default() })
     };
     let status = |d: &str| run(d)[0].status;
     assert_eq!(
@@ -674,16 +659,7 @@ fn never_claim_items_are_found_with_a_qualifier_between_their_words() {
     let context = "# Jo Reyes - Nurse\n\n## QUICK REFERENCE\n```yaml\nname: Jo Reyes\n\
         never_claim: [independent prescriber]\n```\n\n## EXPERIENCE\n\n### Staff Nurse [ROLE] - Northgate (2019-present)\n";
     let run = |d: &str| {
-        check(
-            d,
-            Sources {
-                context: Some(("cc.md", context)),
-                graph: None,
-                pending: None,
-                year_now: Some(2026),
-                cancel: None,
-            },
-        )
+        check(d, Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), ..Default::default() })
     };
     for claim in ["- Independent Nurse Prescriber, qualified 2020", "Independent prescribing qualification (2021)."] {
         let c = &run(claim)[0];
@@ -757,7 +733,7 @@ fn a_count_is_borne_out_by_the_same_noun_with_or_without_a_modifier() {
                    Leading a team of four hardware engineers on the 11 kW charger.\n\n\
                    - More than 60,000 chargers shipped by the end of 2025.\n";
     let sources =
-        Sources { context: Some(("cc.md", context)), graph: None, pending: None, year_now: Some(2026), cancel: None };
+        Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), ..Default::default() };
     let verdict = |draft: &str| check(draft, sources).remove(0).status;
     assert_eq!(verdict("Led four engineers at Voltrane Systems."), ClaimStatus::Supported);
     assert_eq!(verdict("Shipped more than 60,000 units at Voltrane Systems."), ClaimStatus::Supported);
@@ -774,7 +750,7 @@ fn a_numeric_quick_reference_key_supports_or_contradicts_the_count_it_names() {
                    ### Senior Hardware Engineer [ROLE] - Voltrane Systems (2019-present)\n\n\
                    Power electronics for the 11 kW on-board charger.\n";
     let sources =
-        Sources { context: Some(("cc.md", context)), graph: None, pending: None, year_now: Some(2026), cancel: None };
+        Sources { context: Some(("cc.md", context)), graph: None, year_now: Some(2026), ..Default::default() };
     let verdict = |draft: &str| check(draft, sources).remove(0).status;
     assert_eq!(
         verdict("Senior Hardware Engineer at Voltrane Systems | Power electronics | 1 granted patent"),
