@@ -514,7 +514,10 @@ impl GraphStore {
     pub fn digest_now(&self, fs: &dyn FileSystem) -> Option<[u8; 32]> {
         use std::io::Read;
         let (root, path) = self.confined(fs, &generated_path(GRAPH_FILE)).ok()?;
-        let (file, _) = fs.open_beneath(&root, path.relative()).ok()?;
+        let (file, meta) = fs.open_beneath(&root, path.relative()).ok()?;
+        if meta.len > MAX_INDEX_BYTES {
+            return None;
+        }
         let mut file = file.take(MAX_INDEX_BYTES + 1);
         let mut hash = Sha256::new();
         let mut piece = vec![0; 256 * 1024];

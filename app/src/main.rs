@@ -307,6 +307,9 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
         usecase::skills::Skills::new(Arc::clone(&fs), Arc::new(fs_std::SystemClock::default()), skill_sources)
     });
     let (source, sink) = stdio::stdio(args.max_frame_bytes);
+    // The background work below waits for the first answer to be out (or a moment).
+    let first = Arc::new(mcp::first_answer::FirstAnswer::default());
+    let sink = mcp::first_answer::Announcing::new(Arc::new(sink), Arc::clone(&first));
     let graph_root = sources.graph_root();
     let methods = Arc::new(
         mcp::methods::Methods::new(fs, sources)
@@ -314,7 +317,7 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
             .with_prompt_tools(args.prompt_tools)
             .with_live_index(args.watch && graph_root.is_some()),
     );
-    let check_now = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY, args.watch)
+    let check_now = mcp::methods::Methods::watch_files(&methods, WATCH_EVERY, args.watch, Arc::clone(&first))
         .inspect_err(|e| tracing::warn!("could not start watching the Career Context and VitaeGraph for changes: {e}"))
         .ok();
     let live = match (args.watch, graph_root) {
@@ -330,6 +333,7 @@ fn serve_stdio(args: McpArgs) -> miette::Result<ExitCode> {
             args.debounce.timings(),
             check_now,
             Arc::clone(methods.pending_records()),
+            first,
         ),
     };
     // SIGINT or SIGTERM stops serving as the end of input does: the re-index under way (with

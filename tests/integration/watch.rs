@@ -461,13 +461,24 @@ fn stat_fields(stat_file: &Path) -> Option<(i64, i64)> {
 }
 
 /// `mcp --watch` does its background work at a lower priority than its answers: the watch's
-/// thread (which sets the watch up: 50,000 folders at 100,000 records), the poller's (which
-/// hashes graph.json first) and each index run's child process run 10 nice levels lower, the
-/// threads that answer as the server was started (found measuring: `initialize` took 10-18 ms
-/// instead of 4 in about one start in twelve on two cores).
+/// thread (which sets the watch up: 50,000 folders at 100,000 records) and each index run's
+/// child process run 10 nice levels lower; the threads that answer, the poller's and the
+/// pending records' reader as the server was started (found measuring: `initialize` took
+/// 10-18 ms instead of 4 in about one start in twelve on two cores).
 #[test]
 #[cfg(target_os = "linux")]
 fn mcp_watch_runs_its_background_work_at_a_lower_priority() {
+    // A runner already at the lowest priority, or one not allowed to change a thread's, has
+    // nothing to tell apart.
+    let can_lower = std::thread::spawn(|| {
+        let tid = rustix::thread::gettid();
+        let now = rustix::process::getpriority_process(Some(tid)).unwrap_or(19);
+        now < 19 && rustix::process::setpriority_process(Some(tid), now + 1).is_ok()
+    });
+    if !can_lower.join().unwrap() {
+        eprintln!("skipped: this runner cannot lower a thread's priority");
+        return;
+    }
     let (_tmp, root) = graph();
     // Another indexer holds the graph: the first index run's child stays, waiting for it.
     let held = fs::File::open(&root).unwrap();
@@ -487,10 +498,13 @@ fn mcp_watch_runs_its_background_work_at_a_lower_priority() {
         .collect();
     let nice_of = |name: &str| threads.iter().find(|(n, _)| n == name).map(|&(_, nice)| nice);
     assert_eq!(nice_of("graph-watch"), Some(lowered), "{threads:?}");
-    assert_eq!(nice_of("watch-files"), Some(lowered), "{threads:?}");
     assert_eq!(nice_of("graph-pending"), Some(started_at), "edits are read at once: {threads:?}");
-    let answering: Vec<_> = threads.iter().filter(|(n, _)| n.starts_with("tokio") || n == "vitaecontext").collect();
-    assert!(!answering.is_empty() && answering.iter().all(|&&(_, nice)| nice == started_at), "{threads:?}");
+    assert_eq!(nice_of("watch-files"), Some(started_at), "{threads:?}");
+    // The main thread, the stdio reader and writer (`vitaecontext-re`, `vitaecontext-wr`) and
+    // the async workers.
+    let answering: Vec<_> =
+        threads.iter().filter(|(n, _)| n.starts_with("tokio") || n.starts_with("vitaecontext")).collect();
+    assert!(answering.len() >= 3 && answering.iter().all(|&&(_, nice)| nice == started_at), "{threads:?}");
     let children: Vec<i64> = fs::read_dir("/proc")
         .unwrap()
         .filter_map(|p| stat_fields(&p.ok()?.path().join("stat")))

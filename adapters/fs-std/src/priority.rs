@@ -6,12 +6,14 @@ const LOWER_BY: i32 = 10;
 
 /// Lowers the calling thread's scheduling priority by [`LOWER_BY`] nice levels, for work done
 /// in the background of a server that answers requests: on Linux a nice value belongs to a
-/// thread, and the threads and processes it starts inherit it, so the watch, the index runs it
-/// starts and the reader of pending records all yield the cores to the threads that answer.
+/// thread, and the threads and processes it starts inherit it, so the watch thread of
+/// `mcp --watch`, the notify thread it starts and each index run's child process yield the
+/// cores to the threads that answer. A nice value is system-wide: they yield to any other
+/// program's work too.
 ///
 /// Found measuring `mcp --watch` at 100,000 records on two cores: `initialize` came 4 ms after
 /// the spawn as a rule, but 10-18 ms in about one start in twelve, while the watch set up
-/// 50,000 folders and graph.json (30 MB) was hashed beside it.
+/// 50,000 folders beside it.
 ///
 /// Elsewhere the value is the whole process's, so nothing is changed. Best effort: a thread
 /// whose priority cannot be changed runs as it was.

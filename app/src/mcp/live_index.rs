@@ -172,6 +172,7 @@ pub fn start(
     timings: Timings,
     check_now: Option<(CheckNow, Taken)>,
     pending: Arc<PendingRecords>,
+    first: Arc<super::first_answer::FirstAnswer>,
 ) -> Option<Live> {
     let (check_now, taken) = check_now.unzip();
     let root_for_child = root.clone();
@@ -195,7 +196,10 @@ pub fn start(
     watch::start_in_background(
         watcher,
         live,
-        fs_std::priority::lower_this_thread,
+        Box::new(move || {
+            first.wait(super::first_answer::FirstAnswer::MAX_WAIT);
+            fs_std::priority::lower_this_thread();
+        }),
         Box::new(move || taken.into_iter().for_each(Taken::wait)),
         Box::new(move |e| warn(&e)),
     )

@@ -322,10 +322,14 @@ impl Methods {
     /// With `indexing_at_start` (`mcp --watch`, whose first index rewrites graph.json at once,
     /// usually with the same bytes), graph.json's digest is taken too (before that index: see [`Taken`]), and at the first
     /// look a moved stamp is a change only when the bytes differ from these.
+    ///
+    /// The thread does nothing until `first` opens (the first answer is out, see
+    /// [`super::first_answer`]), or [`FirstAnswer::MAX_WAIT`](super::first_answer::FirstAnswer::MAX_WAIT).
     pub fn watch_files(
         methods: &Arc<Methods>,
         every: std::time::Duration,
         indexing_at_start: bool,
+        first: Arc<super::first_answer::FirstAnswer>,
     ) -> std::io::Result<(CheckNow, Taken)> {
         let weak = Arc::downgrade(methods);
         // graph.json (~30 MB at 100,000 records) is first loaded on the watcher's thread at its
@@ -346,9 +350,7 @@ impl Methods {
         let keep_open = check_now.clone();
         let (taken_tx, taken) = std::sync::mpsc::sync_channel::<()>(1);
         std::thread::Builder::new().name("watch-files".into()).spawn(move || {
-            // Background work (with `--watch`, graph.json read and hashed first thing): it
-            // yields the cores to the answers (see `fs_std::priority`).
-            fs_std::priority::lower_this_thread();
+            first.wait(super::first_answer::FirstAnswer::MAX_WAIT);
             // Held so the channel stays open (a timeout, never a disconnect) when nobody else
             // holds a `CheckNow`.
             let _keep_open = keep_open;
@@ -616,7 +618,8 @@ mod tests {
             let sources = Sources { root_flag: Some("/g".into()), cwd: "/".into(), ..Sources::default() };
             let methods = Arc::new(Methods::new(Arc::clone(&fs) as Arc<dyn FileSystem>, sources));
             let mut told = methods.changes();
-            let (check_now, taken) = Methods::watch_files(&methods, Duration::from_secs(3600), true).unwrap();
+            let (check_now, taken) =
+                Methods::watch_files(&methods, Duration::from_secs(3600), true, Default::default()).unwrap();
             taken.wait();
             // The index at start: graph.json written again (a new stamp), then a look at once.
             fs.write_atomic(graph, json(next).as_bytes()).unwrap();

@@ -11,6 +11,7 @@
 //! stops reading input, so the client's own pipe fills and blocks it.
 
 pub mod completion;
+pub mod first_answer;
 pub mod jsonrpc;
 pub mod live_index;
 pub mod methods;

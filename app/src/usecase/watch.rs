@@ -606,14 +606,16 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
 /// handed to `failed` on the thread, and nothing is indexed, as when [`start`] fails; a stop
 /// asked meanwhile starts no index.
 ///
-/// `background` runs first on that thread, before the watch is set up: the server lowers the
-/// thread's scheduling priority there, which the watcher's own threads and each index run's
-/// child process inherit, so that answers to requests come first. The pending records'
-/// reader is not lowered: it is what makes an edit searchable within a fraction of a second.
+/// `background` runs first on that thread, before the watch is set up: the server waits there
+/// for its first answer to be out, then lowers the thread's scheduling priority, which the
+/// watcher's own threads and each index run's child process inherit, so that answers to
+/// requests come first. The pending records' reader is started at once and not lowered (it
+/// makes an edit searchable within a fraction of a second), though its events come through
+/// the watcher's threads.
 pub fn start_in_background(
     watcher: Arc<dyn Watcher>,
     live: LiveIndex,
-    background: fn(),
+    background: Box<dyn FnOnce() + Send>,
     before_first: Box<dyn FnOnce() + Send>,
     failed: Box<dyn FnOnce(WatchError) + Send>,
 ) -> Result<Live, WatchError> {

@@ -31,9 +31,11 @@ pub const MANIFEST_FILE: &str = "manifest.bin";
 const MAGIC: &[u8; 16] = b"vitaecontext-mf5";
 /// The checksum after the entries.
 const TRAILER_LEN: u64 = 8;
-/// The version of what a manifest caches: the parsed page and its plain text. Bump it with
-/// any change to `Page::parse`, the front-matter grammar or `plain_text`, so that records
-/// cached by an older parser are parsed again, never served as they were.
+/// The version of what a manifest caches: the parsed page, its plain text and the guidance
+/// line it holds. Bump it with any change to `Page::parse`, the front-matter grammar,
+/// `plain_text` or how `template_line_in` picks a line (a change to the guidance itself
+/// changes its fingerprint, which the header carries), so that records cached by an older
+/// parser are parsed again, never served as they were.
 pub const PARSE_VERSION: u32 = 2;
 
 /// The fewest bytes an entry takes: its length, stamp, time flag and digest, then a record

@@ -155,6 +155,7 @@ fn guidance() -> &'static Guidance {
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(&lines)
             .expect("the guidance lines make an automaton");
+        assert!(lines.len() < usize::from(u16::MAX), "a guidance line's number and one more fit a u16");
         let fingerprint = super::checksum::checksum(lines.join("\n").as_bytes());
         Guidance { lines, automaton, fingerprint }
     });

@@ -716,7 +716,7 @@ fn gated_start_with(
     let live = start_in_background(
         watcher,
         live,
-        || {},
+        Box::new(|| {}),
         Box::new(move || {
             let _ = before.send("before the first index");
         }),
