@@ -12,7 +12,6 @@
 #![forbid(unsafe_code)]
 
 mod held_dir;
-pub mod priority;
 mod sync_behind;
 
 use std::fs::{self, File, OpenOptions};

@@ -196,10 +196,7 @@ pub fn start(
     watch::start_in_background(
         watcher,
         live,
-        Box::new(move || {
-            first.wait(super::first_answer::FirstAnswer::MAX_WAIT);
-            fs_std::priority::lower_this_thread();
-        }),
+        Box::new(move || first.wait(super::first_answer::FirstAnswer::MAX_WAIT)),
         Box::new(move || taken.into_iter().for_each(Taken::wait)),
         Box::new(move |e| warn(&e)),
     )

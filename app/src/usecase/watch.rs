@@ -607,11 +607,9 @@ pub fn start(watcher: &dyn Watcher, live: LiveIndex) -> Result<Live, WatchError>
 /// asked meanwhile starts no index.
 ///
 /// `background` runs first on that thread, before the watch is set up: the server waits there
-/// for its first answer to be out, then lowers the thread's scheduling priority, which the
-/// watcher's own threads and each index run's child process inherit, so that answers to
-/// requests come first. The pending records' reader is started at once and not lowered (it
-/// makes an edit searchable within a fraction of a second), though its events come through
-/// the watcher's threads.
+/// for its first answer to be out (see `mcp/first_answer.rs`), so that setting the watch up
+/// and the first index do not take turns with it on the cores. The pending records' reader is
+/// started at once: it only waits for the watch's events.
 pub fn start_in_background(
     watcher: Arc<dyn Watcher>,
     live: LiveIndex,
