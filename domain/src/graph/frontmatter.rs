@@ -67,13 +67,42 @@ impl FmValue {
 
 /// Keys in first-insertion order; a repeated key keeps its place and takes the later value.
 /// Keys are found through a map, so a block of 100,000 distinct keys reads in linear time.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attributes {
     entries: Vec<(String, FmValue)>,
     /// Where each key is in `entries`, once there are more than [`Attributes::SCANNED`] keys.
     /// Boxed: a record's handful of keys never needs it, and a graph holds 100,000 records.
     #[allow(clippy::box_collection, reason = "8 bytes in every record instead of a map's 48")]
     index: Option<Box<HashMap<String, usize>>>,
+    /// Where each of [`KNOWN_KEYS`] is in `entries` ([`ABSENT`]: not there), while there are
+    /// fewer than [`ABSENT`] entries. Every index run looks these up in every record, many
+    /// times; compared with each key's string, that was a cache miss per look-up (at 100,000
+    /// records, the largest part of validating them).
+    known: [u8; KNOWN_KEYS.len()],
+}
+
+/// The keys every part of an index run asks each record for.
+const KNOWN_KEYS: [&str; 6] = ["id", "type", "title", "parent", "tags", "related_records"];
+const ABSENT: u8 = u8::MAX;
+
+/// `key`'s place in [`KNOWN_KEYS`]: inlined, a literal key folds to a constant.
+#[inline(always)]
+fn known_slot(key: &str) -> Option<usize> {
+    match key {
+        "id" => Some(0),
+        "type" => Some(1),
+        "title" => Some(2),
+        "parent" => Some(3),
+        "tags" => Some(4),
+        "related_records" => Some(5),
+        _ => None,
+    }
+}
+
+impl Default for Attributes {
+    fn default() -> Self {
+        Attributes { entries: Vec::new(), index: None, known: [ABSENT; KNOWN_KEYS.len()] }
+    }
 }
 
 impl Attributes {
@@ -84,7 +113,13 @@ impl Attributes {
     pub fn from_entries(entries: Vec<(String, FmValue)>) -> Self {
         let distinct = |(i, (k, _)): (usize, &(String, FmValue))| entries[..i].iter().all(|(seen, _)| seen != k);
         if entries.len() <= Self::SCANNED && entries.iter().enumerate().all(distinct) {
-            return Attributes { entries, index: None };
+            let mut known = [ABSENT; KNOWN_KEYS.len()];
+            for (i, (k, _)) in entries.iter().enumerate() {
+                if let Some(slot) = known_slot(k) {
+                    known[slot] = i as u8;
+                }
+            }
+            return Attributes { entries, index: None, known };
         }
         let mut a = Attributes::default();
         for (k, v) in entries {
@@ -101,8 +136,15 @@ impl Attributes {
 
     /// The position of a key in [`Attributes::entries`]. A record's few keys are scanned; the
     /// map is built only for a block of more than [`Attributes::SCANNED`] keys.
+    #[inline]
     pub fn position(&self, key: &str) -> Option<usize> {
         crate::steps::add(1);
+        if let Some(slot) = known_slot(key)
+            && self.entries.len() < usize::from(ABSENT)
+        {
+            let at = self.known[slot];
+            return (at != ABSENT).then_some(usize::from(at));
+        }
         if self.entries.len() <= Self::SCANNED {
             return self.entries.iter().position(|(k, _)| k == key);
         }
@@ -126,6 +168,11 @@ impl Attributes {
             Some(i) => self.entries[i].1 = value,
             None => {
                 self.entries.push((key.to_owned(), value));
+                if let Some(slot) = known_slot(key)
+                    && self.entries.len() <= usize::from(ABSENT)
+                {
+                    self.known[slot] = (self.entries.len() - 1) as u8;
+                }
                 if self.entries.len() == Self::SCANNED + 1 {
                     let index = self.entries.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
                     self.index = Some(Box::new(index));
@@ -309,5 +356,33 @@ mod tests {
         let repeated = vec![("id".to_string(), s("a:b")), ("title".to_string(), s("t")), ("id".to_string(), s("c:d"))];
         let (parsed, _) = parse("---\nid: a:b\ntitle: t\nid: c:d\n---\n").unwrap();
         assert_eq!(Attributes::from_entries(repeated), parsed);
+    }
+
+    use proptest::prelude::*;
+
+    proptest::proptest! {
+        /// The keys every run asks for are found where a scan of the entries finds them,
+        /// whatever the block: few keys or past what the slots hold, repeated or not, built by
+        /// parsing or from a manifest's entries.
+        #[test]
+        fn known_keys_are_found_where_a_scan_finds_them(
+            keys in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(KNOWN_KEYS.to_vec()).prop_map(str::to_owned),
+                    (0..400usize).prop_map(|i| format!("k{i}")),
+                ],
+                0..600,
+            )
+        ) {
+            let block: String = keys.iter().enumerate().map(|(i, k)| format!("{k}: v{i}\n")).collect();
+            let (parsed, _) = parse(&format!("---\n{block}---\n")).unwrap();
+            let rebuilt = Attributes::from_entries(parsed.entries().to_vec());
+            for a in [&parsed, &rebuilt] {
+                for key in KNOWN_KEYS.iter().copied().chain(["k0", "absent"]) {
+                    let scanned = a.entries().iter().position(|(k, _)| k == key);
+                    prop_assert_eq!(a.position(key), scanned, "{} in {} entries", key, a.entries().len());
+                }
+            }
+        }
     }
 }
