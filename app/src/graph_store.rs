@@ -24,7 +24,7 @@ use ports::fs::{ConfineView, FileSystem, FsError, FsErrorKind, Metadata, OpenFil
 use sha2::{Digest, Sha256};
 
 /// The largest generated file loaded (a 100,000-record search index is a few hundred MB).
-const MAX_INDEX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+pub(crate) const MAX_INDEX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// Why the graph (or a record) cannot be served. Shown to clients only as "not found".
 #[derive(Debug, thiserror::Error)]
@@ -835,7 +835,8 @@ impl GraphStore {
 }
 
 /// The open sidecar a searcher reads its texts from.
-struct Sidecar(OpenFile);
+/// An open sidecar file, read where its layout says.
+pub(crate) struct Sidecar(pub(crate) OpenFile);
 
 impl domain::graph::search::ReadAt for Sidecar {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {

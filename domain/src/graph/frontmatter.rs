@@ -371,7 +371,7 @@ mod tests {
                     proptest::sample::select(KNOWN_KEYS.to_vec()).prop_map(str::to_owned),
                     (0..400usize).prop_map(|i| format!("k{i}")),
                 ],
-                0..600,
+                1..600,
             )
         ) {
             let block: String = keys.iter().enumerate().map(|(i, k)| format!("{k}: v{i}\n")).collect();

@@ -27,6 +27,9 @@ pub const EXCERPT_CHARS: usize = 320;
 /// plain text at most three times that (each byte that is not UTF-8 read as U+FFFD, 3 bytes).
 /// A longer one is damage.
 const MAX_TEXT_BYTES: u64 = 3 * MAX_RECORD_BYTES;
+/// The layout's fixed head: the document, tag and term counts, a reserved `0`, the average
+/// document length (f64) and the posting count.
+pub(crate) const HEAD_LEN: usize = 32;
 
 /// A search index ready to answer queries, held as one flat little-endian byte layout (the
 /// body of the sidecar file, see [`crate::graph::sidecar`]): the documents' strings in one
@@ -67,7 +70,8 @@ pub struct Searcher {
     /// `terms + 1` u64: term k's postings are `post[k]..post[k + 1]`.
     post: usize,
     /// `(u32 doc, f32 weight)` pairs: the BM25 term-frequency part plus the title and tag
-    /// boosts. A query adds `idf * weight`.
+    /// boosts, computed when the layout is loaded from each posting's count and flags, which
+    /// the layout holds (a [`Previous`] keeps those). A query adds `idf * weight`.
     postings: usize,
     /// u32 per document: where its part of the haystack starts.
     starts: usize,
@@ -85,9 +89,11 @@ pub struct Searcher {
     /// Each lower-cased tag's documents, in order, made at the first search filtered by a tag
     /// ([`Searcher::tag_docs`]).
     tag_docs: std::sync::OnceLock<HashMap<Box<[u8]>, Vec<u32>>>,
-    /// The average document length the weights were computed with; 0 when unknown (a
-    /// sidecar holding something else there). Only pending documents need it.
+    /// The average document length the weights were computed with (pending documents' are
+    /// computed with it too).
     avg_len: f64,
+    /// u32 per document: its length (number of terms).
+    lens: usize,
     /// The documents in byte order of their paths, made at the first search with pending
     /// records ([`Searcher::documents_at`]).
     by_path: std::sync::OnceLock<Vec<u32>>,
@@ -520,6 +526,12 @@ pub struct SearcherBuilder {
     /// Every document's entries, one after the other; `bounds[i]..bounds[i + 1]` are doc i's.
     entries: Entries,
     bounds: Vec<usize>,
+    /// The documents added as a previous index's, unchanged ([`Prepared::add_copied`]): each
+    /// one's number here and there.
+    copied: Vec<(u32, u32)>,
+    /// Documents whose entries were added after all the others ([`SearcherBuilder::recount`]):
+    /// each one's number and where its entries start and end, in document order.
+    late: Vec<(usize, usize, usize)>,
 }
 
 /// A document's five strings (id, type, title, path, text) by the order it was added in, for
@@ -709,8 +721,10 @@ pub struct Prepared {
     /// The terms' bytes, one after the other.
     term_bytes: Vec<u8>,
     terms: Vec<PreparedTerm>,
-    /// Per document: where its terms end in `terms`, and its length.
+    /// Per document: where its terms end in `terms`, and its length; or, for a document whose
+    /// terms are a previous index's ([`Prepared::add_copied`]), its number there.
     docs: Vec<(usize, f64)>,
+    copied: Vec<(usize, u32)>,
     /// Two strings per tag (its text and that lower-cased), and where each ends.
     tag_bytes: Vec<u8>,
     tag_ends: Vec<u64>,
@@ -728,7 +742,8 @@ struct PreparedTerm {
 
 impl Prepared {
     /// Prepares document `d`, whose term counts are `terms` (in any order; a term given twice
-    /// counts twice).
+    /// counts twice). A change to what it makes of a document bumps the sidecar's format
+    /// version: `graph index` takes unchanged documents' postings from the sidecar in place.
     pub fn add<'t>(&mut self, d: &DocumentView<'_>, terms: impl IntoIterator<Item = (&'t str, u32)>) {
         let mut whole: Vec<(&str, u32)> = terms.into_iter().collect();
         let len = whole.iter().fold(0.0, |len, &(_, n)| len + f64::from(n));
@@ -742,28 +757,7 @@ impl Prepared {
         merge_counts(&mut split);
         let title = lowercase(d.title);
         let title_terms = expanded_tokens(&title);
-        // The tags' lower-cased texts, joined by spaces: their terms are its tokens.
-        let mut tag_lower = String::new();
-        for (k, tag) in d.tags.iter().enumerate() {
-            let text = match tag {
-                Tag::Str(s) => s.as_str(),
-                Tag::Bool(true) => "true",
-                Tag::Bool(false) => "false",
-                Tag::Null => "null",
-            };
-            push_str(&mut self.tag_bytes, &mut self.tag_ends, text.as_bytes());
-            if k > 0 {
-                tag_lower.push(' ');
-            }
-            let from = tag_lower.len();
-            if text.is_ascii() {
-                tag_lower.push_str(text);
-                tag_lower[from..].make_ascii_lowercase();
-            } else {
-                tag_lower.push_str(&text.to_lowercase());
-            }
-            push_str(&mut self.tag_bytes, &mut self.tag_ends, &tag_lower.as_bytes()[from..]);
-        }
+        let tag_lower = self.add_tags(d);
         let tag_lower = lowercase(&tag_lower);
         let tag_terms = expanded_tokens(&tag_lower);
         // The whole terms and their parts, both in order, merged; the title's and tags' terms
@@ -813,11 +807,48 @@ impl Prepared {
         self.docs.push((self.terms.len(), len));
     }
 
+    /// Prepares document `d` as document `old` of `previous`, unchanged since: its terms and
+    /// length are taken from there when the builder is laid out ([`SearcherBuilder::layout_with`]),
+    /// not counted again. Its tags are prepared as [`Prepared::add`] prepares them.
+    pub fn add_copied(&mut self, d: &DocumentView<'_>, old: u32) {
+        self.add_tags(d);
+        self.copied.push((self.docs.len(), old));
+        self.docs.push((self.terms.len(), 0.0));
+    }
+
+    /// Pushes the text and lower-cased text of each of `d`'s tags; returns the lower-cased
+    /// texts joined by spaces (their terms are its tokens).
+    fn add_tags(&mut self, d: &DocumentView<'_>) -> String {
+        let mut tag_lower = String::new();
+        for (k, tag) in d.tags.iter().enumerate() {
+            let text = match tag {
+                Tag::Str(s) => s.as_str(),
+                Tag::Bool(true) => "true",
+                Tag::Bool(false) => "false",
+                Tag::Null => "null",
+            };
+            push_str(&mut self.tag_bytes, &mut self.tag_ends, text.as_bytes());
+            if k > 0 {
+                tag_lower.push(' ');
+            }
+            let from = tag_lower.len();
+            if text.is_ascii() {
+                tag_lower.push_str(text);
+                tag_lower[from..].make_ascii_lowercase();
+            } else {
+                tag_lower.push_str(&text.to_lowercase());
+            }
+            push_str(&mut self.tag_bytes, &mut self.tag_ends, &tag_lower.as_bytes()[from..]);
+        }
+        tag_lower
+    }
+
     /// Empties it, keeping its buffers for the next run of documents.
     pub fn clear(&mut self) {
         self.term_bytes.clear();
         self.terms.clear();
         self.docs.clear();
+        self.copied.clear();
         self.tag_bytes.clear();
         self.tag_ends.clear();
     }
@@ -845,6 +876,11 @@ impl SearcherBuilder {
         }
     }
 
+    /// The documents added as a previous index's ([`Prepared::add_copied`]).
+    pub fn taken(&self) -> usize {
+        self.copied.len()
+    }
+
     /// Whether it keeps no strings ([`SearcherBuilder::borrowing`]).
     pub fn is_borrowing(&self) -> bool {
         self.docs.borrowing
@@ -863,6 +899,8 @@ impl SearcherBuilder {
         }
         let mut docs = docs.into_iter();
         let (mut first_term, mut term_start, mut tag) = (0, 0, 0);
+        let first = self.lens.len();
+        self.copied.extend(p.copied.iter().map(|&(k, old)| ((first + k) as u32, old)));
         for &(terms_end, len) in &p.docs {
             let d = docs.next().expect("a view of each prepared document");
             for t in &p.terms[first_term..terms_end] {
@@ -923,8 +961,73 @@ impl SearcherBuilder {
     /// ([`Layout::write`]). `strings` gives them for a [`SearcherBuilder::borrowing`] builder
     /// (ignored otherwise).
     pub fn layout(self, strings: &DocStrings<'_>) -> Layout {
-        let SearcherBuilder { docs, lens, vocab, entries, bounds } = self;
+        self.layout_with(strings, None, &|_, _| unreachable!("no document was added as a previous index's"))
+    }
+
+    /// String `f` of document `i` (see [`DocParts::field`]).
+    fn field<'a, 's: 'a>(&'a self, strings: &DocStrings<'s>, i: usize, f: usize) -> &'a [u8] {
+        self.docs.field(strings, i, f)
+    }
+
+    /// Counts the terms of the documents added as a previous index's after all, in the
+    /// previous index's stead: each one's entries added after every other document's (the
+    /// layout reads a document's entries by its bounds, wherever they lie).
+    fn recount(&mut self, recount: &dyn Fn(usize, &mut Prepared)) {
+        let mut p = Prepared::default();
+        let mut starts = Vec::with_capacity(self.copied.len());
+        for (i, _) in std::mem::take(&mut self.copied) {
+            p.clear();
+            recount(i as usize, &mut p);
+            let (terms_end, len) = p.docs[0];
+            let start = self.entries.len;
+            let mut term_start = 0;
+            for t in &p.terms[..terms_end] {
+                let term = self.vocab.intern(t.hash, &p.term_bytes[term_start..t.end]);
+                term_start = t.end;
+                self.entries.push(Entry::new(term, t.tf, t.in_title, t.in_tag));
+            }
+            self.lens[i as usize] = len;
+            starts.push((i as usize, start, self.entries.len));
+        }
+        self.late = starts;
+    }
+
+    /// [`SearcherBuilder::layout`], the terms of the documents added as `previous`'s
+    /// ([`Prepared::add_copied`]) taken from there: the same layout as had their terms been
+    /// counted again. It is dropped once its postings are taken, before the rest is laid out.
+    ///
+    /// Each such document must be there under its number, with its id and path; otherwise
+    /// (or with no `previous`) the terms of every one of them are counted after all, by
+    /// `recount`, which prepares document `i` ([`Prepared::add`]) as it was added.
+    pub fn layout_with(
+        mut self,
+        strings: &DocStrings<'_>,
+        previous: Option<Previous>,
+        recount: &dyn Fn(usize, &mut Prepared),
+    ) -> Layout {
+        let has_them = |p: &Previous| {
+            self.copied.iter().all(|&(i, old)| {
+                let (i, old) = (i as usize, old as usize);
+                old < p.len() && {
+                    let (id, path) = p.id_and_path(old);
+                    id.as_bytes() == self.field(strings, i, 0) && path.as_bytes() == self.field(strings, i, 3)
+                }
+            })
+        };
+        let previous = previous.filter(|p| !self.copied.is_empty() && has_them(p));
+        if previous.is_none() && !self.copied.is_empty() {
+            self.recount(recount);
+        }
+        let SearcherBuilder { docs, mut lens, mut vocab, entries, bounds, copied, late } = self;
         let n = lens.len();
+        let mut text_sums = Vec::new();
+        if let Some(p) = &previous {
+            text_sums.resize(n, None);
+            for &(i, old) in &copied {
+                lens[i as usize] = f64::from(p.len_of(old as usize));
+                text_sums[i as usize] = Some(p.text_sum(old as usize));
+            }
+        }
         let field = |i: usize, f: usize| docs.field(strings, i, f);
         // Documents in id order (stable, as a sort of the whole list was).
         let mut order: Vec<usize> = (0..n).collect();
@@ -936,24 +1039,50 @@ impl SearcherBuilder {
         for k in 0..entries.len {
             df[entries.get(k).term as usize] += 1;
         }
-        let mut lists: Vec<Vec<(u32, f32)>> = df.iter().map(|&k| Vec::with_capacity(k as usize)).collect();
+        let mut late = late.into_iter().peekable();
+        // The previous index's postings of the documents taken from it, each under this one's
+        // number: its terms that some such document has are interned (the others are gone).
+        let merged = previous.as_ref().map(|p| p.postings_of(&copied, n, &mut vocab));
+        df.resize(vocab.len(), 0);
+        if let Some(m) = &merged {
+            for (&id, &count) in m.ids.iter().zip(&m.counts) {
+                if id != u32::MAX {
+                    df[id as usize] += count;
+                }
+            }
+        }
+        let mut lists: Vec<Vec<(u32, u32)>> = df.iter().map(|&k| Vec::with_capacity(k as usize)).collect();
         drop(df);
+        if let (Some(p), Some(m)) = (&previous, &merged) {
+            p.push_postings(m, &mut lists);
+        }
+        drop(previous);
         // Documents added in id order (an index being written adds them so) have their entries
         // read front to back: each chunk is freed once read, so the postings do not grow
         // beside every entry still held (38 MB of each at 100,000 records).
         let mut entries = entries;
         let front_to_back = order.iter().enumerate().all(|(i, &old)| i == old);
         for (i, &old) in order.iter().enumerate() {
-            let len = lens[old];
             if front_to_back {
                 entries.release_before(bounds[old]);
             }
-            for k in bounds[old]..bounds[old + 1] {
+            let later = late.next_if(|&(d, _, _)| d == old).map_or(0..0, |(_, a, b)| a..b);
+            for k in (bounds[old]..bounds[old + 1]).chain(later) {
                 let e = entries.get(k);
-                lists[e.term as usize].push((i as u32, weight(e.tf(), len, avg_len, e.in_title(), e.in_tag())));
+                lists[e.term as usize].push((i as u32, e.tf_flags));
             }
         }
         drop(entries);
+        // Each list holds the previous index's postings, then the others': in document order
+        // once sorted (two sorted runs, merged by a stable sort in one pass).
+        if merged.is_some() {
+            for list in &mut lists {
+                if !list.is_sorted_by_key(|p| p.0) {
+                    list.sort_by_key(|p| p.0);
+                }
+            }
+        }
+        let lens = order.iter().map(|&i| stored_len(lens[i])).collect();
         let mut terms: Vec<u32> = (0..vocab.len() as u32).collect();
         terms.sort_unstable_by(|&a, &b| vocab.term(a).cmp(vocab.term(b)));
         let lower = |b: &[u8]| std::str::from_utf8(b).unwrap_or_default().to_lowercase();
@@ -966,8 +1095,126 @@ impl SearcherBuilder {
             haystack.extend(lower(field(i, 3)).bytes());
             haystack.push(0);
         }
-        Layout { docs, vocab, order, lists, terms, starts, haystack, avg_len: avg_len as f32 }
+        Layout { docs, vocab, order, lists, lens, text_sums, terms, starts, haystack, avg_len }
     }
+}
+
+/// A previous index's layout, as its sidecar holds it (each posting's count and flags, not its
+/// weight): `graph index` takes from it the terms of the documents unchanged since, rather
+/// than count them again in the JSON it copies them from (at 100,000 records, 0.4 s of CPU in
+/// a run after one edit). Read from the sidecar ([`crate::graph::sidecar::decode_previous`]),
+/// every structure checked as for a search.
+#[derive(Debug)]
+pub struct Previous(Searcher);
+
+/// The previous index's postings of the documents taken from it ([`Previous::postings_of`]).
+struct Merged {
+    /// Per document of the previous index, its number in this one (`u32::MAX`: not taken).
+    new_of_old: Vec<u32>,
+    /// Per term of the previous index, its id in this one's vocabulary (`u32::MAX`: no
+    /// document taken has it), and the postings taken.
+    ids: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+impl Previous {
+    /// The previous index at `body` in `blob` (see [`Searcher::from_body`]; its postings left
+    /// as counts and flags).
+    pub(crate) fn from_body(blob: Vec<u8>, body: std::ops::Range<usize>, texts: Texts) -> Result<Previous, Corrupt> {
+        Searcher::from_layout(blob, body, texts, false).map(Previous)
+    }
+
+    /// Its documents.
+    pub fn len(&self) -> usize {
+        self.0.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.n == 0
+    }
+
+    /// Document `k`'s id and path.
+    pub fn id_and_path(&self, k: usize) -> (&str, &str) {
+        (self.0.field(k, 0), self.0.field(k, 3))
+    }
+
+    /// The checksum of document `k`'s text.
+    fn text_sum(&self, k: usize) -> u64 {
+        le_u64(&self.0.blob, self.0.text_sums + 8 * k)
+    }
+
+    fn len_of(&self, k: usize) -> u32 {
+        le_u32(&self.0.blob, self.0.lens + 4 * k)
+    }
+
+    fn n_terms(&self) -> usize {
+        self.0.terms.count
+    }
+
+    /// Term `t`'s postings, 8 bytes each: `(document, count and flags)`.
+    fn postings(&self, t: usize) -> &[u8] {
+        let s = &self.0;
+        let (a, b) = (le_u64(&s.blob, s.post + 8 * t) as usize, le_u64(&s.blob, s.post + 8 * t + 8) as usize);
+        &s.blob[s.postings + 8 * a..s.postings + 8 * b]
+    }
+
+    /// The postings of documents `copied` (`(number here, number there)`; numbers here below
+    /// `n`), counted per term, each term that has some interned into `vocab`.
+    fn postings_of(&self, copied: &[(u32, u32)], n: usize, vocab: &mut Vocab) -> Merged {
+        let mut new_of_old = vec![u32::MAX; self.len()];
+        for &(i, old) in copied {
+            assert!((i as usize) < n && (old as usize) < self.len(), "a document of both indexes");
+            new_of_old[old as usize] = i;
+        }
+        let (mut ids, mut counts) = (vec![u32::MAX; self.n_terms()], vec![0; self.n_terms()]);
+        for t in 0..self.n_terms() {
+            let count =
+                self.postings(t).chunks_exact(8).filter(|p| new_of_old[le_u32(p, 0) as usize] != u32::MAX).count();
+            if count > 0 {
+                let term = self.0.terms.bytes(&self.0.blob, t);
+                ids[t] = vocab.intern(term_hash(term), term);
+                counts[t] = count as u32;
+            }
+        }
+        Merged { new_of_old, ids, counts }
+    }
+
+    /// Pushes the postings [`Previous::postings_of`] counted onto their terms' lists, under
+    /// the documents' numbers here.
+    fn push_postings(&self, m: &Merged, lists: &mut [Vec<(u32, u32)>]) {
+        for (t, &id) in m.ids.iter().enumerate().filter(|(_, id)| **id != u32::MAX) {
+            let list = &mut lists[id as usize];
+            for p in self.postings(t).chunks_exact(8) {
+                let i = m.new_of_old[le_u32(p, 0) as usize];
+                if i != u32::MAX {
+                    list.push((i, le_u32(p, 4)));
+                }
+            }
+        }
+    }
+}
+
+/// A document's length as the layout holds it: its number of terms, at most `u32::MAX` (far
+/// past any record the reader accepts).
+fn stored_len(len: f64) -> u32 {
+    len.min(f64::from(u32::MAX)) as u32
+}
+
+/// Turns each posting's `(document, count and flags)`, as the layout holds it, into the
+/// `(document, weight)` a search adds up, in place; `lens` holds each document's length. False
+/// for a posting of no document.
+fn weigh_postings(postings: &mut [u8], lens: &[u8], avg_len: f64) -> bool {
+    let n = lens.len() / 4;
+    for p in postings.chunks_exact_mut(8) {
+        let doc = le_u32(p, 0) as usize;
+        if doc >= n {
+            return false;
+        }
+        let e = Entry { term: 0, tf_flags: le_u32(p, 4) };
+        let w = weight(e.tf(), f64::from(le_u32(lens, 4 * doc)), avg_len, e.in_title(), e.in_tag());
+        p[4..].copy_from_slice(&w.to_bits().to_le_bytes());
+    }
+    true
 }
 
 /// A posting's weight: the BM25 term-frequency part of a term counted `tf` times in a document
@@ -992,27 +1239,33 @@ pub struct Layout {
     vocab: Vocab,
     /// The documents (by the order they were added) in id order.
     order: Vec<usize>,
-    /// Per term id, its `(document, weight)` postings.
-    lists: Vec<Vec<(u32, f32)>>,
+    /// Per term id, its `(document, count and flags)` postings ([`Entry::tf_flags`]).
+    lists: Vec<Vec<(u32, u32)>>,
+    /// Each document's length, in id order.
+    lens: Vec<u32>,
+    /// Per document (by the order they were added in), the checksum of its text when a
+    /// previous index had it (its text unchanged since): not computed again.
+    text_sums: Vec<Option<u64>>,
     /// Term ids in byte order of their terms.
     terms: Vec<u32>,
     starts: Vec<u32>,
     haystack: Vec<u8>,
-    /// The average document length the weights were computed with.
-    avg_len: f32,
+    /// The average document length the weights are computed with.
+    avg_len: f64,
 }
 
 impl Layout {
     /// The length of what [`Layout::write`] writes, from the parts' sizes alone.
     pub fn len(&self, strings: &DocStrings<'_>) -> usize {
-        let Layout { docs, vocab, order, lists, terms, starts, haystack, .. } = self;
+        let Layout { docs, vocab, order, lists, terms, starts, haystack, lens, .. } = self;
         let (n, n_tags, n_terms) = (order.len(), docs.tag_kind.len(), terms.len());
         let doc_strings: usize =
             (0..n).flat_map(|i| (0..4).map(move |f| (i, f))).map(|(i, f)| docs.field(strings, i, f).len()).sum();
         let tag_strings: usize = (0..n_tags).flat_map(|t| docs.tag(t)).map(<[u8]>::len).sum();
         let term_strings: usize = terms.iter().map(|&id| vocab.term(id).len()).sum();
         let n_postings: usize = lists.iter().map(Vec::len).sum();
-        24 + (8 * (4 * n + 1) + doc_strings)
+        HEAD_LEN
+            + (8 * (4 * n + 1) + doc_strings)
             + 8 * (n + 1)
             + 8 * n
             + 4 * (n + 1)
@@ -1022,6 +1275,7 @@ impl Layout {
             + 8 * n_terms
             + 8 * (n_terms + 1)
             + 8 * n_postings
+            + 4 * lens.len()
             + 4 * starts.len()
             + 8
             + haystack.len()
@@ -1035,22 +1289,37 @@ impl Layout {
     /// Writes the documents' texts, in id order, one after the other: what the body's text
     /// offsets point into.
     pub fn write_texts(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
-        let mut out = Sink::new(out);
-        for &i in &self.order {
-            out.put(self.docs.field(strings, i, 4))?;
+        // Handed over as they lie, many at a time (copied into pieces first, they were a
+        // fifth of what writing the sidecar took at 100,000 records).
+        for run in self.order.chunks(1024) {
+            let mut slices: Vec<std::io::IoSlice<'_>> = run
+                .iter()
+                .map(|&i| self.docs.field(strings, i, 4))
+                .filter(|t| !t.is_empty())
+                .map(std::io::IoSlice::new)
+                .collect();
+            let mut slices = &mut slices[..];
+            while !slices.is_empty() {
+                match out.write_vectored(slices) {
+                    Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                    Ok(n) => std::io::IoSlice::advance_slices(&mut slices, n),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
         }
-        out.done()
+        Ok(())
     }
 
     /// Writes the flat layout to `out` in pieces; it is never held whole. `strings` as given
     /// to [`SearcherBuilder::layout`].
     pub fn write(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
-        let Layout { docs, vocab, order, lists, terms, starts, haystack, avg_len } = self;
+        let Layout { docs, vocab, order, lists, lens, text_sums, terms, starts, haystack, avg_len } = self;
         let n = order.len();
         let field = |i: usize, f: usize| docs.field(strings, i, f);
         let n_postings: usize = lists.iter().map(Vec::len).sum();
         let mut out = Sink::new(out);
-        for count in [n, docs.tag_kind.len(), terms.len()] {
+        for count in [n, docs.tag_kind.len(), terms.len(), 0] {
             out.put(&(count as u32).to_le_bytes())?;
         }
         out.put(&avg_len.to_bits().to_le_bytes())?;
@@ -1063,7 +1332,8 @@ impl Layout {
             out.put(&end.to_le_bytes())?;
         }
         for &i in order {
-            out.put(&checksum(field(i, 4)).to_le_bytes())?;
+            let sum = text_sums.get(i).copied().flatten().unwrap_or_else(|| checksum(field(i, 4)));
+            out.put(&sum.to_le_bytes())?;
         }
         let mut first = 0u32;
         out.put(&first.to_le_bytes())?;
@@ -1090,15 +1360,28 @@ impl Layout {
             at += lists[*id as usize].len() as u64;
             out.put(&at.to_le_bytes())?;
         }
+        // In pieces of a few thousand postings: one call of `put` per posting was most of
+        // the time this took (0.1 s at 100,000 records).
+        let mut piece = Vec::with_capacity(Sink::PIECE);
         for id in terms {
-            for &(doc, w) in &lists[*id as usize] {
-                out.put(&doc.to_le_bytes())?;
-                out.put(&w.to_le_bytes())?;
+            for &(doc, tf_flags) in &lists[*id as usize] {
+                piece.extend_from_slice(&doc.to_le_bytes());
+                piece.extend_from_slice(&tf_flags.to_le_bytes());
+                if piece.len() + 8 > Sink::PIECE {
+                    out.put(&piece)?;
+                    piece.clear();
+                }
             }
         }
-        for start in starts {
-            out.put(&start.to_le_bytes())?;
+        out.put(&piece)?;
+        piece.clear();
+        for len in lens {
+            piece.extend_from_slice(&len.to_le_bytes());
         }
+        for start in starts {
+            piece.extend_from_slice(&start.to_le_bytes());
+        }
+        out.put(&piece)?;
         out.put(&(haystack.len() as u64).to_le_bytes())?;
         out.put(haystack)?;
         debug_assert_eq!(out.taken, self.len(strings), "Layout::len counts what write writes");
@@ -1157,6 +1440,17 @@ impl Searcher {
     /// its checksum when read): anything inconsistent is an error, never a panic or an
     /// allocation sized by the bytes.
     pub fn from_body(blob: Vec<u8>, body: std::ops::Range<usize>, texts: Texts) -> Result<Searcher, Corrupt> {
+        Self::from_layout(blob, body, texts, true)
+    }
+
+    /// [`Searcher::from_body`]; `weigh` false leaves the postings as the layout holds them,
+    /// counts and flags rather than weights (for [`Previous`], never to search with).
+    fn from_layout(
+        mut blob: Vec<u8>,
+        body: std::ops::Range<usize>,
+        texts: Texts,
+        weigh: bool,
+    ) -> Result<Searcher, Corrupt> {
         let in_blob = |r: &std::ops::Range<usize>| r.start <= r.end && r.end <= blob.len();
         if !in_blob(&body) || matches!(&texts, Texts::Inline(t) if !in_blob(t)) {
             return Err(Corrupt("body or texts out of bounds"));
@@ -1165,18 +1459,23 @@ impl Searcher {
         let n = r.u32("document count")? as usize;
         let n_tags = r.u32("tag count")? as usize;
         let n_terms = r.u32("term count")? as usize;
-        // The average document length as an f32. Anything but a length is taken as unknown:
-        // only pending documents' weights use it.
-        let avg_len = f64::from(f32::from_bits(r.u32("average length")?));
-        let avg_len = if avg_len.is_finite() && avg_len >= 1.0 { avg_len } else { 0.0 };
+        if r.u32("reserved")? != 0 {
+            return Err(Corrupt("reserved"));
+        }
+        // Every weight is computed with it: anything but a length is damage.
+        let avg_len = f64::from_bits(r.u64("average length")?);
+        if !(avg_len.is_finite() && avg_len >= 1.0) {
+            return Err(Corrupt("average length"));
+        }
         let n_postings = usize::try_from(r.u64("posting count")?).map_err(|_| Corrupt("posting count"))?;
         let docs = r.table(n.checked_mul(4).ok_or(Corrupt("documents"))?, "documents")?;
         let text_ends = r.bounds(n + 1, 8, texts.len(), "text offsets")?;
         let text_sums = r.array(n, 8, "text checksums")?;
         // With the order checked, each type is read while its document's id is in the cache.
-        let mut kinds = Kinds { names: Vec::new(), of: Vec::with_capacity(n) };
+        // Not for a previous index, which is never searched.
+        let mut kinds = Kinds { names: Vec::new(), of: Vec::with_capacity(if weigh { n } else { 0 }) };
         let mut kind_map: HashMap<Box<[u8]>, u32> = HashMap::new();
-        for i in 0..n {
+        for i in (0..n).filter(|_| weigh) {
             if i > 0 && docs.bytes(&blob, 4 * (i - 1)) > docs.bytes(&blob, 4 * i) {
                 return Err(Corrupt("documents out of id order"));
             }
@@ -1197,15 +1496,27 @@ impl Searcher {
         let idf = r.array(n_terms, 8, "idf")?;
         let post = r.bounds(n_terms + 1, 8, n_postings as u64, "posting ranges")?;
         let postings = r.array(n_postings, 8, "postings")?;
+        let lens = r.array(n, 4, "document lengths")?;
         let starts = r.array(n, 4, "haystack starts")?;
         let hay_len = r.u64("haystack length")?;
         let hay = r.take(usize::try_from(hay_len).ok(), "haystack")?;
         let haystack = hay..hay + hay_len as usize;
-        // The haystack's grams are made on a second core while the postings are checked (about
-        // 8 ms each at 100,000 documents, on a server's first search).
+        if r.at != body.end {
+            return Err(Corrupt("trailing bytes"));
+        }
+        // The haystack's grams are made on a second core while the postings are checked and
+        // weighed (about 8 ms and 25 ms at 100,000 documents, on a server's first search).
+        let (head, tail) = blob.split_at_mut(lens);
         let (grams, postings_ok) = std::thread::scope(|s| {
-            let grams = s.spawn(|| Grams::of(&blob[haystack.clone()]));
-            let ok = !blob[postings..postings + 8 * n_postings].chunks_exact(8).any(|p| le_u32(p, 0) as usize >= n);
+            let hay = if weigh { &tail[haystack.start - lens..haystack.end - lens] } else { &[] };
+            let grams = s.spawn(|| Grams::of(hay));
+            let lens = &tail[..4 * n];
+            let postings = &mut head[postings..postings + 8 * n_postings];
+            let ok = if weigh {
+                weigh_postings(postings, lens, avg_len)
+            } else {
+                !postings.chunks_exact(8).any(|p| le_u32(p, 0) as usize >= n)
+            };
             (grams.join().expect("the grams of the haystack"), ok)
         });
         if !postings_ok {
@@ -1222,9 +1533,6 @@ impl Searcher {
         }
         if n == 0 && hay_len != 0 {
             return Err(Corrupt("haystack without documents"));
-        }
-        if r.at != body.end {
-            return Err(Corrupt("trailing bytes"));
         }
         let scratch = std::sync::Mutex::default();
         Ok(Searcher {
@@ -1249,6 +1557,7 @@ impl Searcher {
             grams,
             tag_docs: std::sync::OnceLock::new(),
             avg_len,
+            lens,
             by_path: std::sync::OnceLock::new(),
         })
     }

@@ -221,7 +221,9 @@ pub fn index_with(
             )
         })
     });
-    let splice = if trusted { previous_spans(fs, root, &plan, &seen) } else { None };
+    let mut splice = if trusted { previous_spans(fs, root, &plan, &seen) } else { None };
+    // The previous sidecar goes with the sidecar's parts, laid out once the JSON is written.
+    let previous = Mutex::new(splice.as_mut().and_then(|s| s.sidecar.take()));
     let t2 = clock.monotonic();
     tracing::debug!(records = files, parsed, read = ?(t1 - t0), validate_and_plan = ?(t2 - t1), "graph index: read, validated and planned");
     std::thread::scope(|s| {
@@ -279,7 +281,8 @@ pub fn index_with(
         let laying_out = Mutex::new(None);
         let copied = AtomicUsize::new(0);
         let search = |out: &mut dyn Write| {
-            let parts = write_search_index(&plan, splice.as_ref(), out)?;
+            let previous = previous.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let parts = write_search_index(&plan, splice.as_ref(), previous, out)?;
             copied.store(parts.copied, Ordering::Relaxed);
             *search_piece.lock().unwrap_or_else(|p| p.into_inner()) = Some(parts.json_piece());
             let manifest_written = manifest_written.lock().unwrap_or_else(|p| p.into_inner()).take();

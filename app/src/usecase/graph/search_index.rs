@@ -12,9 +12,9 @@ use domain::graph::index::{self, Plan};
 use domain::graph::manifest::Seen;
 use domain::graph::search::Prepared;
 use domain::graph::set;
-use domain::graph::sidecar::{SidecarBuilder, SidecarLayout, Source as SidecarSource};
+use domain::graph::sidecar::{self, SidecarBuilder, SidecarLayout, Source as SidecarSource};
 use domain::graph::spans::{self, SPANS_FILE};
-use domain::graph::{GENERATED_DIR, MAX_RECORD_BYTES, SEARCH_INDEX_FILE};
+use domain::graph::{GENERATED_DIR, MAX_RECORD_BYTES, SEARCH_INDEX_FILE, SEARCH_SIDECAR_FILE};
 use ports::fs::{FileSystem, OpenFile};
 
 use super::read::threads;
@@ -25,6 +25,9 @@ use super::read::threads;
 pub struct Unfinished<'p> {
     written: Written<'p>,
     builder: SidecarBuilder,
+    /// The sidecar beside the JSON the documents were copied from (held open: the set removes
+    /// it), and its length: their terms are taken from the index it holds.
+    previous: Option<(OpenFile, u64)>,
     /// Documents copied from the previous JSON.
     pub copied: usize,
 }
@@ -47,9 +50,28 @@ impl<'p> Unfinished<'p> {
     /// Lays the sidecar out (its postings in their final order), reading the documents'
     /// strings from the plan again: document `i` of the builder is node `i` of the plan.
     pub fn lay_out(self) -> LaidOut<'p> {
-        let Unfinished { written, builder, .. } = self;
+        let Unfinished { written, builder, previous, .. } = self;
         let plan = written.plan;
-        let layout = builder.layout(&|i: usize, f: usize| plan.view(i).strings()[f].as_bytes());
+        // Read now, once the records' pages are gone (at 100,000 records, 60 MB read while
+        // they were held was the run's peak).
+        let previous = previous.and_then(|(file, len)| {
+            sidecar::decode_previous(Box::new(crate::graph_store::Sidecar(file)), len)
+                .inspect_err(|e| {
+                    tracing::debug!("graph index: {SEARCH_SIDECAR_FILE} not read ({e}); counting terms again")
+                })
+                .ok()
+                .map(|(previous, _)| previous)
+        });
+        // What the previous index does not have as the documents were told it has them is
+        // counted as a document rendered anew is (found in no test: a span file and a sidecar
+        // of one run that disagree).
+        let recount = |i: usize, p: &mut Prepared| {
+            let mut terms = index::TermCounts::default();
+            index::write_document(plan, i, i == 0, &mut Vec::new(), &mut terms);
+            p.add(&plan.view(i), terms.iter());
+        };
+        let layout =
+            builder.layout_with(&|i: usize, f: usize| plan.view(i).strings()[f].as_bytes(), previous, &recount);
         LaidOut { written, layout }
     }
 }
@@ -96,14 +118,19 @@ impl<'p> LaidOut<'p> {
 /// search sidecar's parts, built from the same documents, naming the bytes written.
 ///
 /// With a [`Splice`], the documents of unchanged records are copied from the JSON in place
-/// rather than rendered (their terms read from the copy), in runs that lie one after another
-/// there; a copy that does not read as its node's document is rendered instead.
+/// rather than rendered, in runs that lie one after another there; a copy that does not read
+/// as its node's document is rendered instead. A copied document's terms are taken from the
+/// index in `previous`, the sidecar beside that JSON (held open, and its length), when the
+/// span file says where it is there ([`Splice::old`]), and read from the copy otherwise.
 pub fn write_search_index<'p>(
     plan: &'p Plan<'p>,
     splice: Option<&Splice>,
+    previous: Option<(OpenFile, u64)>,
     out: &mut dyn Write,
 ) -> std::io::Result<Unfinished<'p>> {
-    stream_search_index(plan, splice, out, true)
+    let mut unfinished = stream_search_index(plan, splice, out, true)?;
+    unfinished.previous = previous;
+    Ok(unfinished)
 }
 
 /// The bytes of [`write_search_index`], rendered the same way, without the sidecar's work:
@@ -242,10 +269,10 @@ fn stream_search_index<'p>(
     index::write_search_tail(&mut tail, n == 0);
     out.write_all(&tail)?;
     let copied = copied.into_inner();
-    tracing::debug!(documents = n, copied, "graph index: search index written");
+    tracing::debug!(documents = n, copied, terms_taken = sidecar.taken(), "graph index: search index written");
     debug_assert_eq!(spans.len(), n, "a span for every document");
     let json = Written { plan, json_len: out.sum.len, json_sum: out.sum.finish(), spans };
-    Ok(Unfinished { written: json, builder: sidecar, copied })
+    Ok(Unfinished { written: json, builder: sidecar, previous: None, copied })
 }
 
 /// Each document's place in its batch's buffer: start (of its `{`) and length.
@@ -306,12 +333,18 @@ impl Filling<'_> {
             let (from, len) = splice.spans[k].unwrap_or_default();
             let doc_at = at + (from - start) as usize;
             let doc = &self.buf[doc_at..doc_at + len as usize];
-            if !(index::is_document_of(plan, k, doc, self.scratch) && self.terms.read_rendered(doc)) {
+            let old = splice.old.get(k).copied().filter(|&o| o != NOT_THERE && self.prepared.is_some());
+            // The terms are read from the copy unless the previous index has them.
+            if !(index::is_document_of(plan, k, doc, self.scratch) && (old.is_some() || self.terms.read_rendered(doc)))
+            {
                 self.buf.truncate(if k == i { before } else { doc_at - between as usize });
                 return k - i;
             }
             if let Some(prepared) = self.prepared.as_deref_mut() {
-                prepared.add(&plan.view(k), self.terms.iter());
+                match old {
+                    Some(old) => prepared.add_copied(&plan.view(k), old),
+                    None => prepared.add(&plan.view(k), self.terms.iter()),
+                }
             }
             self.placed.push((doc_at, len));
         }
@@ -342,7 +375,17 @@ pub struct Splice {
     pub(super) json: OpenFile,
     /// Per node of the plan, where its document lies in that JSON (start and length).
     pub(super) spans: Vec<Option<(u64, u64)>>,
+    /// Per node of the plan with a span, its document's number in that JSON, which is its
+    /// number in the index beside it ([`NOT_THERE`] for the others); empty without one.
+    pub(super) old: Vec<u32>,
+    /// The sidecar beside that JSON, held open, and its length, when its header names that
+    /// JSON (length and stamp). What it holds is read and checked when the sidecar is laid
+    /// out ([`Unfinished::lay_out`]).
+    pub(super) sidecar: Option<(OpenFile, u64)>,
 }
+
+/// In [`Splice::old`]: a node whose document is not in the previous index.
+const NOT_THERE: u32 = u32::MAX;
 
 /// Whether a span is one to read: inside a JSON of `json_len` bytes, and no longer than a
 /// document can be.
@@ -377,7 +420,8 @@ pub(super) fn previous_spans(
     let mut node_of: Option<HashMap<&str, usize>> = None;
     let mut next = 0;
     let mut spans = vec![None; nodes.len()];
-    for span in old {
+    let mut old_of = vec![NOT_THERE; nodes.len()];
+    for (k, span) in old.into_iter().enumerate() {
         let i = match nodes.get(next) {
             Some(n) if n.path == span.path => next,
             _ => {
@@ -391,7 +435,27 @@ pub(super) fn previous_spans(
         let unchanged = seen.get(plan.records[i]).copied().flatten().is_some_and(|s| s.sha256 == *span.sha256);
         if unchanged && readable(&span, json.len) {
             spans[i] = Some((span.start, span.len));
+            old_of[i] = u32::try_from(k).unwrap_or(NOT_THERE);
         }
     }
-    Some(Splice { json: file, spans })
+    let sidecar = sidecar_beside(fs, root, &meta);
+    let old = if sidecar.is_some() { old_of } else { Vec::new() };
+    Some(Splice { json: file, spans, old, sidecar })
+}
+
+/// The sidecar beside the JSON in place (`json`), held open, and its length, when its header
+/// names that JSON by length and stamp.
+fn sidecar_beside(fs: &dyn FileSystem, root: &Path, json: &ports::fs::Metadata) -> Option<(OpenFile, u64)> {
+    let (file, meta) = fs.open_beneath(root, &Path::new(GENERATED_DIR).join(SEARCH_SIDECAR_FILE)).ok()?;
+    if meta.kind != ports::fs::FileKind::File || meta.len > crate::graph_store::MAX_INDEX_BYTES {
+        return None;
+    }
+    let mut header = [0; sidecar::HEADER_LEN];
+    file.read_exact_at(&mut header, 0).ok()?;
+    let named = sidecar::source(&header).ok()?;
+    let beside = named.json_len == json.len && named.json_stamp == json.stamp;
+    if !beside {
+        tracing::debug!("graph index: {SEARCH_SIDECAR_FILE} is not the one beside {SEARCH_INDEX_FILE}");
+    }
+    beside.then_some((file, meta.len))
 }

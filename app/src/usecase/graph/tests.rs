@@ -233,7 +233,7 @@ fn the_streamed_sidecar_is_the_one_built_from_the_documents() {
         .collect();
     let plan = Plan::new(&records);
     let mut json = Vec::new();
-    let write = write_search_index(&plan, None, &mut json).unwrap().lay_out().writers(42, &[]).0;
+    let write = write_search_index(&plan, None, None, &mut json).unwrap().lay_out().writers(42, &[]).0;
     let mut streamed = Vec::new();
     write(&mut streamed).unwrap();
     let mut reference = SidecarBuilder::default();
@@ -506,6 +506,9 @@ enum Edit {
     CorruptManifest,
     DropSpans,
     CorruptSpans,
+    /// A byte of the search sidecar changed: it names the JSON in place still, and its
+    /// checksum fails when it is read for the terms of the documents copied.
+    CorruptSidecar,
     /// `search-index.json` rewritten with the same bytes: another stamp.
     TouchJson,
     /// `WRITTEN[file]` removed, or rewritten with the same bytes (another stamp).
@@ -550,8 +553,12 @@ fn apply(fs: &MemoryFs, root: &Path, edit: &Edit) {
         Edit::DropManifest => {
             let _ = fs.write_atomic_set(&[Change::Remove(&root.join(GENERATED_DIR).join(MANIFEST_FILE))]);
         }
-        Edit::CorruptManifest | Edit::CorruptSpans => {
-            let name = if matches!(edit, Edit::CorruptManifest) { MANIFEST_FILE } else { SPANS_FILE };
+        Edit::CorruptManifest | Edit::CorruptSpans | Edit::CorruptSidecar => {
+            let name = match edit {
+                Edit::CorruptManifest => MANIFEST_FILE,
+                Edit::CorruptSpans => SPANS_FILE,
+                _ => SEARCH_SIDECAR_FILE,
+            };
             let m = root.join(GENERATED_DIR).join(name);
             if let Some(mut bytes) = read(fs, &m) {
                 let at = bytes.len() / 2;
@@ -589,6 +596,7 @@ fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
         1 => Just(Edit::CorruptManifest),
         1 => Just(Edit::DropSpans),
         1 => Just(Edit::CorruptSpans),
+        1 => Just(Edit::CorruptSidecar),
         1 => Just(Edit::TouchJson),
         2 => (0..WRITTEN.len()).prop_map(Edit::DropGenerated),
         2 => (0..WRITTEN.len()).prop_map(Edit::TouchGenerated),
@@ -842,9 +850,9 @@ fn a_second_run_parses_only_what_changed() {
     assert_eq!(edited.parsed, 1, "one edited record parsed; the touched one is read but not parsed");
     let read = fs.reads() - reads;
     assert_eq!(
-        read, 6,
-        "the manifest, the span file and the JSON in place, the edited and the touched record, and the new \
-         manifest's checksum (for the list of what was left)"
+        read, 7,
+        "the manifest, the span file, the JSON in place and the sidecar beside it, the edited and the touched \
+         record, and the new manifest's checksum (for the list of what was left)"
     );
     assert_eq!((edited.nodes, edited.copied), (21, 20), "every document but the edited one is copied");
     let touched = index(&fs, &FixedClock, root, &Quiet).unwrap();
