@@ -1005,14 +1005,20 @@ impl SearcherBuilder {
         previous: Option<Previous>,
         recount: &dyn Fn(usize, &mut Prepared),
     ) -> Layout {
+        // Each one there as told, and in the same order there as here (by id): its postings,
+        // taken in the previous index's order, are then in this one's.
         let has_them = |p: &Previous| {
-            self.copied.iter().all(|&(i, old)| {
-                let (i, old) = (i as usize, old as usize);
-                old < p.len() && {
-                    let (id, path) = p.id_and_path(old);
-                    id.as_bytes() == self.field(strings, i, 0) && path.as_bytes() == self.field(strings, i, 3)
-                }
-            })
+            let in_order = self.copied.windows(2).all(|w| {
+                w[0].1 < w[1].1 && self.field(strings, w[0].0 as usize, 0) < self.field(strings, w[1].0 as usize, 0)
+            });
+            in_order
+                && self.copied.iter().all(|&(i, old)| {
+                    let (i, old) = (i as usize, old as usize);
+                    old < p.len() && {
+                        let (id, path) = p.id_and_path(old);
+                        id.as_bytes() == self.field(strings, i, 0) && path.as_bytes() == self.field(strings, i, 3)
+                    }
+                })
         };
         let previous = previous.filter(|p| !self.copied.is_empty() && has_them(p));
         if previous.is_none() && !self.copied.is_empty() {
@@ -1040,23 +1046,25 @@ impl SearcherBuilder {
             df[entries.get(k).term as usize] += 1;
         }
         let mut late = late.into_iter().peekable();
-        // The previous index's postings of the documents taken from it, each under this one's
-        // number: its terms that some such document has are interned (the others are gone).
-        let merged = previous.as_ref().map(|p| p.postings_of(&copied, n, &mut vocab));
-        df.resize(vocab.len(), 0);
-        if let Some(m) = &merged {
-            for (&id, &count) in m.ids.iter().zip(&m.counts) {
-                if id != u32::MAX {
-                    df[id as usize] += count;
-                }
+        // The previous index's postings of the documents taken from it, under their places
+        // here: its terms that some such document has are interned (the others are gone). They
+        // are read from it as the layout is written, merged with the others', never copied.
+        let taken = previous.map(|p| {
+            let mut place = vec![0u32; n];
+            for (at, &i) in order.iter().enumerate() {
+                place[i] = at as u32;
             }
-        }
+            let copied: Vec<(u32, u32)> = copied.iter().map(|&(i, old)| (place[i as usize], old)).collect();
+            let merged = p.postings_of(&copied, n, &mut vocab);
+            let mut of_id = vec![u32::MAX; vocab.len()];
+            for (t, &id) in merged.ids.iter().enumerate().filter(|(_, id)| **id != u32::MAX) {
+                of_id[id as usize] = t as u32;
+            }
+            Taken { previous: p, merged, of_id }
+        });
+        df.resize(vocab.len(), 0);
         let mut lists: Vec<Vec<(u32, u32)>> = df.iter().map(|&k| Vec::with_capacity(k as usize)).collect();
         drop(df);
-        if let (Some(p), Some(m)) = (&previous, &merged) {
-            p.push_postings(m, &mut lists);
-        }
-        drop(previous);
         // Documents added in id order (an index being written adds them so) have their entries
         // read front to back: each chunk is freed once read, so the postings do not grow
         // beside every entry still held (38 MB of each at 100,000 records).
@@ -1073,15 +1081,6 @@ impl SearcherBuilder {
             }
         }
         drop(entries);
-        // Each list holds the previous index's postings, then the others': in document order
-        // once sorted (two sorted runs, merged by a stable sort in one pass).
-        if merged.is_some() {
-            for list in &mut lists {
-                if !list.is_sorted_by_key(|p| p.0) {
-                    list.sort_by_key(|p| p.0);
-                }
-            }
-        }
         let lens = order.iter().map(|&i| stored_len(lens[i])).collect();
         let mut terms: Vec<u32> = (0..vocab.len() as u32).collect();
         terms.sort_unstable_by(|&a, &b| vocab.term(a).cmp(vocab.term(b)));
@@ -1095,7 +1094,7 @@ impl SearcherBuilder {
             haystack.extend(lower(field(i, 3)).bytes());
             haystack.push(0);
         }
-        Layout { docs, vocab, order, lists, lens, text_sums, terms, starts, haystack, avg_len }
+        Layout { docs, vocab, order, lists, taken, lens, text_sums, terms, starts, haystack, avg_len }
     }
 }
 
@@ -1107,7 +1106,53 @@ impl SearcherBuilder {
 #[derive(Debug)]
 pub struct Previous(Searcher);
 
+/// Two runs of postings in document order, merged (no document is in both).
+struct Merge<A: Iterator<Item = (u32, u32)>, B: Iterator<Item = (u32, u32)>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<A: Iterator<Item = (u32, u32)>, B: Iterator<Item = (u32, u32)>> Iterator for Merge<A, B> {
+    type Item = (u32, u32);
+
+    fn next(&mut self) -> Option<(u32, u32)> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if y.0 < x.0 => self.b.next(),
+            (Some(_), _) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
+    }
+}
+
+/// A previous index and what a layout takes from it.
+#[derive(Debug)]
+pub struct Taken {
+    previous: Previous,
+    merged: Merged,
+    /// Per term id here, the term's number in the previous index (`u32::MAX`: none).
+    of_id: Vec<u32>,
+}
+
+impl Taken {
+    /// Term `id`'s postings taken: `(document here, count and flags)`, in document order.
+    fn postings(&self, id: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let t = self.of_id.get(id as usize).copied().unwrap_or(u32::MAX);
+        let list = if t == u32::MAX { &[][..] } else { self.previous.postings(t as usize) };
+        list.chunks_exact(8).filter_map(|p| {
+            let i = self.merged.new_of_old[le_u32(p, 0) as usize];
+            (i != u32::MAX).then(|| (i, le_u32(p, 4)))
+        })
+    }
+
+    /// How many postings of term `id` are taken.
+    fn count(&self, id: u32) -> usize {
+        let t = self.of_id.get(id as usize).copied().unwrap_or(u32::MAX);
+        if t == u32::MAX { 0 } else { self.merged.counts[t as usize] as usize }
+    }
+}
+
 /// The previous index's postings of the documents taken from it ([`Previous::postings_of`]).
+#[derive(Debug)]
 struct Merged {
     /// Per document of the previous index, its number in this one (`u32::MAX`: not taken).
     new_of_old: Vec<u32>,
@@ -1178,20 +1223,6 @@ impl Previous {
         }
         Merged { new_of_old, ids, counts }
     }
-
-    /// Pushes the postings [`Previous::postings_of`] counted onto their terms' lists, under
-    /// the documents' numbers here.
-    fn push_postings(&self, m: &Merged, lists: &mut [Vec<(u32, u32)>]) {
-        for (t, &id) in m.ids.iter().enumerate().filter(|(_, id)| **id != u32::MAX) {
-            let list = &mut lists[id as usize];
-            for p in self.postings(t).chunks_exact(8) {
-                let i = m.new_of_old[le_u32(p, 0) as usize];
-                if i != u32::MAX {
-                    list.push((i, le_u32(p, 4)));
-                }
-            }
-        }
-    }
 }
 
 /// A document's length as the layout holds it: its number of terms, at most `u32::MAX` (far
@@ -1239,8 +1270,10 @@ pub struct Layout {
     vocab: Vocab,
     /// The documents (by the order they were added) in id order.
     order: Vec<usize>,
-    /// Per term id, its `(document, count and flags)` postings ([`Entry::tf_flags`]).
+    /// Per term id, its `(document, count and flags)` postings ([`Entry::tf_flags`]), but for
+    /// those `taken` from a previous index.
     lists: Vec<Vec<(u32, u32)>>,
+    taken: Option<Taken>,
     /// Each document's length, in id order.
     lens: Vec<u32>,
     /// Per document (by the order they were added in), the checksum of its text when a
@@ -1257,13 +1290,13 @@ pub struct Layout {
 impl Layout {
     /// The length of what [`Layout::write`] writes, from the parts' sizes alone.
     pub fn len(&self, strings: &DocStrings<'_>) -> usize {
-        let Layout { docs, vocab, order, lists, terms, starts, haystack, lens, .. } = self;
+        let Layout { docs, vocab, order, terms, starts, haystack, lens, .. } = self;
         let (n, n_tags, n_terms) = (order.len(), docs.tag_kind.len(), terms.len());
         let doc_strings: usize =
             (0..n).flat_map(|i| (0..4).map(move |f| (i, f))).map(|(i, f)| docs.field(strings, i, f).len()).sum();
         let tag_strings: usize = (0..n_tags).flat_map(|t| docs.tag(t)).map(<[u8]>::len).sum();
         let term_strings: usize = terms.iter().map(|&id| vocab.term(id).len()).sum();
-        let n_postings: usize = lists.iter().map(Vec::len).sum();
+        let n_postings: usize = terms.iter().map(|&id| self.df(id)).sum();
         HEAD_LEN
             + (8 * (4 * n + 1) + doc_strings)
             + 8 * (n + 1)
@@ -1279,6 +1312,11 @@ impl Layout {
             + 4 * starts.len()
             + 8
             + haystack.len()
+    }
+
+    /// Term `id`'s number of postings: its own and those taken from a previous index.
+    fn df(&self, id: u32) -> usize {
+        self.lists[id as usize].len() + self.taken.as_ref().map_or(0, |t| t.count(id))
     }
 
     /// The length of what [`Layout::write_texts`] writes.
@@ -1314,10 +1352,10 @@ impl Layout {
     /// Writes the flat layout to `out` in pieces; it is never held whole. `strings` as given
     /// to [`SearcherBuilder::layout`].
     pub fn write(&self, out: &mut dyn std::io::Write, strings: &DocStrings<'_>) -> std::io::Result<()> {
-        let Layout { docs, vocab, order, lists, lens, text_sums, terms, starts, haystack, avg_len } = self;
+        let Layout { docs, vocab, order, lists, taken, lens, text_sums, terms, starts, haystack, avg_len } = self;
         let n = order.len();
         let field = |i: usize, f: usize| docs.field(strings, i, f);
-        let n_postings: usize = lists.iter().map(Vec::len).sum();
+        let n_postings: usize = terms.iter().map(|&id| self.df(id)).sum();
         let mut out = Sink::new(out);
         for count in [n, docs.tag_kind.len(), terms.len(), 0] {
             out.put(&(count as u32).to_le_bytes())?;
@@ -1349,22 +1387,25 @@ impl Layout {
         write_table(&mut out, order.iter().flat_map(|&i| docs.tags_of(i)).flat_map(|t| docs.tag(t)))?;
         write_table(&mut out, terms.iter().map(|&id| vocab.term(id)))?;
         let nf = n as f64;
-        for id in terms {
-            let df = lists[*id as usize].len() as f64;
+        for &id in terms {
+            let df = self.df(id) as f64;
             let idf = (1.0 + (nf - df + 0.5) / (df + 0.5)).ln();
             out.put(&idf.to_le_bytes())?;
         }
         let mut at = 0u64;
         out.put(&at.to_le_bytes())?;
-        for id in terms {
-            at += lists[*id as usize].len() as u64;
+        for &id in terms {
+            at += self.df(id) as u64;
             out.put(&at.to_le_bytes())?;
         }
         // In pieces of a few thousand postings: one call of `put` per posting was most of
-        // the time this took (0.1 s at 100,000 records).
+        // the time this took (0.1 s at 100,000 records). Each term's postings taken from a
+        // previous index are merged with its others by document.
         let mut piece = Vec::with_capacity(Sink::PIECE);
-        for id in terms {
-            for &(doc, tf_flags) in &lists[*id as usize] {
+        for &id in terms {
+            let own = lists[id as usize].iter().copied().peekable();
+            let postings = Merge { a: taken.iter().flat_map(|t| t.postings(id)).peekable(), b: own };
+            for (doc, tf_flags) in postings {
                 piece.extend_from_slice(&doc.to_le_bytes());
                 piece.extend_from_slice(&tf_flags.to_le_bytes());
                 if piece.len() + 8 > Sink::PIECE {
