@@ -529,9 +529,9 @@ pub struct SearcherBuilder {
     /// The documents added as a previous index's, unchanged ([`Prepared::add_copied`]): each
     /// one's number here and there.
     copied: Vec<(u32, u32)>,
-    /// Documents whose entries were added after all the others ([`SearcherBuilder::recount`]):
-    /// each one's number and where its entries start and end, in document order.
-    late: Vec<(usize, usize, usize)>,
+    /// Per document (by the order they were added in), where its entries start and end when
+    /// they were added after all the others ([`SearcherBuilder::recount`]); empty otherwise.
+    late: Vec<Option<(usize, usize)>>,
 }
 
 /// A document's five strings (id, type, title, path, text) by the order it was added in, for
@@ -961,7 +961,8 @@ impl SearcherBuilder {
     /// ([`Layout::write`]). `strings` gives them for a [`SearcherBuilder::borrowing`] builder
     /// (ignored otherwise).
     pub fn layout(self, strings: &DocStrings<'_>) -> Layout {
-        self.layout_with(strings, None, &|_, _| unreachable!("no document was added as a previous index's"))
+        assert!(self.copied.is_empty(), "documents added as a previous index's are laid out by `layout_with`");
+        self.layout_with(strings, None, &|_, _| {})
     }
 
     /// String `f` of document `i` (see [`DocParts::field`]).
@@ -974,7 +975,7 @@ impl SearcherBuilder {
     /// layout reads a document's entries by its bounds, wherever they lie).
     fn recount(&mut self, recount: &dyn Fn(usize, &mut Prepared)) {
         let mut p = Prepared::default();
-        let mut starts = Vec::with_capacity(self.copied.len());
+        let mut late = vec![None; self.lens.len()];
         for (i, _) in std::mem::take(&mut self.copied) {
             p.clear();
             recount(i as usize, &mut p);
@@ -987,14 +988,14 @@ impl SearcherBuilder {
                 self.entries.push(Entry::new(term, t.tf, t.in_title, t.in_tag));
             }
             self.lens[i as usize] = len;
-            starts.push((i as usize, start, self.entries.len));
+            late[i as usize] = Some((start, self.entries.len));
         }
-        self.late = starts;
+        self.late = late;
     }
 
     /// [`SearcherBuilder::layout`], the terms of the documents added as `previous`'s
     /// ([`Prepared::add_copied`]) taken from there: the same layout as had their terms been
-    /// counted again. It is dropped once its postings are taken, before the rest is laid out.
+    /// counted again. The layout keeps it, to read the postings it takes as it is written.
     ///
     /// Each such document must be there under its number, with its id and path; otherwise
     /// (or with no `previous`) the terms of every one of them are counted after all, by
@@ -1045,7 +1046,6 @@ impl SearcherBuilder {
         for k in 0..entries.len {
             df[entries.get(k).term as usize] += 1;
         }
-        let mut late = late.into_iter().peekable();
         // The previous index's postings of the documents taken from it, under their places
         // here: its terms that some such document has are interned (the others are gone). They
         // are read from it as the layout is written, merged with the others', never copied.
@@ -1074,7 +1074,7 @@ impl SearcherBuilder {
             if front_to_back {
                 entries.release_before(bounds[old]);
             }
-            let later = late.next_if(|&(d, _, _)| d == old).map_or(0..0, |(_, a, b)| a..b);
+            let later = late.get(old).copied().flatten().map_or(0..0, |(a, b)| a..b);
             for k in (bounds[old]..bounds[old + 1]).chain(later) {
                 let e = entries.get(k);
                 lists[e.term as usize].push((i as u32, e.tf_flags));

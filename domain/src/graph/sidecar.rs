@@ -594,6 +594,7 @@ mod tests {
             before in proptest::collection::vec(proptest::option::of(0usize..9), 8),
             after in proptest::collection::vec(proptest::option::of(0usize..9), 8),
             shift in 0usize..4,
+            reversed: bool,
         ) {
             let docs = |vs: &[Option<usize>]| -> Vec<Document> {
                 vs.iter().enumerate().filter_map(|(slug, v)| Some(variant(slug, (*v)?))).collect()
@@ -605,7 +606,10 @@ mod tests {
             let (previous, _) = decode_previous(file, len).expect("a sidecar just written");
             let mut b = SidecarBuilder::default();
             let mut copied = 0;
-            for d in &new {
+            // Added out of id order, documents said to be the previous index's are counted
+            // again (their postings could not be merged in order).
+            let order: Vec<usize> = if reversed { (0..new.len()).rev().collect() } else { (0..new.len()).collect() };
+            for d in order.iter().map(|&i| &new[i]) {
                 let mut p = Prepared::default();
                 match old.iter().position(|o| o == d) {
                     Some(k) => {
@@ -622,7 +626,7 @@ mod tests {
             let none = |_: usize, _: usize| -> &[u8] { &[] };
             let mut merged = Vec::new();
             let json = Source { json_len: 1, json_sum: 2, json_stamp: 3 };
-            let recount = |i: usize, p: &mut Prepared| p.add(&new[i].view(), new[i].terms.iter());
+            let recount = |i: usize, p: &mut Prepared| p.add(&new[order[i]].view(), new[order[i]].terms.iter());
             // 3: no previous index at all (a sidecar that did not read).
             let previous = (shift < 3).then_some(previous);
             b.layout_with(&none, previous, &recount).write(json, &none, &mut merged).unwrap();

@@ -334,7 +334,10 @@ impl Filling<'_> {
             let doc_at = at + (from - start) as usize;
             let doc = &self.buf[doc_at..doc_at + len as usize];
             let old = splice.old.get(k).copied().filter(|&o| o != NOT_THERE && self.prepared.is_some());
-            // The terms are read from the copy unless the previous index has them.
+            // The terms are read from the copy unless the previous index has them. Reading them
+            // also checked the copy's terms field; with the previous index only its head and
+            // closing line are checked (damage inside a copy that keeps the JSON's length and
+            // stamp went unseen in its text already).
             if !(index::is_document_of(plan, k, doc, self.scratch) && (old.is_some() || self.terms.read_rendered(doc)))
             {
                 self.buf.truncate(if k == i { before } else { doc_at - between as usize });
