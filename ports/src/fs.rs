@@ -285,6 +285,19 @@ impl<'a> Change<'a> {
             Change::Remove(_) => Ok(()),
         }
     }
+
+    /// The same change, made at `path` instead.
+    pub fn at<'b>(&self, path: &'b Path) -> Change<'b>
+    where
+        'a: 'b,
+    {
+        match *self {
+            Change::Write(_, bytes) => Change::Write(path, bytes),
+            Change::Stream(_, content) => Change::Stream(path, content),
+            Change::Cache(_, content) => Change::Cache(path, content),
+            Change::Remove(_) => Change::Remove(path),
+        }
+    }
 }
 
 pub trait FileSystem: Send + Sync {
@@ -399,6 +412,35 @@ pub trait FileSystem: Send + Sync {
     /// names never remain. A reader may see some targets changed and others not while 3 runs
     /// (a few renames), never a torn file. The paths must be distinct.
     fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError>;
+
+    /// [`FileSystem::write_atomic_set`] of changes each given with a root, its path relative
+    /// to that root (as [`beneath_names`] takes it), in any folder below it. Each folder is
+    /// reached from one handle on its root without following any symlink below the root (one
+    /// on the way is `Loop`, a file `NotADirectory`, a folder not there `NotFound`) and held
+    /// open while the set runs: a folder swapped for a symlink after a caller looked at it
+    /// fails the set before any target changes, and one swapped later cannot redirect what is
+    /// made, renamed or removed in it. Every folder must exist; a root is configuration and
+    /// followed if it is a symlink (a file at the root's own level is made in it).
+    fn write_atomic_set_beneath(&self, changes: &[(&Path, Change<'_>)]) -> Result<(), FsError>;
+
+    /// Makes the folder `relative` below `root` and each missing one on the way, owner-only
+    /// (0700), as [`FileSystem::open_dir_beneath`] reaches them: the first below the root by
+    /// its path (`mkdir` follows no symlink at the name it makes, and one already there fails
+    /// the next open), each deeper one by name through a handle on its parent. A symlink on
+    /// the way, made before or during the call, is `Loop` or `NotADirectory`: nothing is made
+    /// on its other side.
+    fn create_private_dir_beneath(&self, root: &Path, relative: &Path) -> Result<(), FsError> {
+        let names = beneath_names(relative)?;
+        let (first, deeper) = names.split_first().expect("beneath_names gives at least one name");
+        self.create_private_dir_all(&root.join(first))?;
+        let mut made = PathBuf::from(first);
+        for name in deeper {
+            self.open_dir_beneath(root, &made)?.create_private_dir(name)?;
+            made.push(name);
+        }
+        // The last one, reached as its files will be: a symlink there is refused now.
+        self.open_dir_beneath(root, &made).map(drop)
+    }
 
     /// Creates a new file atomically (a temporary file beside it, then linked into place only if
     /// nothing is at `path`); fails with `AlreadyExists` when anything is there.

@@ -75,6 +75,7 @@ struct State {
     /// Edits another program makes, one at each of the next `write_new` calls, before it: a
     /// file saved between a read and the replace that was planned from it.
     edits_at_write_new: Vec<(PathBuf, Vec<u8>)>,
+    symlinks_at_change: Vec<(usize, PathBuf, PathBuf)>,
 }
 
 /// A step of [`FileSystem::write_atomic_set`] for one target, which a test can make fail.
@@ -457,6 +458,7 @@ impl MemoryFs {
                 modes: BTreeMap::new(),
                 failing_steps: BTreeSet::new(),
                 edits_at_write_new: Vec::new(),
+                symlinks_at_change: Vec::new(),
             }),
             reads: AtomicUsize::new(0),
             lists: AtomicUsize::new(0),
@@ -516,13 +518,49 @@ impl MemoryFs {
         Ok(())
     }
 
-    /// Makes every later write to `path` fail, as a full disk would.
     /// At each of the next `write_new` calls (a backup, say), another program first replaces
     /// `path` with `bytes`: one edit per call, in the order given.
     pub fn edit_at_next_write_new(&self, path: impl Into<PathBuf>, bytes: &[u8]) {
         self.lock().edits_at_write_new.push((path.into(), bytes.to_vec()));
     }
 
+    /// Before the `n`-th call from now (1: the next) that makes or changes anything
+    /// (`create_dir_all`, `create_private_dir_all`, `open_dir_beneath`, `write_atomic_set`,
+    /// `write_atomic_set_beneath`, `write_new`), another program makes a symlink at `link` to
+    /// `target`: a race between what a caller looked at and what it then writes.
+    pub fn symlink_at_change(&self, n: usize, target: impl Into<PathBuf>, link: impl Into<PathBuf>) {
+        self.lock().symlinks_at_change.push((n, target.into(), link.into()));
+    }
+
+    /// What [`MemoryFs::symlink_at_change`] set up for this call, done now.
+    fn before_change(&self) {
+        let due: Vec<(PathBuf, PathBuf)> = {
+            let mut s = self.lock();
+            s.symlinks_at_change.iter_mut().for_each(|(n, ..)| *n = n.saturating_sub(1));
+            let (due, later) = std::mem::take(&mut s.symlinks_at_change).into_iter().partition(|(n, ..)| *n == 0);
+            s.symlinks_at_change = later;
+            due.into_iter().map(|(_, target, link)| (target, link)).collect()
+        };
+        for (target, link) in due {
+            self.symlink(target, &link).expect("the symlink set up to appear at a change");
+        }
+    }
+
+    /// [`FileSystem::write_atomic_set`], once any change due before it is made.
+    fn write_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
+        for change in changes {
+            require_absolute(change.path())?;
+        }
+        let mut s = self.lock();
+        let mut made = Vec::new();
+        let result = s.write_set(changes, &mut made);
+        for name in made {
+            s.nodes.remove(&name);
+        }
+        result
+    }
+
+    /// Makes every later write to `path` fail, as a full disk would.
     pub fn fail_writes_to(&self, path: impl Into<PathBuf>) {
         self.lock().failing_writes.insert(path.into());
     }
@@ -571,16 +609,7 @@ impl HeldDir for MemoryDir<'_> {
             .iter()
             .map(|c| Ok(self.physical.join(self.name(c.path())?)))
             .collect::<Result<Vec<_>, FsError>>()?;
-        let changes: Vec<Change<'_>> = changes
-            .iter()
-            .zip(&paths)
-            .map(|(c, p)| match *c {
-                Change::Write(_, bytes) => Change::Write(p, bytes),
-                Change::Stream(_, f) => Change::Stream(p, f),
-                Change::Cache(_, f) => Change::Cache(p, f),
-                Change::Remove(_) => Change::Remove(p),
-            })
-            .collect();
+        let changes: Vec<Change<'_>> = changes.iter().zip(&paths).map(|(c, p)| c.at(p)).collect();
         self.fs.write_atomic_set(&changes)
     }
 
@@ -646,6 +675,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn open_dir_beneath<'a>(&'a self, root: &Path, relative: &Path) -> Result<Box<dyn HeldDir + 'a>, FsError> {
+        self.before_change();
         require_absolute(root)?;
         let full = root.join(relative);
         let s = self.lock();
@@ -729,6 +759,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn create_dir_all(&self, path: &Path) -> Result<(), FsError> {
+        self.before_change();
         require_absolute(path)?;
         self.lock().create_dir_all(path)
     }
@@ -770,19 +801,37 @@ impl FileSystem for MemoryFs {
     }
 
     fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
-        for change in changes {
-            require_absolute(change.path())?;
+        self.before_change();
+        self.write_set(changes)
+    }
+
+    fn write_atomic_set_beneath(&self, changes: &[(&Path, Change<'_>)]) -> Result<(), FsError> {
+        self.before_change();
+        // Each change at the physical path of its folder, reached as `open_dir_beneath` reaches
+        // it (no symlink below the root), a root itself followed.
+        let mut paths = Vec::with_capacity(changes.len());
+        for &(root, ref change) in changes {
+            require_absolute(root)?;
+            let names = beneath_names(change.path())?;
+            let (name, folder) = names.split_last().expect("beneath_names gives at least one name");
+            let folder: PathBuf = folder.iter().collect();
+            let s = self.lock();
+            let (physical, node) =
+                if folder.as_os_str().is_empty() { s.node(root, true)? } else { s.beneath_node(root, &folder)? };
+            match node {
+                Node::Dir => paths.push(physical.join(name)),
+                Node::Symlink(_) => {
+                    return Err(FsError::new(FsErrorKind::Loop, root.join(&folder), "a symlink below the root"));
+                }
+                _ => return Err(FsError::new(FsErrorKind::NotADirectory, root.join(&folder), "not a directory")),
+            }
         }
-        let mut s = self.lock();
-        let mut made = Vec::new();
-        let result = s.write_set(changes, &mut made);
-        for name in made {
-            s.nodes.remove(&name);
-        }
-        result
+        let changes: Vec<Change<'_>> = changes.iter().zip(&paths).map(|((_, c), p)| c.at(p)).collect();
+        self.write_set(&changes)
     }
 
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+        self.before_change();
         require_absolute(path)?;
         let edit = {
             let mut s = self.lock();
@@ -803,6 +852,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn create_private_dir_all(&self, path: &Path) -> Result<(), FsError> {
+        self.before_change();
         require_absolute(path)?;
         let mut s = self.lock();
         // Like `DirBuilder::mode(0o700).recursive(true)`: only the folders created get 0700.

@@ -211,61 +211,9 @@ impl HeldDir for OpenDir {
 
     fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
         let names = changes.iter().map(name_of).collect::<Result<Vec<_>, _>>()?;
-        // Each file is written (and synced) on its own thread, so the syncs overlap. Whatever
-        // is made is removed when its guard drops, on every return path.
-        let staging: Vec<Result<Option<Made<'_>>, FsError>> = std::thread::scope(|scope| {
-            let threads: Vec<_> = changes
-                .iter()
-                .zip(&names)
-                .map(|(change, name)| {
-                    scope.spawn(move || match change {
-                        Change::Write(..) | Change::Stream(..) => self.stage(name, change, Durable::Synced).map(Some),
-                        Change::Cache(..) => self.stage(name, change, Durable::Cache).map(Some),
-                        Change::Remove(_) => Ok(None),
-                    })
-                })
-                .collect();
-            threads.into_iter().map(|t| t.join().expect("staging thread")).collect()
-        });
-        let mut temps = staging.into_iter().collect::<Result<Vec<_>, _>>()?;
-        let mut kept = names.iter().map(|name| self.keep(name)).collect::<Result<Vec<_>, _>>()?;
-        let mut applied = 0;
-        let mut failure = None;
-        for (name, temp) in names.iter().zip(&mut temps) {
-            let done = match temp {
-                Some(temp) => temp.rename_to(name),
-                None => self.unlink(name),
-            };
-            if let Err(e) = done {
-                failure = Some(self.error(name, e));
-                break;
-            }
-            applied += 1;
-        }
-        if let Some(e) = failure {
-            // Put back what was changed, last first.
-            let mut unrestored = Vec::new();
-            for (name, old) in names[..applied].iter().zip(&mut kept).rev() {
-                let restored = match old {
-                    Some(old) => old.rename_to(name),
-                    None => self.unlink(name),
-                };
-                if restored.is_err() {
-                    unrestored.push(self.path.join(name).display().to_string());
-                }
-            }
-            let _ = rustix::fs::fsync(&self.fd);
-            return Err(if unrestored.is_empty() {
-                e
-            } else {
-                FsError::new(e.kind, e.path, format!("{}; could not put back {}", e.detail, unrestored.join(", ")))
-            });
-        }
-        // The renames made durable; a filesystem that cannot sync a folder is not an error.
-        let _ = rustix::fs::fsync(&self.fd);
-        // The old files' second names go while the caller goes on (see `removing`).
-        self.remove_later(kept.iter_mut().flatten().filter_map(|made| made.name.take()).collect());
-        Ok(())
+        let targets: Vec<Target<'_, '_>> =
+            changes.iter().zip(names).map(|(change, name)| (self, name, change)).collect();
+        write_set(&targets)
     }
 
     fn write_new(&self, name: &OsStr, bytes: &[u8]) -> Result<(), FsError> {
@@ -325,6 +273,89 @@ impl HeldDir for OpenDir {
             e => self.error(name, e),
         })
     }
+}
+
+/// One change of a set made through held folders: the folder, the plain name in it, the change.
+pub(crate) type Target<'d, 'c> = (&'d OpenDir, &'d OsStr, &'d Change<'c>);
+
+/// [`HeldDir::write_atomic_set`] across the held folders that `targets` name (the port's order
+/// of steps, and its rollback, over all of them): what `FileSystem::write_atomic_set_beneath`
+/// and a single folder's set both run.
+pub(crate) fn write_set(targets: &[Target<'_, '_>]) -> Result<(), FsError> {
+    // Each file is written (and synced) on its own thread, so the syncs overlap. Whatever
+    // is made is removed when its guard drops, on every return path.
+    let staging: Vec<Result<Option<Made<'_>>, FsError>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = targets
+            .iter()
+            .map(|&(dir, name, change)| {
+                scope.spawn(move || match change {
+                    Change::Write(..) | Change::Stream(..) => dir.stage(name, change, Durable::Synced).map(Some),
+                    Change::Cache(..) => dir.stage(name, change, Durable::Cache).map(Some),
+                    Change::Remove(_) => Ok(None),
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().expect("staging thread")).collect()
+    });
+    let mut temps = staging.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut kept = targets.iter().map(|&(dir, name, _)| dir.keep(name)).collect::<Result<Vec<_>, _>>()?;
+    let mut applied = 0;
+    let mut failure = None;
+    for (&(dir, name, _), temp) in targets.iter().zip(&mut temps) {
+        let done = match temp {
+            Some(temp) => temp.rename_to(name),
+            None => dir.unlink(name),
+        };
+        if let Err(e) = done {
+            failure = Some(dir.error(name, e));
+            break;
+        }
+        applied += 1;
+    }
+    // Each folder once, in the order first met.
+    let mut dirs: Vec<&OpenDir> = Vec::new();
+    for &(dir, ..) in targets {
+        if !dirs.iter().any(|d| std::ptr::eq(*d, dir)) {
+            dirs.push(dir);
+        }
+    }
+    if let Some(e) = failure {
+        // Put back what was changed, last first.
+        let mut unrestored = Vec::new();
+        for (&(dir, name, _), old) in targets[..applied].iter().zip(&mut kept).rev() {
+            let restored = match old {
+                Some(old) => old.rename_to(name),
+                None => dir.unlink(name),
+            };
+            if restored.is_err() {
+                unrestored.push(dir.path.join(name).display().to_string());
+            }
+        }
+        for dir in &dirs {
+            let _ = rustix::fs::fsync(&dir.fd);
+        }
+        return Err(if unrestored.is_empty() {
+            e
+        } else {
+            FsError::new(e.kind, e.path, format!("{}; could not put back {}", e.detail, unrestored.join(", ")))
+        });
+    }
+    // The renames made durable; a filesystem that cannot sync a folder is not an error.
+    for dir in &dirs {
+        let _ = rustix::fs::fsync(&dir.fd);
+    }
+    // The old files' second names go while the caller goes on (see `removing`), each from its
+    // own folder.
+    for dir in dirs {
+        let names = targets
+            .iter()
+            .zip(&mut kept)
+            .filter(|((d, ..), _)| std::ptr::eq(*d, dir))
+            .filter_map(|(_, made)| made.as_mut().and_then(|m| m.name.take()))
+            .collect();
+        dir.remove_later(names);
+    }
+    Ok(())
 }
 
 fn kind_of(t: FileType) -> FileKind {

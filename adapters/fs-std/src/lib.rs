@@ -14,6 +14,7 @@
 mod held_dir;
 mod sync_behind;
 
+use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -300,18 +301,63 @@ fn opened_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -
 /// The folder `relative` below `root`, opened (for listing, syncing and the `*at` calls of
 /// a [`HeldDir`]) the way [`open_below`] opens a file: no symlink followed below the root.
 fn open_dir_beneath(root: &Path, relative: &Path, how: Beneath) -> Result<held_dir::OpenDir, FsError> {
-    let root_fd = open_root_for(root, relative)?;
+    open_dir_below(&open_root_for(root, relative)?, root, relative, how)
+}
+
+/// [`open_dir_beneath`] from a handle on the root already open (`root` names it in errors).
+fn open_dir_below(root_fd: &OwnedFd, root: &Path, relative: &Path, how: Beneath) -> Result<held_dir::OpenDir, FsError> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = match open_below_with(&root_fd, root, relative, how, flags) {
+    let fd = match open_below_with(root_fd, root, relative, how, flags) {
         // A folder one may write and enter but not list (mode 0300): an `O_PATH` handle still
         // makes, links and renames by name in it (its listing and sync fail, as they would).
         Err(e) if e.kind == FsErrorKind::PermissionDenied => {
             let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            open_below_with(&root_fd, root, relative, how, flags).map_err(|_| e)?
+            open_below_with(root_fd, root, relative, how, flags).map_err(|_| e)?
         }
         other => other?,
     };
     Ok(held_dir::OpenDir::new(fd, root.join(relative)))
+}
+
+/// [`FileSystem::write_atomic_set_beneath`]: each folder of the set opened once, from one
+/// handle on its root, then the set made through them all.
+fn write_atomic_set_beneath(changes: &[(&Path, Change<'_>)], how: Beneath) -> Result<(), FsError> {
+    // The root and folder of each change (an empty folder: the root) and its name there.
+    let mut places: Vec<(&Path, PathBuf, &OsStr)> = Vec::with_capacity(changes.len());
+    for (root, change) in changes {
+        require_absolute(root)?;
+        let names = beneath_names(change.path())?;
+        let (name, folder) = names.split_last().expect("beneath_names gives at least one name");
+        places.push((root, folder.iter().collect(), name));
+    }
+    let mut roots: Vec<(&Path, OwnedFd)> = Vec::new();
+    let mut held: Vec<(&Path, &Path, held_dir::OpenDir)> = Vec::new();
+    for (root, folder, _) in &places {
+        if held.iter().any(|(r, f, _)| r == root && f == folder) {
+            continue;
+        }
+        let dir = if folder.as_os_str().is_empty() {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let fd = rustix::fs::openat(CWD, *root, flags, Mode::empty()).map_err(|e| err(root, e.into()))?;
+            held_dir::OpenDir::new(fd, root.to_path_buf())
+        } else {
+            if !roots.iter().any(|(r, _)| r == root) {
+                roots.push((root, open_root(root)?));
+            }
+            let (_, root_fd) = roots.iter().find(|(r, _)| r == root).expect("opened above");
+            open_dir_below(root_fd, root, folder, how)?
+        };
+        held.push((root, folder, dir));
+    }
+    let targets: Vec<held_dir::Target<'_, '_>> = places
+        .iter()
+        .zip(changes)
+        .map(|((root, folder, name), (_, change))| {
+            let (.., dir) = held.iter().find(|(r, f, _)| r == root && f == folder).expect("each folder is held above");
+            (dir, *name, change)
+        })
+        .collect();
+    held_dir::write_set(&targets)
 }
 
 /// A root held open for a run's reads ([`FileSystem::hold_root`]): one handle instead of one
@@ -748,6 +794,10 @@ impl FileSystem for StdFs {
         Ok(())
     }
 
+    fn write_atomic_set_beneath(&self, changes: &[(&Path, Change<'_>)]) -> Result<(), FsError> {
+        write_atomic_set_beneath(changes, Beneath::Openat2)
+    }
+
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
         let tmp = staged(path, bytes)?;
         tmp.persist_noclobber(path).map_err(|e| err(path, e.error))?;
@@ -1028,6 +1078,56 @@ mod tests {
             // Opened now, the symlink is refused.
             let e = open_dir_beneath(&root, Path::new("gen"), how).err().unwrap();
             assert_eq!(e.kind, FsErrorKind::Loop, "{how:?}: {e}");
+        }
+    }
+
+    /// A set beneath a root lands in every folder it names, the root's own included; a folder
+    /// on the way that is a symlink (or missing) fails it before any target changes, and
+    /// nothing is made on the symlink's other side.
+    #[test]
+    fn a_set_beneath_a_root_spans_its_folders_and_follows_no_symlink() {
+        for how in BOTH {
+            let dir = tempfile::tempdir().unwrap();
+            let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+            fs::create_dir_all(root.join("skill/refs")).unwrap();
+            fs::create_dir_all(&outside).unwrap();
+            fs::write(root.join("skill/gone.md"), "old").unwrap();
+            fs::write(root.join("skill/SKILL.md"), "old").unwrap();
+            let context = dir.path().join("career.md");
+            let r = root.as_path();
+            write_atomic_set_beneath(
+                &[
+                    (r, Change::Write(Path::new("top.md"), b"top")),
+                    (r, Change::Write(Path::new("skill/SKILL.md"), b"new")),
+                    (dir.path(), Change::Write(Path::new("career.md"), b"career")),
+                    (r, Change::Write(Path::new("skill/refs/list.md"), b"list")),
+                    (r, Change::Remove(Path::new("skill/gone.md"))),
+                ],
+                how,
+            )
+            .unwrap();
+            assert_eq!(fs::read_to_string(&context).unwrap(), "career", "{how:?}: a second root");
+            assert_eq!(fs::read_to_string(root.join("top.md")).unwrap(), "top");
+            assert_eq!(fs::read_to_string(root.join("skill/SKILL.md")).unwrap(), "new");
+            assert_eq!(fs::read_to_string(root.join("skill/refs/list.md")).unwrap(), "list");
+            assert_eq!(names(&root.join("skill")), ["SKILL.md", "refs"], "{how:?}: removed, nothing left beside");
+            // `refs` swapped for a symlink to a folder outside: the set fails whole.
+            fs::rename(root.join("skill/refs"), root.join("moved")).unwrap();
+            std::os::unix::fs::symlink(&outside, root.join("skill/refs")).unwrap();
+            let set = [
+                (r, Change::Write(Path::new("skill/SKILL.md"), b"newer")),
+                (r, Change::Write(Path::new("skill/refs/list.md"), b"x")),
+            ];
+            let e = write_atomic_set_beneath(&set, how).unwrap_err();
+            assert_eq!(e.kind, FsErrorKind::Loop, "{how:?}: {e}");
+            assert_eq!(fs::read_to_string(root.join("skill/SKILL.md")).unwrap(), "new", "{how:?}: no target changed");
+            assert!(names(&outside).is_empty(), "{how:?}: nothing made on the other side");
+            let e = write_atomic_set_beneath(&[(r, Change::Write(Path::new("none/a.md"), b"x"))], how).unwrap_err();
+            assert_eq!(e.kind, FsErrorKind::NotFound, "{how:?}: {e}");
+            for bad in ["../x", "/abs", "a/../b", ""] {
+                let e = write_atomic_set_beneath(&[(r, Change::Write(Path::new(bad), b"x"))], how).unwrap_err();
+                assert_eq!(e.kind, FsErrorKind::InvalidPath, "{how:?}: {bad}");
+            }
         }
     }
 
