@@ -12,13 +12,14 @@
 //! not kept: a write in that tick can leave its stamp and length as they were.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use domain::skills::agent::{self, Refusal, SKILL_MD};
 use domain::skills::{SkillSet, Value as SkillValue};
 use ports::Clock;
-use ports::fs::FileSystem;
+use ports::fs::{FileSystem, FsError};
 
 use super::skills::{Layer, Located, Locations, MAX_SKILL_BYTES};
 
@@ -299,7 +300,10 @@ pub enum ExportError {
 ///   changes. Hidden files (`.git`, `.DS_Store`), which no export writes, stay.
 ///
 /// A symlink at a skill's folder, at a folder below it or at one of its files is never written
-/// through. Folders made for a skill that then failed may remain, empty of its files.
+/// through, nor one made there while the export runs: folders are made, and files written and
+/// removed, through handles on folders reached from `dir` with no symlink followed. Folders
+/// made for a skill (owner-only, as its files are) that then failed may remain, empty of its
+/// files.
 pub fn export(
     fs: &dyn FileSystem,
     set: &SkillSet,
@@ -472,21 +476,39 @@ fn export_one(
     if to_write.is_empty() && stale.is_empty() {
         return Ok(Exported::UpToDate { name: name.to_owned(), folder });
     }
+    // Everything is made through a handle on a folder reached from `dir` with no symlink
+    // followed: a folder made a symlink since it was looked at above fails the export, and
+    // never has a file, or a removal, land on its other side.
+    let below = |path: &Path| match path.strip_prefix(dir) {
+        Ok(relative) => relative.to_path_buf(),
+        Err(_) => unreachable_file(&path.display().to_string()),
+    };
     for f in &folders {
-        fs.create_dir_all(f).map_err(|e| e.to_string())?;
+        fs.create_private_dir_beneath(dir, &below(f)).map_err(|e| e.to_string())?;
     }
     if force {
-        let changes: Vec<ports::fs::Change<'_>> = to_write
+        let written: Vec<(PathBuf, &[u8])> =
+            to_write.iter().map(|(path, bytes)| (below(path), bytes.as_slice())).collect();
+        let removed: Vec<PathBuf> = stale.iter().map(|path| below(path)).collect();
+        let changes: Vec<(&Path, ports::fs::Change<'_>)> = written
             .iter()
-            .map(|(path, bytes)| ports::fs::Change::Write(path, bytes))
-            .chain(stale.iter().map(|p| ports::fs::Change::Remove(p)))
+            .map(|(path, bytes)| (dir, ports::fs::Change::Write(path, bytes)))
+            .chain(removed.iter().map(|p| (dir, ports::fs::Change::Remove(p))))
             .collect();
-        fs.write_atomic_set(&changes).map_err(|e| e.to_string())?;
+        fs.write_atomic_set_beneath(&changes).map_err(|e| e.to_string())?;
     } else {
+        // Each file made in its folder, held: the folder of a file is never `dir` itself.
+        let in_folder = |path: &Path, act: &dyn Fn(&dyn ports::fs::HeldDir, &OsStr) -> Result<(), FsError>| match (
+            path.parent(),
+            path.file_name(),
+        ) {
+            (Some(folder), Some(name)) => fs.open_dir_beneath(dir, &below(folder)).and_then(|held| act(&*held, name)),
+            _ => unreachable_file(&path.display().to_string()),
+        };
         for (i, (path, bytes)) in to_write.iter().enumerate() {
-            if let Err(e) = fs.write_new(path, bytes) {
+            if let Err(e) = in_folder(path, &|held, name| held.write_new(name, bytes)) {
                 for (written, _) in &to_write[..i] {
-                    let _ = fs.remove_file(written);
+                    let _ = in_folder(written, &|held, name| held.remove_file(name));
                 }
                 return Err(format!("{e}; nothing of it was left written").into());
             }
@@ -680,6 +702,25 @@ mod tests {
         let r = export(&fs, &set, &loc, &layers(), Path::new("/out2"), true).unwrap();
         assert!(matches!(&r[0], Exported::NotWritten { why, .. } if why.contains("is a symlink")), "{r:?}");
         assert!(fs.symlink_metadata(Path::new("/elsewhere/SKILL.md")).is_err());
+    }
+
+    /// The folders were looked at, then written by their paths: a folder made a symlink in
+    /// between by another program had the files (and, with `--force`, the removals) land on
+    /// its other side. Now the symlink fails the export and nothing is written either side.
+    #[test]
+    fn a_folder_made_a_symlink_after_the_look_is_not_written_through() {
+        for force in [false, true] {
+            let fs =
+                fs_with(&[("/l/review/SKILL.md", SKILL), ("/l/review/refs/list.md", "# List\n"), ("/elsewhere/x", "")]);
+            let (set, loc) = load_located(&fs, &layers());
+            fs.create_dir_all(Path::new("/out/review")).unwrap();
+            // The first change is `/out` made (it is there); the second, the export's first write.
+            fs.symlink_at_change(2, "/elsewhere", "/out/review/refs");
+            let r = export(&fs, &set, &loc, &layers(), Path::new("/out"), force).unwrap();
+            assert!(matches!(&r[0], Exported::NotWritten { .. }), "force {force}: {r:?}");
+            assert!(fs.symlink_metadata(Path::new("/elsewhere/list.md")).is_err(), "force {force}: written through");
+            assert!(fs.symlink_metadata(Path::new("/out/review/SKILL.md")).is_err(), "force {force}: half written");
+        }
     }
 
     /// Found in review: exported into its own layer, each YAML skill was loaded twice at one

@@ -148,7 +148,8 @@ fn existing(fs: &dyn FileSystem, path: &Path, max: u64) -> Result<Option<String>
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// No folder between the root and `path` may be a symlink (writes go by path).
+/// No folder between the root and `path` may be a symlink: said plainly before anything is
+/// written (the writes refuse one anyway, through `FileSystem::write_atomic_set_beneath`).
 fn check_folders(fs: &dyn FileSystem, root: &Path, path: &Path) -> Result<(), PortableError> {
     let Ok(rel) = path.strip_prefix(root) else { return Ok(()) };
     let mut at = root.to_path_buf();
@@ -270,14 +271,25 @@ pub fn apply(fs: &dyn FileSystem, clock: &dyn Clock, plan: &Plan) -> Result<usiz
         fs.create_private_dir_all(dir)?;
     }
     crate::usecase::graph::init(fs, clock, &plan.target.root, false)?;
+    // A file below the root goes through folders reached from it with no symlink followed, and
+    // made that way: one made a symlink since the plan looked fails the import whole, and
+    // nothing lands on its other side. The Career Context's folder is configuration, followed.
+    let root = plan.target.root.as_path();
+    let mut changes = Vec::with_capacity(writes.len());
     for f in &writes {
-        if let Some(dir) = f.path.parent() {
-            check_folders(fs, &plan.target.root, &f.path)?;
-            fs.create_private_dir_all(dir)?;
+        let (base, relative) = match (f.path.strip_prefix(root), f.path.parent(), f.path.file_name()) {
+            (Ok(relative), ..) => (root, relative),
+            (Err(_), Some(parent), Some(name)) => (parent, Path::new(name)),
+            _ => return Err(FsError::new(FsErrorKind::InvalidPath, &f.path, "not a file's path").into()),
+        };
+        if let Some(folder) = relative.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Looked at first for the message; what is made below does not rely on it.
+            check_folders(fs, root, &f.path)?;
+            fs.create_private_dir_beneath(base, folder)?;
         }
+        changes.push((base, Change::Write(relative, f.new.as_bytes())));
     }
-    let changes: Vec<Change<'_>> = writes.iter().map(|f| Change::Write(&f.path, f.new.as_bytes())).collect();
-    fs.write_atomic_set(&changes)?;
+    fs.write_atomic_set_beneath(&changes)?;
     Ok(writes.len())
 }
 

@@ -59,14 +59,7 @@ pub fn add(fs: &dyn FileSystem, root: &Path, record: &NewRecord) -> Result<PathB
     // the root with no symlink followed: a folder swapped for a symlink after the check fails
     // that open, so nothing is made or written on the other side.
     let relative = dir.strip_prefix(root).unwrap_or(dir);
-    let mut names = relative.iter();
-    let first = names.next().ok_or_else(|| FsError::new(FsErrorKind::InvalidPath, &path, "not a record path"))?;
-    fs.create_private_dir_all(&root.join(first))?;
-    let mut made = PathBuf::from(first);
-    for name in names {
-        fs.open_dir_beneath(root, &made)?.create_private_dir(name)?;
-        made.push(name);
-    }
+    fs.create_private_dir_beneath(root, relative)?;
     fs.open_dir_beneath(root, relative)?.write_new(name, record.text().as_bytes())?;
     Ok(path)
 }
