@@ -427,8 +427,9 @@ pub trait FileSystem: Send + Sync {
     /// (0700), as [`FileSystem::open_dir_beneath`] reaches them: the first below the root by
     /// its path (`mkdir` follows no symlink at the name it makes, and one already there fails
     /// the next open), each deeper one by name through a handle on its parent. A symlink on
-    /// the way, made before or during the call, is `Loop` or `NotADirectory`: nothing is made
-    /// on its other side.
+    /// the way, made before or during the call, is an error (`Loop`, `NotADirectory`, or
+    /// `AlreadyExists` for a dangling one at the first level): nothing is made on its other
+    /// side.
     fn create_private_dir_beneath(&self, root: &Path, relative: &Path) -> Result<(), FsError> {
         let names = beneath_names(relative)?;
         let (first, deeper) = names.split_first().expect("beneath_names gives at least one name");

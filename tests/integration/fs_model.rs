@@ -32,6 +32,11 @@ enum Op {
     RemoveDir(String),
     /// `write_atomic_set`: a write (bytes) or a removal (`None`) per distinct path.
     WriteSet(Vec<(String, Option<Vec<u8>>)>),
+    /// `write_atomic_set_beneath` from one root (relative to the world): a write or a removal
+    /// per distinct path below it.
+    WriteSetBeneath(String, Vec<(String, Option<Vec<u8>>)>),
+    /// `create_private_dir_beneath`: root, then the path below it.
+    CreateDirBeneath(String, String),
     Read(String, u64),
     Metadata(String),
     SymlinkMetadata(String),
@@ -94,11 +99,19 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (target(), nonempty_rel()).prop_map(|(t, p)| Op::Symlink(t, p)),
         1 => nonempty_rel().prop_map(Op::Remove),
         1 => nonempty_rel().prop_map(Op::RemoveDir),
-        2 => proptest::collection::vec((nonempty_rel(), proptest::option::of(bytes)), 1..4).prop_map(|mut set| {
+        2 => proptest::collection::vec((nonempty_rel(), proptest::option::of(bytes.clone())), 1..4).prop_map(|mut set| {
             let mut seen = std::collections::BTreeSet::new();
             set.retain(|(p, _)| seen.insert(p.clone()));
             Op::WriteSet(set)
         }),
+        2 => (rel(), proptest::collection::vec((beneath_rel(), proptest::option::of(bytes)), 1..4)).prop_map(
+            |(root, mut set)| {
+                let mut seen = std::collections::BTreeSet::new();
+                set.retain(|(p, _)| seen.insert(p.clone()));
+                Op::WriteSetBeneath(root, set)
+            }
+        ),
+        1 => (rel(), beneath_rel()).prop_map(|(r, p)| Op::CreateDirBeneath(r, p)),
         2 => (rel(), 0u64..50).prop_map(|(p, c)| Op::Read(p, c)),
         1 => rel().prop_map(Op::Metadata),
         1 => rel().prop_map(Op::SymlinkMetadata),
@@ -202,6 +215,22 @@ fn apply(fs: &dyn FileSystem, mem: Option<&MemoryFs>, world: &Path, op: &Op) -> 
         Op::Metadata(p) => outcome(fs.metadata(&join(world, p)), meta),
         Op::SymlinkMetadata(p) => outcome(fs.symlink_metadata(&join(world, p)), meta),
         Op::ReadLink(p) => outcome(fs.read_link(&join(world, p)), Outcome::Path),
+        Op::WriteSetBeneath(r, set) => {
+            let root = join(world, r);
+            let paths: Vec<PathBuf> = set.iter().map(|(p, _)| os_path(p)).collect();
+            let changes: Vec<(&Path, Change<'_>)> = set
+                .iter()
+                .zip(&paths)
+                .map(|((_, bytes), path)| match bytes {
+                    Some(b) => (root.as_path(), Change::Write(path, b)),
+                    None => (root.as_path(), Change::Remove(path)),
+                })
+                .collect();
+            outcome(fs.write_atomic_set_beneath(&changes), |()| Outcome::Unit)
+        }
+        Op::CreateDirBeneath(r, p) => {
+            outcome(fs.create_private_dir_beneath(&join(world, r), &os_path(p)), |()| Outcome::Unit)
+        }
         Op::Canonicalize(p) => outcome(fs.canonicalize(&join(world, p)), Outcome::Path),
         Op::ReadDir(p) => outcome(fs.read_dir(&join(world, p)), |es| {
             Outcome::Entries(es.into_iter().map(|e| (e.name, e.kind)).collect())

@@ -75,7 +75,9 @@ struct State {
     /// Edits another program makes, one at each of the next `write_new` calls, before it: a
     /// file saved between a read and the replace that was planned from it.
     edits_at_write_new: Vec<(PathBuf, Vec<u8>)>,
-    symlinks_at_change: Vec<(usize, PathBuf, PathBuf)>,
+    swaps_at_next_write: Vec<(PathBuf, PathBuf)>,
+    /// Folders those swaps moved aside (from, to): a held folder follows its own there.
+    moved: Vec<(PathBuf, PathBuf)>,
 }
 
 /// A step of [`FileSystem::write_atomic_set`] for one target, which a test can make fail.
@@ -458,7 +460,8 @@ impl MemoryFs {
                 modes: BTreeMap::new(),
                 failing_steps: BTreeSet::new(),
                 edits_at_write_new: Vec::new(),
-                symlinks_at_change: Vec::new(),
+                swaps_at_next_write: Vec::new(),
+                moved: Vec::new(),
             }),
             reads: AtomicUsize::new(0),
             lists: AtomicUsize::new(0),
@@ -524,25 +527,33 @@ impl MemoryFs {
         self.lock().edits_at_write_new.push((path.into(), bytes.to_vec()));
     }
 
-    /// Before the `n`-th call from now (1: the next) that makes or changes anything
-    /// (`create_dir_all`, `create_private_dir_all`, `open_dir_beneath`, `write_atomic_set`,
-    /// `write_atomic_set_beneath`, `write_new`), another program makes a symlink at `link` to
-    /// `target`: a race between what a caller looked at and what it then writes.
-    pub fn symlink_at_change(&self, n: usize, target: impl Into<PathBuf>, link: impl Into<PathBuf>) {
-        self.lock().symlinks_at_change.push((n, target.into(), link.into()));
+    /// Before the next file write (`write_new`, `write_atomic_set`, `write_atomic_set_beneath`,
+    /// and a held folder's, which go through them), another program puts a symlink to
+    /// `target` at `link`, moving the folder there, if any, to `<link>.moved` first: a race
+    /// between what a caller looked at, or the folders it made, and what it then writes.
+    pub fn swap_for_symlink_at_next_write(&self, target: impl Into<PathBuf>, link: impl Into<PathBuf>) {
+        self.lock().swaps_at_next_write.push((target.into(), link.into()));
     }
 
-    /// What [`MemoryFs::symlink_at_change`] set up for this call, done now.
-    fn before_change(&self) {
-        let due: Vec<(PathBuf, PathBuf)> = {
+    /// What [`MemoryFs::swap_for_symlink_at_next_write`] set up, done now.
+    fn before_write(&self) {
+        let swaps = std::mem::take(&mut self.lock().swaps_at_next_write);
+        for (target, link) in swaps {
             let mut s = self.lock();
-            s.symlinks_at_change.iter_mut().for_each(|(n, ..)| *n = n.saturating_sub(1));
-            let (due, later) = std::mem::take(&mut s.symlinks_at_change).into_iter().partition(|(n, ..)| *n == 0);
-            s.symlinks_at_change = later;
-            due.into_iter().map(|(_, target, link)| (target, link)).collect()
-        };
-        for (target, link) in due {
-            self.symlink(target, &link).expect("the symlink set up to appear at a change");
+            let mut aside = link.clone().into_os_string();
+            aside.push(".moved");
+            let aside = PathBuf::from(aside);
+            let moved: Vec<PathBuf> = s.nodes.keys().filter(|k| k.starts_with(&link)).cloned().collect();
+            if !moved.is_empty() {
+                s.moved.push((link.clone(), aside.clone()));
+            }
+            for from in moved {
+                let to = aside.join(from.strip_prefix(&link).expect("below the link"));
+                let node = s.nodes.remove(&from).expect("listed above");
+                s.nodes.insert(to, node);
+            }
+            drop(s);
+            self.symlink(target, &link).expect("the symlink set up to appear at the next write");
         }
     }
 
@@ -591,6 +602,16 @@ struct MemoryDir<'a> {
 }
 
 impl MemoryDir<'_> {
+    /// Where the folder is now: where it was opened, unless a swap moved it aside (a handle
+    /// follows its folder; see [`MemoryFs::swap_for_symlink_at_next_write`]).
+    fn here(&self) -> PathBuf {
+        let s = self.fs.lock();
+        match s.moved.iter().rev().find(|(from, _)| self.physical.starts_with(from)) {
+            Some((from, to)) => to.join(self.physical.strip_prefix(from).expect("found by its prefix")),
+            None => self.physical.clone(),
+        }
+    }
+
     fn name<'p>(&self, path: &'p Path) -> Result<&'p OsStr, FsError> {
         match beneath_names(path)?.as_slice() {
             [name] => Ok(name),
@@ -605,21 +626,22 @@ impl HeldDir for MemoryDir<'_> {
     }
 
     fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
-        let paths = changes
-            .iter()
-            .map(|c| Ok(self.physical.join(self.name(c.path())?)))
-            .collect::<Result<Vec<_>, FsError>>()?;
+        // A swap due at this write comes first: the folder's place is then looked up.
+        self.fs.before_write();
+        let paths =
+            changes.iter().map(|c| Ok(self.here().join(self.name(c.path())?))).collect::<Result<Vec<_>, FsError>>()?;
         let changes: Vec<Change<'_>> = changes.iter().zip(&paths).map(|(c, p)| c.at(p)).collect();
         self.fs.write_atomic_set(&changes)
     }
 
     fn write_new(&self, name: &OsStr, bytes: &[u8]) -> Result<(), FsError> {
-        self.fs.write_new(&self.physical.join(self.name(Path::new(name))?), bytes)
+        self.fs.before_write();
+        self.fs.write_new(&self.here().join(self.name(Path::new(name))?), bytes)
     }
 
     fn create_private_dir(&self, name: &OsStr) -> Result<(), FsError> {
         let name = self.name(Path::new(name))?;
-        let physical = self.physical.join(name);
+        let physical = self.here().join(name);
         let mut s = self.fs.lock();
         match s.mkdir(&physical) {
             Ok(()) => {
@@ -635,11 +657,11 @@ impl HeldDir for MemoryDir<'_> {
     }
 
     fn read_dir(&self) -> Result<Vec<DirEntry>, FsError> {
-        self.fs.read_dir(&self.physical)
+        self.fs.read_dir(&self.here())
     }
 
     fn remove_file(&self, name: &OsStr) -> Result<(), FsError> {
-        self.fs.remove_file(&self.physical.join(self.name(Path::new(name))?))
+        self.fs.remove_file(&self.here().join(self.name(Path::new(name))?))
     }
 }
 
@@ -675,7 +697,6 @@ impl FileSystem for MemoryFs {
     }
 
     fn open_dir_beneath<'a>(&'a self, root: &Path, relative: &Path) -> Result<Box<dyn HeldDir + 'a>, FsError> {
-        self.before_change();
         require_absolute(root)?;
         let full = root.join(relative);
         let s = self.lock();
@@ -759,7 +780,6 @@ impl FileSystem for MemoryFs {
     }
 
     fn create_dir_all(&self, path: &Path) -> Result<(), FsError> {
-        self.before_change();
         require_absolute(path)?;
         self.lock().create_dir_all(path)
     }
@@ -801,20 +821,24 @@ impl FileSystem for MemoryFs {
     }
 
     fn write_atomic_set(&self, changes: &[Change<'_>]) -> Result<(), FsError> {
-        self.before_change();
+        self.before_write();
         self.write_set(changes)
     }
 
     fn write_atomic_set_beneath(&self, changes: &[(&Path, Change<'_>)]) -> Result<(), FsError> {
-        self.before_change();
+        self.before_write();
         // Each change at the physical path of its folder, reached as `open_dir_beneath` reaches
         // it (no symlink below the root), a root itself followed.
-        let mut paths = Vec::with_capacity(changes.len());
+        // Every path is checked before any folder is looked for, as on disk.
+        let mut places = Vec::with_capacity(changes.len());
         for &(root, ref change) in changes {
             require_absolute(root)?;
             let names = beneath_names(change.path())?;
             let (name, folder) = names.split_last().expect("beneath_names gives at least one name");
-            let folder: PathBuf = folder.iter().collect();
+            places.push((root, folder.iter().collect::<PathBuf>(), *name));
+        }
+        let mut paths = Vec::with_capacity(changes.len());
+        for (root, folder, name) in places {
             let s = self.lock();
             let (physical, node) =
                 if folder.as_os_str().is_empty() { s.node(root, true)? } else { s.beneath_node(root, &folder)? };
@@ -831,7 +855,7 @@ impl FileSystem for MemoryFs {
     }
 
     fn write_new(&self, path: &Path, bytes: &[u8]) -> Result<(), FsError> {
-        self.before_change();
+        self.before_write();
         require_absolute(path)?;
         let edit = {
             let mut s = self.lock();
@@ -852,7 +876,6 @@ impl FileSystem for MemoryFs {
     }
 
     fn create_private_dir_all(&self, path: &Path) -> Result<(), FsError> {
-        self.before_change();
         require_absolute(path)?;
         let mut s = self.lock();
         // Like `DirBuilder::mode(0o700).recursive(true)`: only the folders created get 0700.

@@ -337,8 +337,14 @@ fn write_atomic_set_beneath(changes: &[(&Path, Change<'_>)], how: Beneath) -> Re
             continue;
         }
         let dir = if folder.as_os_str().is_empty() {
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let fd = rustix::fs::openat(CWD, *root, flags, Mode::empty()).map_err(|e| err(root, e.into()))?;
+            let open =
+                |how: OFlags| rustix::fs::openat(CWD, *root, how | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty());
+            // As `open_dir_below`: a folder one may write and enter but not list gets an `O_PATH` handle.
+            let fd = match open(OFlags::RDONLY) {
+                Err(Errno::ACCESS) => open(OFlags::PATH),
+                other => other,
+            }
+            .map_err(|e| err(root, e.into()))?;
             held_dir::OpenDir::new(fd, root.to_path_buf())
         } else {
             if !roots.iter().any(|(r, _)| r == root) {

@@ -12,14 +12,13 @@
 //! not kept: a write in that tick can leave its stamp and length as they were.
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use domain::skills::agent::{self, Refusal, SKILL_MD};
 use domain::skills::{SkillSet, Value as SkillValue};
 use ports::Clock;
-use ports::fs::{FileSystem, FsError};
+use ports::fs::{FileSystem, HeldDir};
 
 use super::skills::{Layer, Located, Locations, MAX_SKILL_BYTES};
 
@@ -497,20 +496,36 @@ fn export_one(
             .collect();
         fs.write_atomic_set_beneath(&changes).map_err(|e| e.to_string())?;
     } else {
-        // Each file made in its folder, held: the folder of a file is never `dir` itself.
-        let in_folder = |path: &Path, act: &dyn Fn(&dyn ports::fs::HeldDir, &OsStr) -> Result<(), FsError>| match (
-            path.parent(),
-            path.file_name(),
-        ) {
-            (Some(folder), Some(name)) => fs.open_dir_beneath(dir, &below(folder)).and_then(|held| act(&*held, name)),
-            _ => unreachable_file(&path.display().to_string()),
-        };
-        for (i, (path, bytes)) in to_write.iter().enumerate() {
-            if let Err(e) = in_folder(path, &|held, name| held.write_new(name, bytes)) {
-                for (written, _) in &to_write[..i] {
-                    let _ = in_folder(written, &|held, name| held.remove_file(name));
+        // Every folder a file goes into, held once for the whole skill (never `dir` itself):
+        // its files are made, and taken back after a failure, through those same handles, so a
+        // folder swapped meanwhile cannot take the rollback elsewhere either.
+        let mut held: Vec<(&Path, Box<dyn HeldDir + '_>)> = Vec::new();
+        let mut files = Vec::with_capacity(to_write.len());
+        for (path, bytes) in &to_write {
+            let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+                unreachable_file(&path.display().to_string())
+            };
+            let at = match held.iter().position(|(f, _)| *f == folder) {
+                Some(at) => at,
+                None => {
+                    held.push((folder, fs.open_dir_beneath(dir, &below(folder)).map_err(|e| e.to_string())?));
+                    held.len() - 1
                 }
-                return Err(format!("{e}; nothing of it was left written").into());
+            };
+            files.push((at, name, bytes));
+        }
+        for (i, &(at, name, bytes)) in files.iter().enumerate() {
+            if let Err(e) = held[at].1.write_new(name, bytes) {
+                let left: Vec<String> = files[..i]
+                    .iter()
+                    .filter(|&&(at, name, _)| held[at].1.remove_file(name).is_err())
+                    .map(|&(at, name, _)| held[at].1.path().join(name).display().to_string())
+                    .collect();
+                return Err(match left.as_slice() {
+                    [] => format!("{e}; nothing of it was left written"),
+                    _ => format!("{e}; {} could not be taken back", left.join(", ")),
+                }
+                .into());
             }
         }
     }
@@ -706,20 +721,28 @@ mod tests {
 
     /// The folders were looked at, then written by their paths: a folder made a symlink in
     /// between by another program had the files (and, with `--force`, the removals) land on
-    /// its other side. Now the symlink fails the export and nothing is written either side.
+    /// its other side. The swap here comes at the export's first file write, once its folders
+    /// are made: with `--force` the set then refuses the folder before it changes anything;
+    /// without it the folders are already held, and the file goes into the folder the export
+    /// made, wherever it was moved. Never to the other side.
     #[test]
     fn a_folder_made_a_symlink_after_the_look_is_not_written_through() {
         for force in [false, true] {
             let fs =
                 fs_with(&[("/l/review/SKILL.md", SKILL), ("/l/review/refs/list.md", "# List\n"), ("/elsewhere/x", "")]);
             let (set, loc) = load_located(&fs, &layers());
-            fs.create_dir_all(Path::new("/out/review")).unwrap();
-            // The first change is `/out` made (it is there); the second, the export's first write.
-            fs.symlink_at_change(2, "/elsewhere", "/out/review/refs");
+            fs.swap_for_symlink_at_next_write("/elsewhere", "/out/review/refs");
             let r = export(&fs, &set, &loc, &layers(), Path::new("/out"), force).unwrap();
-            assert!(matches!(&r[0], Exported::NotWritten { .. }), "force {force}: {r:?}");
             assert!(fs.symlink_metadata(Path::new("/elsewhere/list.md")).is_err(), "force {force}: written through");
-            assert!(fs.symlink_metadata(Path::new("/out/review/SKILL.md")).is_err(), "force {force}: half written");
+            if force {
+                let Exported::NotWritten { why, .. } = &r[0] else { panic!("{r:?}") };
+                assert!(why.contains("symlink"), "{why}");
+                assert!(fs.symlink_metadata(Path::new("/out/review/SKILL.md")).is_err(), "half written");
+            } else {
+                assert!(matches!(&r[0], Exported::Written { files: 2, .. }), "{r:?}");
+                let moved = fs.read(Path::new("/out/review/refs.moved/list.md"), 100).unwrap();
+                assert_eq!(moved, b"# List\n");
+            }
         }
     }
 
