@@ -195,10 +195,21 @@ pub fn source(bytes: &[u8]) -> Result<Source, SidecarError> {
     Ok(Source { json_len, json_sum, json_stamp })
 }
 
+/// How much longer than its JSON a sidecar's body may be: its fixed parts, with room to spare.
+const MAX_BODY_BEYOND_JSON: u64 = 1 << 20;
+
 /// Where the body ends (the checksum starts) in a sidecar of `file_len` bytes whose header is
 /// `header`: checked to leave room for the checksum.
 fn body_end(header: &[u8], file_len: u64) -> Result<u64, SidecarError> {
     let body_len = u64::from_le_bytes(header[48..56].try_into().unwrap_or_default());
+    // Every string and posting of the body is in the JSON it names, in more bytes there (a
+    // posting takes 8, its `"term": n,` line at least 16): a longer body is none a run wrote,
+    // and is refused before it is read and held (found in review: a crafted length had 1 GB
+    // held before the checksum failed). The callers have checked that length against the JSON.
+    let json_len = u64::from_le_bytes(header[16..24].try_into().unwrap_or_default());
+    if body_len > json_len.saturating_add(MAX_BODY_BEYOND_JSON) {
+        return Err(SidecarError::Length);
+    }
     let end = body_len.checked_add(HEADER_LEN as u64).ok_or(SidecarError::Length)?;
     if end.checked_add(TRAILER_LEN as u64).is_none_or(|e| e > file_len) {
         return Err(SidecarError::Length);
@@ -298,6 +309,23 @@ mod tests {
     /// holds each posting's count and flags rather than its weight (the same 8 bytes), the
     /// average length as an f64 after a reserved `0` (8 bytes more) and each document's length
     /// (4 bytes each, 8 more).
+    /// A body length past what the JSON named could hold is refused from the header, before
+    /// anything is read (found in review: a crafted 1 GiB length had 1 GB held first).
+    #[test]
+    fn a_body_longer_than_its_json_allows_is_refused_unread() {
+        let header = |json_len: u64, body_len: u64| {
+            let mut h = [0u8; HEADER_LEN];
+            h[16..24].copy_from_slice(&json_len.to_le_bytes());
+            h[48..56].copy_from_slice(&body_len.to_le_bytes());
+            h
+        };
+        let json = 5_000_000;
+        let most = json + MAX_BODY_BEYOND_JSON;
+        assert_eq!(body_end(&header(json, most), u64::MAX), Ok(most + HEADER_LEN as u64));
+        assert_eq!(body_end(&header(json, most + 1), u64::MAX), Err(SidecarError::Length));
+        assert_eq!(body_end(&header(0, 1 << 30), u64::MAX), Err(SidecarError::Length));
+    }
+
     #[test]
     fn the_layout_is_pinned() {
         let mut b = SidecarBuilder::default();

@@ -484,7 +484,7 @@ pub fn page_text(fs: &dyn FileSystem, root: &Path, path: &str) -> Option<String>
 }
 
 /// The largest manifest read: the records' text and front matter, a few hundred MB at most.
-const MAX_MANIFEST_BYTES: u64 = 1 << 31;
+pub(super) const MAX_MANIFEST_BYTES: u64 = 1 << 31;
 
 /// The previous run's manifest of this root (`identity`: the canonical root), when there is a
 /// whole one of this version.

@@ -133,6 +133,11 @@ fn seen_of<'a>(
     }
     let identity = fs.canonicalize(root).ok()?.to_string_lossy().into_owned();
     let (mut file, meta) = fs.open_beneath(root, &Path::new(GENERATED_DIR).join(MANIFEST_FILE)).ok()?;
+    // As `graph index` reads it: a larger one is none this version wrote (found in review: a
+    // 2.5 GiB one held 4.2 GB of the server's memory at each search).
+    if meta.len > super::read::MAX_MANIFEST_BYTES {
+        return None;
+    }
     let mut into = Wanted { wanted: wanted.collect(), found: HashMap::new() };
     (manifest::decode_from(&mut file, meta.len, &mut into)? == identity).then_some(into.found)
 }
